@@ -1,0 +1,1 @@
+//! CRD to Rust codegen engine.

@@ -1,0 +1,13 @@
+//! The `explain` subcommand (not implemented yet).
+
+use std::process::ExitCode;
+
+/// Arguments of `calico-render explain`.
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+/// Run the subcommand.
+pub fn run(_args: Args) -> super::Outcome {
+    eprintln!("error: `explain` is not implemented yet");
+    Ok(ExitCode::from(super::EXIT_USAGE))
+}

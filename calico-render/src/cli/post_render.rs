@@ -1,0 +1,13 @@
+//! The `post_render` subcommand (not implemented yet).
+
+use std::process::ExitCode;
+
+/// Arguments of `calico-render post_render`.
+#[derive(Debug, clap::Args)]
+pub struct Args {}
+
+/// Run the subcommand.
+pub fn run(_args: Args) -> super::Outcome {
+    eprintln!("error: `post_render` is not implemented yet");
+    Ok(ExitCode::from(super::EXIT_USAGE))
+}

@@ -1,0 +1,1 @@
+//! Rendering of Calico bundles, patches and stream adapters.

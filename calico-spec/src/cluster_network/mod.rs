@@ -1,0 +1,1 @@
+//! `ClusterNetwork`: our declarative input kind, and its compilation into wire objects.

@@ -1,0 +1,72 @@
+//! Diagnostics: the one shape every check in calico-spec reports problems in.
+//!
+//! A [`Diagnostic`] names a rule code, a severity, the field path in the document the user
+//! wrote, a message and an optional hint. Where the input came from text, the caller attaches a
+//! [`Location`] (file, document index, line, column) found from the YAML parser's spans.
+
+use std::fmt;
+
+/// How serious a diagnostic is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// The object would be rejected by Calico, the operator or the API server.
+    Error,
+    /// The object is accepted upstream but is very likely a mistake (a lint).
+    Warning,
+}
+
+impl Severity {
+    /// The lowercase wire spelling, `error` or `warning`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+        }
+    }
+}
+
+impl fmt::Display for Severity {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Where in the input text a diagnostic points.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Location {
+    /// The file as the user named it (`-` for standard input).
+    pub file: String,
+    /// Zero-based index of the YAML document in the stream.
+    pub document: usize,
+    /// One-based line, when the parser gave one.
+    pub line: Option<usize>,
+    /// One-based column, when the parser gave one.
+    pub column: Option<usize>,
+}
+
+/// One problem found in the input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Diagnostic {
+    /// Error or warning (after `--deny`/`--allow` have been applied by the caller).
+    pub severity: Severity,
+    /// The stable rule code, e.g. `CR1203`.
+    pub code: &'static str,
+    /// The field path in the document the user wrote, e.g. `spec.calicoNetwork.ipPools[0].blockSize`.
+    pub path: String,
+    /// What is wrong, lowercase, no trailing period.
+    pub message: String,
+    /// How to fix it, when there is something useful to say.
+    pub hint: Option<String>,
+    /// Where the problem is in the input text, when known.
+    pub location: Option<Location>,
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}[{}]: {}", self.severity, self.code, self.message)?;
+        if !self.path.is_empty() {
+            write!(f, " (at {})", self.path)?;
+        }
+        Ok(())
+    }
+}

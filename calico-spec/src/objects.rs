@@ -1,0 +1,1 @@
+//! The wire objects calico-spec knows, as one enum in bundle order.

@@ -1,0 +1,1 @@
+//! The rule catalogue: every upstream validation rule and our lints, with stable codes.

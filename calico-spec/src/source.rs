@@ -1,0 +1,1 @@
+//! Parsing input text into documents with spans, so diagnostics can name line and column.

@@ -1,0 +1,1 @@
+//! The validated vocabulary: CIDRs, block sizes, selectors, AS numbers, ports, durations, hosts.

@@ -1,0 +1,1 @@
+//! Cross-crate integration tests for calico-render live under `tests/`.
