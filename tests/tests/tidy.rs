@@ -128,10 +128,11 @@ fn declared_dependencies(crate_dir: &str) -> Vec<String> {
             in_deps = line == "[dependencies]";
             continue;
         }
-        if in_deps && !line.is_empty() && !line.starts_with('#') {
-            if let Some((name, _)) = line.split_once(['=', '.']) {
-                deps.push(name.trim().to_string());
-            }
+        if in_deps
+            && !line.starts_with('#')
+            && let Some((name, _)) = line.split_once(['=', '.'])
+        {
+            deps.push(name.trim().to_string());
         }
     }
     deps
