@@ -1,1 +1,409 @@
 //! The validated vocabulary: CIDRs, block sizes, selectors, AS numbers, ports, durations, hosts.
+//!
+//! Each item is a small parse function that returns the typed value or an error saying what is
+//! wrong and what would be accepted. The rule catalogue (`crate::rules`) maps these errors to
+//! diagnostics with codes and field paths; nothing here knows about documents or paths.
+
+pub mod cidr;
+pub mod selector;
+
+use std::net::IpAddr;
+
+pub use cidr::{CidrError, Family};
+pub use selector::{Selector, SelectorError, parse_selector};
+
+/// Smallest and largest IPv4 block size Calico IPAM accepts.
+pub const BLOCK_SIZE_V4: (i64, i64) = (20, 32);
+/// Smallest and largest IPv6 block size Calico IPAM accepts.
+pub const BLOCK_SIZE_V6: (i64, i64) = (116, 128);
+/// Block size used when a pool leaves it unset (or 0): 26 for IPv4.
+pub const DEFAULT_BLOCK_SIZE_V4: i64 = 26;
+/// Block size used when a pool leaves it unset (or 0): 122 for IPv6.
+pub const DEFAULT_BLOCK_SIZE_V6: i64 = 122;
+
+/// Why a block size is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum BlockSizeError {
+    /// Outside the range for the pool's family.
+    #[error("block size {value} is outside the {family} range {min}-{max}")]
+    OutOfRange {
+        /// The offending value.
+        value: i64,
+        /// The pool's family.
+        family: Family,
+        /// Smallest accepted value.
+        min: i64,
+        /// Largest accepted value.
+        max: i64,
+    },
+    /// The pool's prefix is longer than the block size, so not even one block fits.
+    #[error("pool prefix /{prefix} is smaller than one block of size /{block_size}")]
+    PoolSmallerThanBlock {
+        /// The pool's prefix length.
+        prefix: u8,
+        /// The effective block size.
+        block_size: i64,
+    },
+}
+
+/// The default block size of a family.
+pub fn default_block_size(family: Family) -> i64 {
+    match family {
+        Family::V4 => DEFAULT_BLOCK_SIZE_V4,
+        Family::V6 => DEFAULT_BLOCK_SIZE_V6,
+    }
+}
+
+/// The accepted block size range of a family.
+pub fn block_size_range(family: Family) -> (i64, i64) {
+    match family {
+        Family::V4 => BLOCK_SIZE_V4,
+        Family::V6 => BLOCK_SIZE_V6,
+    }
+}
+
+/// Check a block size against its family's range.
+///
+/// # Errors
+/// [`BlockSizeError::OutOfRange`].
+pub fn check_block_size(family: Family, value: i64) -> Result<(), BlockSizeError> {
+    let (min, max) = block_size_range(family);
+    if value < min || value > max {
+        return Err(BlockSizeError::OutOfRange {
+            value,
+            family,
+            min,
+            max,
+        });
+    }
+    Ok(())
+}
+
+/// Check that at least one block of `block_size` fits in a pool of `prefix`.
+///
+/// # Errors
+/// [`BlockSizeError::PoolSmallerThanBlock`].
+pub fn check_pool_fits_block(prefix: u8, block_size: i64) -> Result<(), BlockSizeError> {
+    if i64::from(prefix) > block_size {
+        return Err(BlockSizeError::PoolSmallerThanBlock { prefix, block_size });
+    }
+    Ok(())
+}
+
+/// Whether `value` is a DNS-1123 label: 1-63 characters of `[a-z0-9-]`, starting and ending
+/// with an alphanumeric.
+pub fn is_dns_label(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    !bytes.is_empty()
+        && bytes.len() <= 63
+        && bytes
+            .iter()
+            .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        && bytes[0] != b'-'
+        && bytes[bytes.len() - 1] != b'-'
+}
+
+/// Whether `value` is a DNS-1123 subdomain (the Kubernetes object name rule): at most 253
+/// characters, dot-separated labels of `[a-z0-9-]` starting and ending with an alphanumeric.
+pub fn is_dns_subdomain(value: &str) -> bool {
+    value.len() <= 253 && value.split('.').all(is_dns_label)
+}
+
+/// Why a host is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum HostError {
+    /// Neither a DNS name nor an IP address.
+    #[error("`{value}` is neither an IP address nor a DNS name")]
+    Invalid {
+        /// The offending value.
+        value: String,
+    },
+}
+
+/// A host: an IP address or a DNS name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Host {
+    /// An IPv4 or IPv6 address.
+    Ip(IpAddr),
+    /// A DNS name (letters of either case are accepted, as DNS is case-insensitive).
+    Name(String),
+}
+
+/// Parse a host: an IP address (IPv6 without brackets) or a DNS name.
+///
+/// # Errors
+/// [`HostError::Invalid`].
+pub fn parse_host(value: &str) -> Result<Host, HostError> {
+    if let Ok(addr) = cidr::parse_ip(value) {
+        return Ok(Host::Ip(addr));
+    }
+    let lower = value.to_ascii_lowercase();
+    let name = lower.strip_suffix('.').unwrap_or(&lower);
+    if !name.is_empty() && is_dns_subdomain(name) {
+        return Ok(Host::Name(value.to_owned()));
+    }
+    Err(HostError::Invalid {
+        value: value.to_owned(),
+    })
+}
+
+/// Why a port is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum PortError {
+    /// Not a decimal number.
+    #[error("`{value}` is not a port number: use a decimal number 1-65535")]
+    NotANumber {
+        /// The offending value.
+        value: String,
+    },
+    /// Outside 1-65535.
+    #[error("port {value} is outside 1-65535")]
+    OutOfRange {
+        /// The offending value.
+        value: i64,
+    },
+}
+
+/// Check a numeric port, 1-65535.
+///
+/// # Errors
+/// [`PortError::OutOfRange`].
+pub fn check_port(value: i64) -> Result<u16, PortError> {
+    u16::try_from(value)
+        .ok()
+        .filter(|&port| port != 0)
+        .ok_or(PortError::OutOfRange { value })
+}
+
+/// Parse a port written as a decimal string (no sign, no leading zeros), 1-65535.
+///
+/// # Errors
+/// [`PortError`].
+pub fn parse_port(value: &str) -> Result<u16, PortError> {
+    let not_a_number = || PortError::NotANumber {
+        value: value.to_owned(),
+    };
+    if value.is_empty()
+        || value.len() > 6
+        || !value.bytes().all(|b| b.is_ascii_digit())
+        || (value.len() > 1 && value.starts_with('0'))
+    {
+        return Err(not_a_number());
+    }
+    let number: i64 = value.parse().map_err(|_| not_a_number())?;
+    check_port(number)
+}
+
+/// Largest AS number (AS numbers are unsigned 32-bit).
+pub const MAX_AS_NUMBER: i64 = u32::MAX as i64;
+
+/// Check an AS number: 0-4294967295.
+pub fn is_as_number(value: i64) -> bool {
+    (0..=MAX_AS_NUMBER).contains(&value)
+}
+
+/// Whether `value` is a duration in the form Calico's CRDs accept: one or more groups of a
+/// decimal number with an optional fraction followed by a unit `ms`, `s`, `m` or `h`
+/// (`90s`, `1m30s`, `1.5h`).
+pub fn is_duration(value: &str) -> bool {
+    let bytes = value.as_bytes();
+    if bytes.is_empty() {
+        return false;
+    }
+    let mut idx = 0;
+    while idx < bytes.len() {
+        let digits_start = idx;
+        while idx < bytes.len() && bytes[idx].is_ascii_digit() {
+            idx += 1;
+        }
+        if idx == digits_start {
+            return false;
+        }
+        if bytes.get(idx) == Some(&b'.') {
+            idx += 1;
+            let frac_start = idx;
+            while idx < bytes.len() && bytes[idx].is_ascii_digit() {
+                idx += 1;
+            }
+            if idx == frac_start {
+                return false;
+            }
+        }
+        if bytes[idx..].starts_with(b"ms") {
+            idx += 2;
+        } else if matches!(bytes.get(idx), Some(b's' | b'm' | b'h')) {
+            idx += 1;
+        } else {
+            return false;
+        }
+    }
+    true
+}
+
+/// Whether `value` is a Linux interface name: 1-15 characters of `[A-Za-z0-9_.-]`.
+pub fn is_interface_name(value: &str) -> bool {
+    (1..=15).contains(&value.len())
+        && value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+}
+
+/// Why a BGP community value is refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CommunityError {
+    /// Not `aa:nn` or `aa:nn:mm`.
+    #[error("`{value}` is not a community: use `aa:nn` (standard) or `aa:nn:mm` (large)")]
+    Format {
+        /// The offending value.
+        value: String,
+    },
+    /// A part exceeds 16 bits (standard) or 32 bits (large).
+    #[error("`{value}`: each part of a {kind} community must be at most {max}")]
+    Overflow {
+        /// The offending value.
+        value: String,
+        /// `standard` or `large`.
+        kind: &'static str,
+        /// The largest part.
+        max: u64,
+    },
+}
+
+/// Check a BGP community literal: `aa:nn` with 16-bit parts or `aa:nn:mm` with 32-bit parts.
+///
+/// # Errors
+/// [`CommunityError`].
+pub fn check_community(value: &str) -> Result<(), CommunityError> {
+    let parts: Vec<&str> = value.split(':').collect();
+    let format = || CommunityError::Format {
+        value: value.to_owned(),
+    };
+    if value.len() > 40
+        || !(2..=3).contains(&parts.len())
+        || parts.iter().any(|part| {
+            part.is_empty() || part.len() > 10 || !part.bytes().all(|b| b.is_ascii_digit())
+        })
+    {
+        return Err(format());
+    }
+    let (kind, max) = if parts.len() == 2 {
+        ("standard", u64::from(u16::MAX))
+    } else {
+        ("large", u64::from(u32::MAX))
+    };
+    for part in parts {
+        let number: u64 = part.parse().map_err(|_| format())?;
+        if number > max {
+            return Err(CommunityError::Overflow {
+                value: value.to_owned(),
+                kind,
+                max,
+            });
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn durations() {
+        let check = |value: &str, ok: bool| assert_eq!(is_duration(value), ok, "{value}");
+        check("90s", true);
+        check("1m30s", true);
+        check("1.5h", true);
+        check("100ms", true);
+        check("0s", true);
+        check("", false);
+        check("90", false);
+        check("1.s", false);
+        check("s", false);
+        check("1d", false);
+        check("-1s", false);
+        check("1 s", false);
+    }
+
+    #[test]
+    fn ports() {
+        let check =
+            |value: &str, ok: Option<u16>| assert_eq!(parse_port(value).ok(), ok, "{value}");
+        check("6443", Some(6443));
+        check("1", Some(1));
+        check("65535", Some(65535));
+        check("0", None);
+        check("65536", None);
+        check("06443", None);
+        check("+6443", None);
+        check("", None);
+        check("https", None);
+    }
+
+    #[test]
+    fn hosts() {
+        let check = |value: &str, ok: bool| assert_eq!(parse_host(value).is_ok(), ok, "{value}");
+        check("control.k8s.example.com", true);
+        check("Control.Example.com", true);
+        check("10.0.0.1", true);
+        check("fd00::1", true);
+        check("localhost", true);
+        check("[fd00::1]", false);
+        check("10.0.0.1:6443", false);
+        check("https://x", false);
+        check("-bad.example.com", false);
+        check("", false);
+        check("a..b", false);
+    }
+
+    #[test]
+    fn names() {
+        assert!(is_dns_subdomain("default-ipv4-ippool"));
+        assert!(is_dns_subdomain("a.b"));
+        assert!(!is_dns_subdomain("Default"));
+        assert!(!is_dns_subdomain("a_b"));
+        assert!(!is_dns_subdomain(&"a".repeat(254)));
+        assert!(is_dns_label(&"a".repeat(63)));
+        assert!(!is_dns_label(&"a".repeat(64)));
+    }
+
+    #[test]
+    fn communities() {
+        let check =
+            |value: &str, ok: bool| assert_eq!(check_community(value).is_ok(), ok, "{value}");
+        check("65001:100", true);
+        check("65535:65535", true);
+        check("65536:1", false);
+        check("4147483647:1", false);
+        check("4294967295:1:1", true);
+        check("4294967296:1:1", false);
+        check("1", false);
+        check("1:2:3:4", false);
+        check("a:b", false);
+    }
+
+    #[test]
+    fn block_sizes() {
+        let check = |family: Family, value: i64, ok: bool| {
+            assert_eq!(
+                check_block_size(family, value).is_ok(),
+                ok,
+                "{family} {value}"
+            );
+        };
+        check(Family::V4, 19, false);
+        check(Family::V4, 20, true);
+        check(Family::V4, 32, true);
+        check(Family::V4, 33, false);
+        check(Family::V6, 115, false);
+        check(Family::V6, 116, true);
+        check(Family::V6, 128, true);
+        check(Family::V6, 129, false);
+        assert!(check_pool_fits_block(26, 26).is_ok());
+        assert!(check_pool_fits_block(27, 26).is_err());
+    }
+}
