@@ -1,1 +1,5 @@
 //! Rendering of Calico bundles, patches and stream adapters.
+
+pub mod patch;
+pub mod post_render;
+pub mod scan;

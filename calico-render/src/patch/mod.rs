@@ -1,0 +1,456 @@
+//! Drift between live objects and the desired ones, as guarded RFC 6902 JSON patches.
+//!
+//! The input is the desired object (what our rendering of the spec sets, explicit operator
+//! defaults included) and the live object as `kubectl get -o yaml` prints it (status,
+//! `managedFields`, `resourceVersion` and all).
+//! The output is the smallest JSON patch that makes every *managed* field of the live object
+//! equal to the desired one.
+//!
+//! - A field is managed when the desired object sets it: everything under the desired object's
+//!   top-level fields except `apiVersion`, `kind`, `metadata` and `status`, plus the desired
+//!   `metadata.labels` and `metadata.annotations` entries.
+//!   A `null` in the desired object means "not set" and is not managed.
+//!   Fields only the live object has (the operator's written-back defaults, status, metadata)
+//!   are never touched.
+//! - Lists are atomic (replaced as a whole when they differ), except keyed lists: the
+//!   Installation's `spec.calicoNetwork.ipPools` is matched by pool `name`, never by position.
+//!   Every group of operations on pool `N` is preceded by a `test` of
+//!   `/spec/calicoNetwork/ipPools/N/name`, so the patch fails instead of editing the wrong pool
+//!   when the list moved; the list itself is never replaced.
+//! - Changes Calico cannot make in place (a pool's `cidr` or `blockSize`, a pool switching to or
+//!   from LoadBalancer use) are refused with the migration steps as the hint.
+//! - Before a patch is returned it is applied to the live object with the `json-patch` crate
+//!   and the result is checked against the desired object; a patch that fails that check is an
+//!   internal error, never output.
+
+mod diff;
+mod kubectl;
+mod object;
+mod rules;
+mod verify;
+
+use std::fmt;
+
+use serde_json::Value;
+
+pub use kubectl::{kubectl_command, kubectl_resource, shell_quote};
+pub use object::{ObjectId, Side};
+
+/// A JSON patch for one object, with what the user should know about it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ObjectPatch {
+    id: ObjectId,
+    patch: json_patch::Patch,
+    notes: Vec<Note>,
+}
+
+impl ObjectPatch {
+    /// The object the patch applies to.
+    pub fn id(&self) -> &ObjectId {
+        &self.id
+    }
+
+    /// The RFC 6902 operations, in the order they must be applied; empty when nothing differs.
+    pub fn patch(&self) -> &json_patch::Patch {
+        &self.patch
+    }
+
+    /// True when the live object already matches the desired one on every managed field.
+    pub fn is_empty(&self) -> bool {
+        self.patch.0.is_empty()
+    }
+
+    /// Things worth telling the user about this patch (for standard error).
+    pub fn notes(&self) -> &[Note] {
+        &self.notes
+    }
+
+    /// The patch as the compact JSON array `kubectl patch --type=json -p` takes.
+    pub fn to_json(&self) -> String {
+        patch_to_json(&self.patch)
+    }
+
+    /// The patch as one JSON object on one line:
+    /// `{"apiVersion","kind","name","namespace","patch":[...]}` (namespace omitted for
+    /// cluster-scoped objects).
+    pub fn to_json_line(&self) -> String {
+        /// The wire shape of one line; a struct keeps the key order fixed.
+        #[derive(serde::Serialize)]
+        #[serde(rename_all = "camelCase")]
+        struct Line<'a> {
+            api_version: &'a str,
+            kind: &'a str,
+            name: &'a str,
+            #[serde(skip_serializing_if = "Option::is_none")]
+            namespace: Option<&'a str>,
+            patch: &'a json_patch::Patch,
+        }
+        let line = Line {
+            api_version: &self.id.api_version,
+            kind: &self.id.kind,
+            name: &self.id.name,
+            namespace: self.id.namespace.as_deref(),
+            patch: &self.patch,
+        };
+        serde_json::to_string(&line).expect("a patch line holds only strings and JSON values")
+    }
+}
+
+/// Serialize a patch as a compact JSON array.
+pub(crate) fn patch_to_json(patch: &json_patch::Patch) -> String {
+    serde_json::to_string(patch).expect("a JSON patch built from serde_json values serializes")
+}
+
+/// The patches for a stream of live objects, with the notes about objects that were not patched.
+#[derive(Debug, Clone, PartialEq)]
+pub struct StreamPatch {
+    patches: Vec<ObjectPatch>,
+    notes: Vec<Note>,
+}
+
+impl StreamPatch {
+    /// One patch per object present on both sides, in the order of the desired stream
+    /// (bundle order); patches that are empty are included.
+    pub fn patches(&self) -> &[ObjectPatch] {
+        &self.patches
+    }
+
+    /// Notes about the stream as a whole (objects on one side only), for standard error.
+    pub fn notes(&self) -> &[Note] {
+        &self.notes
+    }
+
+    /// The patches that change something.
+    pub fn changed(&self) -> impl Iterator<Item = &ObjectPatch> {
+        self.patches.iter().filter(|patch| !patch.is_empty())
+    }
+}
+
+/// Something the user should know that does not stop the patch (printed on standard error).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Note {
+    /// The desired stream has an object the live stream lacks; a patch cannot create it.
+    MissingInLive(ObjectId),
+    /// The live stream has an object the desired stream does not mention; it is left alone.
+    OnlyInLive(ObjectId),
+    /// The live object was read through the `crd.projectcalico.org` backing group, which we do
+    /// not patch (writes there bypass Calico's validation).
+    BackingGroup(ObjectId),
+    /// The patch removes a pool; workloads still using it keep their addresses but lose the pool.
+    PoolRemoved {
+        /// The object holding the pool list.
+        object: ObjectId,
+        /// The name of the removed pool.
+        pool: String,
+    },
+}
+
+impl fmt::Display for Note {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Note::MissingInLive(id) => write!(
+                f,
+                "DESIRED has {id} but LIVE does not; a patch cannot create it: apply it with \
+                 `calico-render render ... | kubectl apply --server-side -f -`"
+            ),
+            Note::OnlyInLive(id) => {
+                write!(
+                    f,
+                    "LIVE has {id}, which DESIRED does not mention; left untouched"
+                )
+            }
+            Note::BackingGroup(id) => {
+                let resource = format!("{}s.projectcalico.org", id.kind.to_ascii_lowercase());
+                write!(
+                    f,
+                    "LIVE has {id}, read through the crd.projectcalico.org backing group, which is \
+                     never patched; read it with `kubectl get {resource} {} -o yaml` and run again",
+                    id.name
+                )
+            }
+            Note::PoolRemoved { object, pool } => write!(
+                f,
+                "the patch removes pool {pool} from {object}; make sure no workload still uses \
+                 it (set disableNewAllocations: true and restart the pods on it first)"
+            ),
+        }
+    }
+}
+
+/// A change Calico cannot apply in place.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Refusal {
+    /// The object holding the field.
+    pub object: ObjectId,
+    /// The field path in the live object, e.g. `spec.calicoNetwork.ipPools[0].cidr`.
+    pub path: String,
+    /// The name of the pool the field belongs to.
+    pub pool: String,
+    /// The live value (after the pool defaults, where the live object omits it).
+    pub live: Value,
+    /// The desired value.
+    pub desired: Value,
+    /// How to make the change instead.
+    pub hint: String,
+}
+
+impl fmt::Display for Refusal {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: {} of pool {} cannot change from {} to {} in place",
+            self.object, self.path, self.pool, self.live, self.desired
+        )
+    }
+}
+
+/// Why no patch could be computed.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum PatchError {
+    /// A stream holds no object at all.
+    #[error("{side} holds no object; expected at least one Kubernetes object")]
+    Empty {
+        /// Which input is empty.
+        side: Side,
+    },
+    /// A document is not a mapping.
+    #[error(
+        "{side} document {document} is not a mapping; expected a Kubernetes object with \
+         apiVersion, kind and metadata.name"
+    )]
+    NotAnObject {
+        /// Which input the document is in.
+        side: Side,
+        /// Zero-based index of the object in its (flattened) stream.
+        document: usize,
+    },
+    /// A document lacks one of the fields that identify an object.
+    #[error(
+        "{side} document {document} has no {field}; every object needs apiVersion, kind and \
+         metadata.name"
+    )]
+    MissingIdentity {
+        /// Which input the document is in.
+        side: Side,
+        /// Zero-based index of the object in its (flattened) stream.
+        document: usize,
+        /// The missing field, e.g. `metadata.name`.
+        field: &'static str,
+    },
+    /// The same object appears twice in one stream.
+    #[error("{side} holds {id} twice; keep one copy")]
+    DuplicateObject {
+        /// Which input holds the duplicate.
+        side: Side,
+        /// The duplicated object.
+        id: ObjectId,
+    },
+    /// The two objects handed to [`diff_object`] are not the same object.
+    #[error("DESIRED is {desired} but LIVE is {live}; a patch needs the same object on both sides")]
+    ObjectMismatch {
+        /// The desired object.
+        desired: ObjectId,
+        /// The live object.
+        live: ObjectId,
+    },
+    /// The only live object has no counterpart in the desired stream.
+    #[error("LIVE holds {live} but DESIRED has no such object; DESIRED has: {}", list_ids(.desired))]
+    NoMatchingObject {
+        /// The live object.
+        live: ObjectId,
+        /// The objects the desired stream holds.
+        desired: Vec<ObjectId>,
+    },
+    /// The only live object was read through the `crd.projectcalico.org` backing group.
+    #[error(
+        "LIVE holds {live}, read through the crd.projectcalico.org backing group, which is never \
+         patched; read it with `kubectl get {}s.projectcalico.org {} -o yaml` and run again",
+        .live.kind.to_ascii_lowercase(),
+        .live.name
+    )]
+    BackingGroup {
+        /// The live object.
+        live: ObjectId,
+    },
+    /// An element of a keyed list has no key, so it cannot be matched.
+    #[error(
+        "{side} {object}: {path} has no {key}; pools are matched by {key}: give it one \
+         (`kubectl get installation default -o yaml` shows the names the operator chose)"
+    )]
+    UnkeyedItem {
+        /// Which input holds the element.
+        side: Side,
+        /// The object holding the list.
+        object: ObjectId,
+        /// The field path of the element, e.g. `spec.calicoNetwork.ipPools[1]`.
+        path: String,
+        /// The key field, `name`.
+        key: &'static str,
+    },
+    /// Two elements of a keyed list have the same key.
+    #[error("{side} {object}: {path} holds two entries with {key} {value}; names must be unique")]
+    DuplicateKey {
+        /// Which input holds the list.
+        side: Side,
+        /// The object holding the list.
+        object: ObjectId,
+        /// The field path of the list, e.g. `spec.calicoNetwork.ipPools`.
+        path: String,
+        /// The key field, `name`.
+        key: &'static str,
+        /// The duplicated key value.
+        value: String,
+    },
+    /// The desired state needs changes Calico cannot apply in place.
+    #[error(
+        "refusing to patch: {} change(s) cannot be applied in place: {}",
+        .refusals.len(),
+        list_refusals(.refusals)
+    )]
+    Refused {
+        /// Every refused change, each with its migration hint.
+        refusals: Vec<Refusal>,
+    },
+    /// The patch would edit a projectcalico.org/v3 IPPool the operator owns.
+    #[error(
+        "{id} is owned by the tigera-operator (label app.kubernetes.io/managed-by: \
+         tigera-operator), which silently reverts direct edits; change the pool in the \
+         Installation's spec.calicoNetwork.ipPools instead"
+    )]
+    OperatorOwned {
+        /// The pool.
+        id: ObjectId,
+    },
+    /// The object kind has no known `kubectl` resource name.
+    #[error(
+        "no kubectl resource name is known for {id}; supported kinds: {}",
+        kubectl::supported_kinds()
+    )]
+    UnsupportedKind {
+        /// The object.
+        id: ObjectId,
+    },
+    /// The computed patch failed the self-check; this is a bug, and nothing is printed.
+    #[error(
+        "internal error: the patch computed for {object} failed its self-check ({detail}); \
+         nothing was printed, please report this with both inputs"
+    )]
+    SelfCheck {
+        /// The object the patch was computed for.
+        object: ObjectId,
+        /// What went wrong.
+        detail: String,
+    },
+}
+
+impl PatchError {
+    /// True when the error is a bug in calico-render rather than a problem with the input.
+    pub fn is_internal(&self) -> bool {
+        matches!(self, PatchError::SelfCheck { .. })
+    }
+}
+
+fn list_ids(ids: &[ObjectId]) -> String {
+    if ids.is_empty() {
+        return "nothing".to_owned();
+    }
+    ids.iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+fn list_refusals(refusals: &[Refusal]) -> String {
+    refusals
+        .iter()
+        .map(ToString::to_string)
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Compute the patch that takes `live` to `desired` on every managed field.
+///
+/// Both values are whole objects (`apiVersion`, `kind`, `metadata.name`) and must name the
+/// same object.
+pub fn diff_object(desired: &Value, live: &Value) -> Result<ObjectPatch, PatchError> {
+    let desired_id = ObjectId::of(desired, Side::Desired, 0)?;
+    let live_id = ObjectId::of(live, Side::Live, 0)?;
+    if desired_id != live_id {
+        return Err(PatchError::ObjectMismatch {
+            desired: desired_id,
+            live: live_id,
+        });
+    }
+    let outcome = diff::diff_matched(&desired_id, desired, live)?;
+    if !outcome.refusals.is_empty() {
+        return Err(PatchError::Refused {
+            refusals: outcome.refusals,
+        });
+    }
+    Ok(outcome.patch)
+}
+
+/// Compute one patch per object present in both streams.
+///
+/// `kind: List` documents (what `kubectl get -o yaml` prints for several objects) are expanded.
+/// Objects are matched by apiVersion, kind, namespace and name.
+/// When the live stream holds exactly one object, it must have a counterpart in the desired
+/// stream; otherwise objects present on one side only become notes.
+/// Refusals from every object are reported together.
+pub fn diff_streams(desired: &[Value], live: &[Value]) -> Result<StreamPatch, PatchError> {
+    let desired = object::flatten(desired);
+    let live = object::flatten(live);
+    if desired.is_empty() {
+        return Err(PatchError::Empty {
+            side: Side::Desired,
+        });
+    }
+    if live.is_empty() {
+        return Err(PatchError::Empty { side: Side::Live });
+    }
+    let desired_ids = object::identify(&desired, Side::Desired)?;
+    let live_ids = object::identify(&live, Side::Live)?;
+
+    let mut patches = Vec::new();
+    let mut notes = Vec::new();
+    let mut refusals = Vec::new();
+    let mut live_used = vec![false; live.len()];
+    for (desired_obj, desired_id) in desired.iter().zip(&desired_ids) {
+        if let Some(live_idx) = live_ids.iter().position(|id| id == desired_id) {
+            live_used[live_idx] = true;
+            let outcome = diff::diff_matched(desired_id, desired_obj, live[live_idx])?;
+            refusals.extend(outcome.refusals);
+            patches.push(outcome.patch);
+        } else if let Some(live_idx) = live_ids
+            .iter()
+            .position(|id| id.is_backing_twin_of(desired_id))
+        {
+            live_used[live_idx] = true;
+            notes.push(Note::BackingGroup(live_ids[live_idx].clone()));
+        } else {
+            notes.push(Note::MissingInLive(desired_id.clone()));
+        }
+    }
+    if !refusals.is_empty() {
+        return Err(PatchError::Refused { refusals });
+    }
+    if live.len() == 1 && patches.is_empty() {
+        if live_used[0] {
+            return Err(PatchError::BackingGroup {
+                live: live_ids[0].clone(),
+            });
+        }
+        return Err(PatchError::NoMatchingObject {
+            live: live_ids[0].clone(),
+            desired: desired_ids,
+        });
+    }
+    for (used, id) in live_used.iter().zip(&live_ids) {
+        if !used {
+            notes.push(Note::OnlyInLive(id.clone()));
+        }
+    }
+    Ok(StreamPatch { patches, notes })
+}

@@ -1,0 +1,163 @@
+//! The self-check every patch passes before anyone sees it.
+//!
+//! The patch is applied to the live object with the `json-patch` crate (an independent RFC 6902
+//! implementation), and the result must:
+//! - hold every managed field with its desired value;
+//! - hold every field only the live object has, unchanged;
+//! - need no further operation when diffed again;
+//! and every operation on a pool must sit behind a `test` of that pool's name.
+
+use json_patch::PatchOperation;
+use jsonptr::{Pointer, PointerBuf};
+use serde_json::Value;
+
+use super::PatchError;
+use super::diff::{Engine, covers, field_path};
+use super::object::ObjectId;
+use super::rules::{atomic_object, keyed_list, match_items};
+
+/// Verify `patch` against `live` and the managed view of the desired object.
+pub(crate) fn self_check(
+    id: &ObjectId,
+    managed: &Value,
+    live: &Value,
+    patch: &json_patch::Patch,
+) -> Result<(), PatchError> {
+    let fail = |detail: String| PatchError::SelfCheck {
+        object: id.clone(),
+        detail,
+    };
+    guards(id, patch).map_err(fail)?;
+
+    let mut result = live.clone();
+    json_patch::patch(&mut result, patch)
+        .map_err(|err| fail(format!("applying it to LIVE failed: {err}")))?;
+    let root = PointerBuf::new();
+    covers(id, &root, managed, &result).map_err(|ptr| {
+        fail(format!(
+            "{} differs from DESIRED after applying it",
+            field_path(&ptr)
+        ))
+    })?;
+    untouched(id, &root, Some(managed), live, &result).map_err(|ptr| {
+        fail(format!(
+            "{}, which only LIVE sets, was changed",
+            field_path(&ptr)
+        ))
+    })?;
+
+    let mut again = Engine::new(id);
+    again
+        .value(&root, managed, Some(&result))
+        .map_err(|err| fail(format!("diffing the result again failed: {err}")))?;
+    if let Some(first) = again.ops.first() {
+        return Err(fail(format!(
+            "a second pass still finds {} operation(s), the first at {}",
+            again.ops.len(),
+            field_path(first.path())
+        )));
+    }
+    Ok(())
+}
+
+/// Check that every field of `live` that `managed` does not set is unchanged in `result`.
+///
+/// Where `managed` sets a whole value (a scalar or an atomic list), that value is the
+/// desired one and was checked by `covers`; only objects and keyed lists are descended into.
+fn untouched(
+    id: &ObjectId,
+    ptr: &Pointer,
+    managed: Option<&Value>,
+    live: &Value,
+    result: &Value,
+) -> Result<(), PointerBuf> {
+    match (managed, live, result) {
+        (None, _, _) => {
+            if live == result {
+                Ok(())
+            } else {
+                Err(ptr.to_buf())
+            }
+        }
+        (Some(_), _, _) if atomic_object(id, ptr) => Ok(()),
+        (Some(Value::Object(managed)), Value::Object(live), Value::Object(result)) => {
+            for (field, live) in live {
+                let field_ptr = ptr.with_trailing_token(field);
+                let managed = managed.get(field).filter(|value| !value.is_null());
+                match result.get(field) {
+                    Some(result) => untouched(id, &field_ptr, managed, live, result)?,
+                    None => return Err(field_ptr),
+                }
+            }
+            Ok(())
+        }
+        (Some(Value::Array(managed)), Value::Array(live), Value::Array(result))
+            if keyed_list(id, ptr).is_some() =>
+        {
+            let matching = match_items(id, ptr, managed, live).map_err(|_| ptr.to_buf())?;
+            let result_keys = match_items(id, ptr, &[], result).map_err(|_| ptr.to_buf())?;
+            for (live_idx, live_item) in live.iter().enumerate() {
+                let key = &matching.live_keys[live_idx];
+                let Some(managed_idx) = matching.desired_index(key) else {
+                    continue;
+                };
+                let item_ptr = ptr.with_trailing_token(live_idx);
+                let Some(result_idx) = result_keys.live_keys.iter().position(|k| k == key) else {
+                    return Err(item_ptr);
+                };
+                untouched(
+                    id,
+                    &item_ptr,
+                    Some(&managed[managed_idx]),
+                    live_item,
+                    &result[result_idx],
+                )?;
+            }
+            Ok(())
+        }
+        // The managed value replaces the live one as a whole (or changes its type).
+        (Some(_), _, _) => Ok(()),
+    }
+}
+
+/// Check that every operation on an element of a keyed list directly follows a `test` of that
+/// element's key, or another operation guarded by the same test.
+fn guards(id: &ObjectId, patch: &json_patch::Patch) -> Result<(), String> {
+    let mut guarded: Option<(PointerBuf, usize)> = None;
+    for (op_idx, op) in patch.iter().enumerate() {
+        let Some((list, item_idx, is_key)) = keyed_item(id, op.path()) else {
+            guarded = None;
+            continue;
+        };
+        if is_key && matches!(op, PatchOperation::Test(_)) {
+            guarded = Some((list, item_idx));
+            continue;
+        }
+        if guarded.as_ref() != Some(&(list, item_idx)) {
+            return Err(format!(
+                "operation {op_idx} on {} is not guarded by a test of the pool name",
+                field_path(op.path())
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// When `path` is inside an element of a keyed list: the list, the element's index, and
+/// whether `path` is exactly the element's key field.
+fn keyed_item(id: &ObjectId, path: &Pointer) -> Option<(PointerBuf, usize, bool)> {
+    let tokens: Vec<String> = path
+        .tokens()
+        .map(|token| token.decoded().into_owned())
+        .collect();
+    for split in 0..tokens.len() {
+        let list = PointerBuf::from_tokens(&tokens[..split]);
+        let Some(key) = keyed_list(id, &list) else {
+            continue;
+        };
+        let item_idx = tokens[split].parse::<usize>().ok()?;
+        let is_key = tokens.len() == split + 2 && tokens[split + 1] == key;
+        return Some((list, item_idx, is_key));
+    }
+    None
+}
