@@ -1,1 +1,22 @@
 //! `ClusterNetwork`: our declarative input kind, and its compilation into wire objects.
+//!
+//! A ClusterNetwork (`apiVersion: calico-render.dev/v1alpha1`) says, in the platform
+//! engineer's terms, what the cluster's Calico network is: the dataplane, the pod pools, BGP,
+//! LoadBalancer pools, the API endpoint the nodes reach. The flow is
+//! [`parse`] (text -> [`ClusterNetwork`], strict, with positions) -> [`check`] (cross-field
+//! rules, run by `parse`) -> `compile` (-> wire objects in bundle order).
+
+mod check;
+mod locate;
+mod parse;
+mod spec;
+
+pub use check::{
+    CODE_API_HOST, CODE_AUTODETECTION, CODE_BGP_DISABLED, CODE_BLOCK_SIZE, CODE_CALICO_VERSION,
+    CODE_CIDR_NOT_MASKED, CODE_ENCAPSULATION, CODE_INVALID_VALUE, CODE_LINK_LOCAL,
+    CODE_LINT_BPF_ENDPOINT, CODE_LINT_BPF_FELIX, CODE_LINT_OVERLAP, CODE_NAME, CODE_POOL_CONFLICT,
+    CODE_UNKNOWN_FIELD, check,
+};
+pub use locate::{Position, SpanIndex};
+pub use parse::{ParseError, Parsed, locate, parse};
+pub use spec::*;

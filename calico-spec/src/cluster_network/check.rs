@@ -1,0 +1,468 @@
+//! Cross-field checks of a ClusterNetwork, in the user's terms.
+//!
+//! Types catch what one field can get wrong on its own (an unparseable CIDR, an unknown
+//! encapsulation); this module catches what needs two fields or the address family (block
+//! size ranges, IPIP on IPv6, VXLAN without BGP, overlaps) and reports every problem at once,
+//! each with the ClusterNetwork field path. The compiled objects are checked again by the rule
+//! catalogue, which covers the upstream rules in the wire objects' terms.
+//!
+//! Codes start with `CN` so they never collide with the rule catalogue's `CR` codes.
+
+use ipnet::IpNet;
+
+use super::spec::{ClusterNetwork, Dataplane, Encapsulation};
+use crate::diag::{Diagnostic, Severity};
+
+/// A field the ClusterNetwork kind does not have.
+pub const CODE_UNKNOWN_FIELD: &str = "CN0001";
+/// A value of the wrong type or outside its field's valid set.
+pub const CODE_INVALID_VALUE: &str = "CN0002";
+/// `calicoVersion` is not a v3.32 release.
+pub const CODE_CALICO_VERSION: &str = "CN0101";
+/// A CIDR with host bits set.
+pub const CODE_CIDR_NOT_MASKED: &str = "CN0102";
+/// A block size outside its family's range or shorter than the pool's prefix.
+pub const CODE_BLOCK_SIZE: &str = "CN0103";
+/// An encapsulation the pool's family or the BGP setting does not allow.
+pub const CODE_ENCAPSULATION: &str = "CN0104";
+/// Two pools with the same name, or overlapping ranges.
+pub const CODE_POOL_CONFLICT: &str = "CN0105";
+/// A node address autodetection block with no method or more than one.
+pub const CODE_AUTODETECTION: &str = "CN0106";
+/// BGP settings given while BGP is off.
+pub const CODE_BGP_DISABLED: &str = "CN0107";
+/// A pool overlapping link-local space.
+pub const CODE_LINK_LOCAL: &str = "CN0108";
+/// A name that is not a DNS-1123 subdomain.
+pub const CODE_NAME: &str = "CN0109";
+/// An empty or malformed API endpoint host.
+pub const CODE_API_HOST: &str = "CN0110";
+/// Lint: a pool overlaps a range listed under `network` (a LAN, the nodes, the Services).
+pub const CODE_LINT_OVERLAP: &str = "CN0201";
+/// Lint: the eBPF dataplane without `apiEndpoint`.
+pub const CODE_LINT_BPF_ENDPOINT: &str = "CN0202";
+/// Lint: BPF Felix settings while the dataplane is not BPF.
+pub const CODE_LINT_BPF_FELIX: &str = "CN0203";
+
+/// Every cross-field problem of `cluster_network`, errors and warnings, unordered and without
+/// positions (see [`super::parse::locate`]).
+pub fn check(cluster_network: &ClusterNetwork) -> Vec<Diagnostic> {
+    let mut out = Checker::default();
+    let spec = &cluster_network.spec;
+
+    let version = spec.calico_version.as_str();
+    let patch = version.strip_prefix("v3.32.");
+    if !patch.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())) {
+        out.error(
+            CODE_CALICO_VERSION,
+            "spec.calicoVersion",
+            format!("calico version `{version}` is not supported"),
+            "calico-render targets Calico v3.32 (tigera-operator v1.42): write v3.32.1",
+        );
+    }
+
+    if let Some(endpoint) = &spec.api_endpoint {
+        check_host(&mut out, &endpoint.host);
+        if endpoint.port == 0 {
+            out.error(
+                CODE_INVALID_VALUE,
+                "spec.apiEndpoint.port",
+                "api endpoint port 0 is not a port".to_owned(),
+                "write the API server port, usually 6443",
+            );
+        }
+    } else if spec.dataplane == Dataplane::Bpf {
+        out.warning(
+            CODE_LINT_BPF_ENDPOINT,
+            "spec.dataplane",
+            "the eBPF dataplane replaces kube-proxy, but no apiEndpoint is set".to_owned(),
+            "add spec.apiEndpoint (host and port of the control-plane VIP) so calico-node can reach the API before Calico serves the kubernetes Service",
+        );
+    }
+
+    if spec.pod_pools.is_empty() {
+        out.error(
+            CODE_INVALID_VALUE,
+            "spec.podPools",
+            "no pod pool is listed".to_owned(),
+            "list at least one pool; without one the operator creates 192.168.0.0/16, which often collides with LANs",
+        );
+    }
+
+    let mut ranges: Vec<(IpNet, String, &str)> = Vec::new();
+    for (pool_idx, pool) in spec.pod_pools.iter().enumerate() {
+        let path = format!("spec.podPools[{pool_idx}]");
+        check_name(&mut out, &format!("{path}.name"), &pool.name);
+        check_cidr(&mut out, &format!("{path}.cidr"), pool.cidr);
+        check_block_size(&mut out, &path, pool.cidr, pool.block_size);
+        let encapsulation = pool
+            .encapsulation
+            .unwrap_or(Encapsulation::VxlanCrossSubnet);
+        let is_ipip = matches!(
+            encapsulation,
+            Encapsulation::Ipip | Encapsulation::IpipCrossSubnet
+        );
+        if is_ipip && matches!(pool.cidr, IpNet::V6(_)) {
+            out.error(
+                CODE_ENCAPSULATION,
+                &format!("{path}.encapsulation"),
+                format!("IP-in-IP cannot carry IPv6 pool {}", pool.cidr),
+                "use VXLAN, VXLANCrossSubnet or None for IPv6 pools",
+            );
+        } else if !spec.bgp.enabled && (is_ipip || encapsulation == Encapsulation::None) {
+            out.error(
+                CODE_ENCAPSULATION,
+                &format!("{path}.encapsulation"),
+                format!(
+                    "encapsulation {} needs BGP, but spec.bgp.enabled is false",
+                    encapsulation.operator_value()
+                ),
+                "use VXLAN or VXLANCrossSubnet, or set spec.bgp.enabled: true",
+            );
+        }
+        ranges.push((pool.cidr, path, "pod pool"));
+    }
+    for (pool_idx, pool) in spec.load_balancer_pools.iter().enumerate() {
+        let path = format!("spec.loadBalancerPools[{pool_idx}]");
+        check_name(&mut out, &format!("{path}.name"), &pool.name);
+        check_cidr(&mut out, &format!("{path}.cidr"), pool.cidr);
+        check_block_size(&mut out, &path, pool.cidr, pool.block_size);
+        ranges.push((pool.cidr, path, "LoadBalancer pool"));
+    }
+    check_pool_conflicts(&mut out, cluster_network, &ranges);
+    check_network_lints(&mut out, cluster_network, &ranges);
+
+    let autodetection = &spec.node_address_autodetection;
+    for (family, method) in [("ipv4", &autodetection.ipv4), ("ipv6", &autodetection.ipv6)] {
+        let Some(method) = method else { continue };
+        let n_methods = [
+            method.first_found.is_some(),
+            method.kubernetes.is_some(),
+            method.interface.is_some(),
+            method.skip_interface.is_some(),
+            method.can_reach.is_some(),
+            method.cidrs.is_some(),
+        ]
+        .into_iter()
+        .filter(|set| *set)
+        .count();
+        if n_methods != 1 {
+            out.error(
+                CODE_AUTODETECTION,
+                &format!("spec.nodeAddressAutodetection.{family}"),
+                format!(
+                    "{n_methods} autodetection methods are set for {family}; exactly one is allowed"
+                ),
+                "keep one of firstFound, kubernetes, interface, skipInterface, canReach, cidrs",
+            );
+        }
+    }
+
+    let bgp = &spec.bgp;
+    if !bgp.enabled {
+        let given = [
+            ("asNumber", bgp.as_number.is_some()),
+            ("nodeToNodeMesh", bgp.node_to_node_mesh.is_some()),
+            ("peers", !bgp.peers.is_empty()),
+            ("advertise", !bgp.advertise.is_empty()),
+        ];
+        for (field, is_set) in given {
+            if is_set {
+                out.error(
+                    CODE_BGP_DISABLED,
+                    &format!("spec.bgp.{field}"),
+                    format!("spec.bgp.{field} is set but BGP is off"),
+                    "set spec.bgp.enabled: true, or remove the BGP settings",
+                );
+            }
+        }
+    }
+    for (peer_idx, peer) in bgp.peers.iter().enumerate() {
+        let path = format!("spec.bgp.peers[{peer_idx}]");
+        check_name(&mut out, &format!("{path}.name"), &peer.name);
+        if bgp.peers[..peer_idx]
+            .iter()
+            .any(|other| other.name == peer.name)
+        {
+            out.error(
+                CODE_POOL_CONFLICT,
+                &format!("{path}.name"),
+                format!("BGP peer name `{}` is used twice", peer.name),
+                "give every peer its own name",
+            );
+        }
+    }
+    let advertised = [
+        ("serviceClusterIPs", &bgp.advertise.service_cluster_ips),
+        ("serviceExternalIPs", &bgp.advertise.service_external_ips),
+        (
+            "serviceLoadBalancerIPs",
+            &bgp.advertise.service_load_balancer_ips,
+        ),
+    ];
+    for (field, list) in advertised {
+        for (cidr_idx, cidr) in list.iter().enumerate() {
+            check_cidr(
+                &mut out,
+                &format!("spec.bgp.advertise.{field}[{cidr_idx}]"),
+                *cidr,
+            );
+        }
+    }
+
+    if spec.dataplane != Dataplane::Bpf {
+        let felix = &spec.felix;
+        let bpf_fields = [
+            (
+                "bpfExternalServiceMode",
+                felix.bpf_external_service_mode.is_some(),
+            ),
+            ("bpfLogLevel", felix.bpf_log_level.is_some()),
+            (
+                "bpfKubeProxyIptablesCleanupEnabled",
+                felix.bpf_kube_proxy_iptables_cleanup_enabled.is_some(),
+            ),
+            (
+                "bpfConnectTimeLoadBalancing",
+                felix.bpf_connect_time_load_balancing.is_some(),
+            ),
+            (
+                "bpfHostNetworkedNATWithoutCTLB",
+                felix.bpf_host_networked_nat_without_ctlb.is_some(),
+            ),
+            ("bpfEnforceRPF", felix.bpf_enforce_rpf.is_some()),
+        ];
+        for (field, is_set) in bpf_fields {
+            if is_set {
+                out.warning(
+                    CODE_LINT_BPF_FELIX,
+                    &format!("spec.felix.{field}"),
+                    format!("spec.felix.{field} only matters with the BPF dataplane"),
+                    "set spec.dataplane: BPF, or remove the setting",
+                );
+            }
+        }
+    }
+    out.diagnostics
+}
+
+#[derive(Default)]
+struct Checker {
+    diagnostics: Vec<Diagnostic>,
+}
+
+impl Checker {
+    fn push(
+        &mut self,
+        severity: Severity,
+        code: &'static str,
+        path: &str,
+        message: String,
+        hint: &str,
+    ) {
+        self.diagnostics.push(Diagnostic {
+            severity,
+            code,
+            path: path.to_owned(),
+            message,
+            hint: Some(hint.to_owned()),
+            location: None,
+        });
+    }
+
+    fn error(&mut self, code: &'static str, path: &str, message: String, hint: &str) {
+        self.push(Severity::Error, code, path, message, hint);
+    }
+
+    fn warning(&mut self, code: &'static str, path: &str, message: String, hint: &str) {
+        self.push(Severity::Warning, code, path, message, hint);
+    }
+}
+
+/// Calico rejects pools whose CIDR has host bits set; say which network was meant.
+fn check_cidr(out: &mut Checker, path: &str, cidr: IpNet) {
+    if cidr.addr() != cidr.network() {
+        out.diagnostics.push(Diagnostic {
+            severity: Severity::Error,
+            code: CODE_CIDR_NOT_MASKED,
+            path: path.to_owned(),
+            message: format!("CIDR {cidr} has host bits set"),
+            hint: Some(format!("write {}", cidr.trunc())),
+            location: None,
+        });
+    }
+    let link_local: IpNet = match cidr {
+        IpNet::V4(_) => IpNet::V4(
+            ipnet::Ipv4Net::new(std::net::Ipv4Addr::new(169, 254, 0, 0), 16).expect("valid prefix"),
+        ),
+        IpNet::V6(_) => IpNet::V6(
+            ipnet::Ipv6Net::new(std::net::Ipv6Addr::new(0xfe80, 0, 0, 0, 0, 0, 0, 0), 10)
+                .expect("valid prefix"),
+        ),
+    };
+    if path.contains("Pools") && overlaps(cidr, link_local) {
+        out.error(
+            CODE_LINK_LOCAL,
+            path,
+            format!("pool {cidr} overlaps link-local space {link_local}"),
+            "choose a range outside 169.254.0.0/16 and fe80::/10",
+        );
+    }
+}
+
+fn check_block_size(out: &mut Checker, pool_path: &str, cidr: IpNet, block_size: Option<u32>) {
+    let Some(block_size) = block_size else { return };
+    let (family, range) = match cidr {
+        IpNet::V4(_) => ("IPv4", 20..=32),
+        IpNet::V6(_) => ("IPv6", 116..=128),
+    };
+    let path = format!("{pool_path}.blockSize");
+    if !range.contains(&block_size) {
+        out.error(
+            CODE_BLOCK_SIZE,
+            &path,
+            format!("block size {block_size} is out of range for {family} pool {cidr}"),
+            &format!(
+                "use a block size from {} to {} for {family} pools",
+                range.start(),
+                range.end()
+            ),
+        );
+    } else if block_size < u32::from(cidr.prefix_len()) {
+        out.error(
+            CODE_BLOCK_SIZE,
+            &path,
+            format!("block size {block_size} is larger than pool {cidr} itself"),
+            &format!("use a block size of at least {}", cidr.prefix_len()),
+        );
+    }
+}
+
+fn check_pool_conflicts(
+    out: &mut Checker,
+    cluster_network: &ClusterNetwork,
+    ranges: &[(IpNet, String, &str)],
+) {
+    let spec = &cluster_network.spec;
+    let names = spec
+        .pod_pools
+        .iter()
+        .map(|pool| &pool.name)
+        .chain(spec.load_balancer_pools.iter().map(|pool| &pool.name));
+    let mut seen: Vec<&String> = Vec::new();
+    for ((_, path, _), name) in ranges.iter().zip(names) {
+        if seen.contains(&name) {
+            out.error(
+                CODE_POOL_CONFLICT,
+                &format!("{path}.name"),
+                format!("pool name `{name}` is used twice"),
+                "give every pool its own name",
+            );
+        }
+        seen.push(name);
+    }
+    // Sorting by network address makes any overlap show up between neighbours, so n log n.
+    let mut sorted: Vec<&(IpNet, String, &str)> = ranges.iter().collect();
+    sorted.sort_by_key(|(cidr, path, _)| (cidr.network(), cidr.prefix_len(), path.clone()));
+    for pair in sorted.windows(2) {
+        let ((a, a_path, _), (b, b_path, _)) = (pair[0], pair[1]);
+        if overlaps(*a, *b) {
+            out.error(
+                CODE_POOL_CONFLICT,
+                &format!("{b_path}.cidr"),
+                format!("pool {b} overlaps pool {a} ({a_path})"),
+                "pools must not share addresses; shrink or move one of them",
+            );
+        }
+    }
+}
+
+fn check_network_lints(
+    out: &mut Checker,
+    cluster_network: &ClusterNetwork,
+    ranges: &[(IpNet, String, &str)],
+) {
+    let facts = &cluster_network.spec.network;
+    let groups = [
+        ("network.avoid", "a range to avoid", &facts.avoid),
+        (
+            "network.nodeSubnets",
+            "the node subnet",
+            &facts.node_subnets,
+        ),
+        (
+            "network.serviceCIDRs",
+            "the Service range",
+            &facts.service_cidrs,
+        ),
+    ];
+    for (cidr, path, what) in ranges {
+        for (list_name, label, list) in groups {
+            for other in list.iter().filter(|other| overlaps(*cidr, **other)) {
+                out.warning(
+                    CODE_LINT_OVERLAP,
+                    &format!("{path}.cidr"),
+                    format!("{what} {cidr} overlaps {label} {other} (spec.{list_name})"),
+                    "move the pool to a range nothing else on the network uses",
+                );
+            }
+        }
+    }
+}
+
+fn check_name(out: &mut Checker, path: &str, name: &str) {
+    let is_valid = !name.is_empty()
+        && name.len() <= 253
+        && name.split('.').all(|label| {
+            !label.is_empty()
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+        });
+    if !is_valid {
+        out.error(
+            CODE_NAME,
+            path,
+            format!("name `{name}` is not a valid Kubernetes object name"),
+            "use lowercase letters, digits, `-` and `.`, starting and ending with a letter or digit",
+        );
+    }
+}
+
+fn check_host(out: &mut Checker, host: &str) {
+    let path = "spec.apiEndpoint.host";
+    if host.parse::<std::net::IpAddr>().is_ok() {
+        return;
+    }
+    let is_dns_name = !host.is_empty()
+        && host.len() <= 253
+        && host.trim_end_matches('.').split('.').all(|label| {
+            !label.is_empty()
+                && label.len() <= 63
+                && label
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'-')
+                && !label.starts_with('-')
+                && !label.ends_with('-')
+        });
+    if !is_dns_name {
+        let hint = if host.starts_with('[') || host.contains(':') {
+            "write an IPv6 address without brackets and without a port (the port goes in spec.apiEndpoint.port)"
+        } else {
+            "write a DNS name such as control.k8s.example.com or an IP address"
+        };
+        out.error(
+            CODE_API_HOST,
+            path,
+            format!("api endpoint host `{host}` is not a DNS name or IP address"),
+            hint,
+        );
+    }
+}
+
+/// Two ranges overlap iff one contains the other's network address.
+fn overlaps(a: IpNet, b: IpNet) -> bool {
+    a.contains(&b.network()) || b.contains(&a.network())
+}

@@ -1,0 +1,566 @@
+//! The `ClusterNetwork` input kind: what a platform engineer writes, in their own terms.
+//!
+//! Every type here is a deserialization target with `deny_unknown_fields`, so a typo is an
+//! error rather than a silently ignored setting.
+//! Defaults are documented on each field and repeated in the JSON Schema (`default` keyword),
+//! because editors show the schema, not this source.
+//! Cross-field rules (block size against the address family, overlaps, one autodetection
+//! method, ...) are checked by [`super::check`], not by the types, so that every problem in a
+//! file can be reported at once.
+
+use std::net::IpAddr;
+
+use ipnet::IpNet;
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+/// The `apiVersion` of a ClusterNetwork document.
+pub const API_VERSION: &str = "calico-render.dev/v1alpha1";
+/// The `kind` of a ClusterNetwork document.
+pub const KIND: &str = "ClusterNetwork";
+/// The Calico release calico-render targets when `spec.calicoVersion` is not given.
+pub const DEFAULT_CALICO_VERSION: &str = "v3.32.1";
+/// The API server port used when `spec.apiEndpoint.port` is not given.
+pub const DEFAULT_API_PORT: u16 = 6443;
+
+/// A description of one cluster's Calico network, compiled by calico-render into the manifests
+/// the tigera-operator expects.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+#[schemars(title = "ClusterNetwork")]
+pub struct ClusterNetwork {
+    /// Always `calico-render.dev/v1alpha1`.
+    pub api_version: ApiVersion,
+    /// Always `ClusterNetwork`.
+    pub kind: Kind,
+    /// A name for this description; it does not name any rendered object.
+    #[serde(default)]
+    pub metadata: Metadata,
+    /// The network itself.
+    pub spec: ClusterNetworkSpec,
+}
+
+/// The only accepted `apiVersion`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+pub enum ApiVersion {
+    /// `calico-render.dev/v1alpha1`.
+    #[serde(rename = "calico-render.dev/v1alpha1")]
+    V1alpha1,
+}
+
+/// The only accepted `kind`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+pub enum Kind {
+    /// `ClusterNetwork`.
+    ClusterNetwork,
+}
+
+/// Kubernetes-style metadata, kept so that KRM tools (kustomize, kpt) can carry the document.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Metadata {
+    /// A name for the description (free text, used in messages only).
+    #[serde(default)]
+    pub name: Option<String>,
+    /// Ignored; accepted because KRM tools may set it.
+    #[serde(default)]
+    pub namespace: Option<String>,
+    /// Ignored; accepted because KRM tools may set labels.
+    #[serde(default)]
+    pub labels: std::collections::BTreeMap<String, String>,
+    /// Ignored; accepted because KRM tools record file positions in annotations.
+    #[serde(default)]
+    pub annotations: std::collections::BTreeMap<String, String>,
+}
+
+/// What the cluster's Calico network looks like.
+#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ClusterNetworkSpec {
+    /// The Calico release the cluster runs, `v3.32.<patch>`.
+    /// It selects the rules the output is checked against; it does not appear in the output.
+    #[serde(default = "default_calico_version")]
+    #[schemars(extend("default" = "v3.32.1"), regex(pattern = r"^v3\.32\.[0-9]+$"))]
+    pub calico_version: String,
+
+    /// Where the cluster runs. Several operator defaults depend on it.
+    #[serde(default)]
+    #[schemars(extend("default" = "None"))]
+    pub kubernetes_provider: KubernetesProvider,
+
+    /// The address the nodes use to reach the Kubernetes API without the `kubernetes` Service
+    /// (the load-balanced VIP or DNS name of the control plane).
+    /// When set, the `kubernetes-services-endpoint` ConfigMap is rendered; the eBPF dataplane
+    /// needs it because nothing resolves the Service before Calico runs.
+    #[serde(default)]
+    pub api_endpoint: Option<ApiEndpoint>,
+
+    /// The Linux dataplane.
+    #[serde(default)]
+    #[schemars(extend("default" = "Iptables"))]
+    pub dataplane: Dataplane,
+
+    /// BGP routing. Off unless `enabled: true`.
+    #[serde(default)]
+    pub bgp: Bgp,
+
+    /// The pod address pools. They are rendered into the Installation, which owns them;
+    /// at least one is required (without one the operator creates 192.168.0.0/16).
+    #[schemars(length(min = 1, max = 25))]
+    pub pod_pools: Vec<PodPool>,
+
+    /// Pools LoadBalancer Services take their addresses from, rendered as
+    /// projectcalico.org/v3 IPPools.
+    #[serde(default)]
+    pub load_balancer_pools: Vec<LoadBalancerPool>,
+
+    /// How each node finds its own address. Default: `ipv4: {firstFound: true}` when there is an
+    /// IPv4 pod pool (or the dataplane is BPF), and `ipv6: {firstFound: true}` when there is an
+    /// IPv6 pod pool, as the operator would write.
+    #[serde(default)]
+    pub node_address_autodetection: NodeAddressAutodetection,
+
+    /// Facts about the surrounding network that lints compare the pools against.
+    /// Nothing here is rendered.
+    #[serde(default)]
+    pub network: NetworkFacts,
+
+    /// Deploy the Calico API server (`APIServer default`), which serves projectcalico.org/v3.
+    #[serde(default = "default_true", rename = "calicoAPIServer")]
+    #[schemars(extend("default" = true))]
+    pub calico_api_server: bool,
+
+    /// The pod network MTU. Default: detected by Calico.
+    #[serde(default)]
+    #[schemars(range(min = 576, max = 65535))]
+    pub mtu: Option<u32>,
+
+    /// Felix settings (FelixConfiguration `default`), rendered only when one is set.
+    /// The fields the operator owns (`bpfEnabled`, `nftablesMode`, `healthPort`, `vxlanVNI`,
+    /// `vxlanPort`, `programClusterRoutes`, `routeTableRange`) are deliberately not offered.
+    #[serde(default)]
+    pub felix: Felix,
+}
+
+fn default_calico_version() -> String {
+    DEFAULT_CALICO_VERSION.to_owned()
+}
+
+fn default_true() -> bool {
+    true
+}
+
+/// The Kubernetes distribution, as the operator's `kubernetesProvider` names it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+pub enum KubernetesProvider {
+    /// kubeadm, bare metal or any cluster the operator does not detect as special.
+    #[default]
+    None,
+    /// Amazon EKS.
+    #[serde(rename = "EKS")]
+    Eks,
+    /// Google GKE.
+    #[serde(rename = "GKE")]
+    Gke,
+    /// Azure AKS.
+    #[serde(rename = "AKS")]
+    Aks,
+    /// Red Hat OpenShift.
+    OpenShift,
+    /// Mirantis / Docker Enterprise.
+    DockerEnterprise,
+    /// Rancher RKE2.
+    #[serde(rename = "RKE2")]
+    Rke2,
+    /// VMware Tanzu.
+    #[serde(rename = "TKG")]
+    Tkg,
+    /// kind (Kubernetes in Docker).
+    Kind,
+}
+
+impl KubernetesProvider {
+    /// The operator's spelling, or `None` for a cluster the operator treats as plain.
+    pub fn operator_value(self) -> Option<&'static str> {
+        match self {
+            KubernetesProvider::None => None,
+            KubernetesProvider::Eks => Some("EKS"),
+            KubernetesProvider::Gke => Some("GKE"),
+            KubernetesProvider::Aks => Some("AKS"),
+            KubernetesProvider::OpenShift => Some("OpenShift"),
+            KubernetesProvider::DockerEnterprise => Some("DockerEnterprise"),
+            KubernetesProvider::Rke2 => Some("RKE2"),
+            KubernetesProvider::Tkg => Some("TKG"),
+            KubernetesProvider::Kind => Some("Kind"),
+        }
+    }
+}
+
+/// The Kubernetes API address the nodes reach directly.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ApiEndpoint {
+    /// A DNS name or an IP address (IPv6 without brackets).
+    pub host: String,
+    /// The API server port.
+    #[serde(default = "default_api_port")]
+    #[schemars(extend("default" = 6443), range(min = 1))]
+    pub port: u16,
+}
+
+fn default_api_port() -> u16 {
+    DEFAULT_API_PORT
+}
+
+/// The Linux dataplane Calico programs.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+pub enum Dataplane {
+    /// iptables rules, with kube-proxy serving Services.
+    #[default]
+    Iptables,
+    /// eBPF programs; Calico replaces kube-proxy.
+    #[serde(rename = "BPF")]
+    Bpf,
+    /// nftables rules, with kube-proxy serving Services.
+    Nftables,
+}
+
+impl Dataplane {
+    /// The operator's `linuxDataplane` spelling.
+    pub fn operator_value(self) -> &'static str {
+        match self {
+            Dataplane::Iptables => "Iptables",
+            Dataplane::Bpf => "BPF",
+            Dataplane::Nftables => "Nftables",
+        }
+    }
+}
+
+/// BGP: whether Calico speaks it, to whom, and what it announces.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Bgp {
+    /// Run BGP (the Installation's `bgp: Enabled`). Without BGP every pod pool needs VXLAN.
+    #[serde(default)]
+    #[schemars(extend("default" = false))]
+    pub enabled: bool,
+    /// The cluster's AS number (private 4-byte ASNs are 4200000000-4294967294).
+    /// Default: Calico's 64512, left unrendered.
+    #[serde(default)]
+    pub as_number: Option<u32>,
+    /// Whether every node peers with every other node. Default: true (Calico's default),
+    /// left unrendered unless other BGP settings are given.
+    #[serde(default)]
+    pub node_to_node_mesh: Option<bool>,
+    /// External BGP peers (routers), each rendered as a BGPPeer.
+    #[serde(default)]
+    pub peers: Vec<BgpPeer>,
+    /// Which Service address ranges the nodes announce.
+    #[serde(default)]
+    pub advertise: Advertise,
+}
+
+/// One external BGP peer.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct BgpPeer {
+    /// The BGPPeer object name (a DNS-1123 subdomain).
+    pub name: String,
+    /// The router's address.
+    #[serde(rename = "peerIP")]
+    pub peer_ip: IpAddr,
+    /// The router's AS number.
+    pub as_number: u32,
+    /// Which nodes peer with this router (Calico selector). Default: every node.
+    #[serde(default)]
+    pub node_selector: Option<String>,
+}
+
+/// Service ranges announced over BGP (BGPConfiguration `default`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Advertise {
+    /// Service ClusterIP ranges to announce.
+    #[serde(default, rename = "serviceClusterIPs")]
+    pub service_cluster_ips: Vec<IpNet>,
+    /// Service external IP ranges to announce.
+    #[serde(default, rename = "serviceExternalIPs")]
+    pub service_external_ips: Vec<IpNet>,
+    /// LoadBalancer address ranges to announce (usually the `loadBalancerPools` CIDRs).
+    #[serde(default, rename = "serviceLoadBalancerIPs")]
+    pub service_load_balancer_ips: Vec<IpNet>,
+}
+
+impl Advertise {
+    /// True when nothing is announced.
+    pub fn is_empty(&self) -> bool {
+        self.service_cluster_ips.is_empty()
+            && self.service_external_ips.is_empty()
+            && self.service_load_balancer_ips.is_empty()
+    }
+}
+
+/// A pod address pool, owned by the Installation.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PodPool {
+    /// The pool name. The operator calls its own pools `default-ipv4-ippool` and
+    /// `default-ipv6-ippool`.
+    pub name: String,
+    /// The pool range, strictly masked (`172.20.0.0/16`, not `172.20.1.0/16`).
+    pub cidr: IpNet,
+    /// Prefix length of the per-node blocks. Default: 26 (IPv4), 122 (IPv6).
+    /// Valid: 20-32 for IPv4, 116-128 for IPv6, and not shorter than the pool's prefix.
+    #[serde(default)]
+    pub block_size: Option<u32>,
+    /// How pod traffic between nodes is carried. Default: `VXLANCrossSubnet`, which works with
+    /// and without BGP and for both families.
+    #[serde(default)]
+    #[schemars(extend("default" = "VXLANCrossSubnet"))]
+    pub encapsulation: Option<Encapsulation>,
+    /// Masquerade traffic leaving the pool. Default: true (IPv4), false (IPv6).
+    #[serde(default)]
+    pub nat_outgoing: Option<bool>,
+    /// Which nodes take blocks from this pool (Calico selector).
+    #[serde(default)]
+    #[schemars(extend("default" = "all()"))]
+    pub node_selector: Option<String>,
+    /// Keep this pool's routes out of BGP announcements.
+    #[serde(default, rename = "disableBGPExport")]
+    #[schemars(extend("default" = false))]
+    pub disable_bgp_export: Option<bool>,
+    /// What the addresses are for.
+    #[serde(default)]
+    #[schemars(extend("default" = ["Workload", "Tunnel"]))]
+    pub allowed_uses: Option<Vec<PodPoolUse>>,
+}
+
+/// The encapsulation of a pod pool, in the operator's terms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+pub enum Encapsulation {
+    /// IP-in-IP always (IPv4 only, needs BGP).
+    #[serde(rename = "IPIP")]
+    Ipip,
+    /// IP-in-IP between subnets only (IPv4 only, needs BGP).
+    #[serde(rename = "IPIPCrossSubnet")]
+    IpipCrossSubnet,
+    /// VXLAN always.
+    #[serde(rename = "VXLAN")]
+    Vxlan,
+    /// VXLAN between subnets only.
+    #[serde(rename = "VXLANCrossSubnet")]
+    VxlanCrossSubnet,
+    /// No encapsulation (needs BGP or a flat network).
+    None,
+}
+
+impl Encapsulation {
+    /// The operator's spelling.
+    pub fn operator_value(self) -> &'static str {
+        match self {
+            Encapsulation::Ipip => "IPIP",
+            Encapsulation::IpipCrossSubnet => "IPIPCrossSubnet",
+            Encapsulation::Vxlan => "VXLAN",
+            Encapsulation::VxlanCrossSubnet => "VXLANCrossSubnet",
+            Encapsulation::None => "None",
+        }
+    }
+}
+
+/// What a pod pool's addresses may be used for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, JsonSchema)]
+pub enum PodPoolUse {
+    /// Pod addresses.
+    Workload,
+    /// Tunnel endpoint addresses of the nodes.
+    Tunnel,
+}
+
+impl PodPoolUse {
+    /// The wire spelling.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PodPoolUse::Workload => "Workload",
+            PodPoolUse::Tunnel => "Tunnel",
+        }
+    }
+}
+
+/// A pool of LoadBalancer Service addresses (projectcalico.org/v3 IPPool, `allowedUses:
+/// [LoadBalancer]`).
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct LoadBalancerPool {
+    /// The IPPool name (a DNS-1123 subdomain).
+    pub name: String,
+    /// The address range, strictly masked.
+    pub cidr: IpNet,
+    /// Allocation block prefix length. Default: 26 (IPv4), 122 (IPv6), or the pool's own prefix
+    /// length when the pool is smaller than that.
+    #[serde(default)]
+    pub block_size: Option<u32>,
+}
+
+/// Node address autodetection per family.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct NodeAddressAutodetection {
+    /// How nodes pick their IPv4 address.
+    #[serde(default)]
+    pub ipv4: Option<AutodetectionMethod>,
+    /// How nodes pick their IPv6 address.
+    #[serde(default)]
+    pub ipv6: Option<AutodetectionMethod>,
+}
+
+/// One node address autodetection method: set exactly one field.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct AutodetectionMethod {
+    /// Use the first valid address found on any interface.
+    #[serde(default)]
+    pub first_found: Option<bool>,
+    /// Use the address Kubernetes reports for the node.
+    #[serde(default)]
+    pub kubernetes: Option<KubernetesAddress>,
+    /// Use the first interface whose name matches this regular expression.
+    #[serde(default)]
+    pub interface: Option<String>,
+    /// Skip interfaces whose name matches this regular expression.
+    #[serde(default)]
+    pub skip_interface: Option<String>,
+    /// Use the interface that routes to this address or host name.
+    #[serde(default)]
+    pub can_reach: Option<String>,
+    /// Use the address that lies in one of these ranges.
+    #[serde(default)]
+    pub cidrs: Option<Vec<IpNet>>,
+}
+
+/// The node address Kubernetes reports.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+pub enum KubernetesAddress {
+    /// The node's `InternalIP`.
+    #[serde(rename = "NodeInternalIP")]
+    NodeInternalIp,
+}
+
+/// Facts about the network around the cluster, used only by lints.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct NetworkFacts {
+    /// The subnets the nodes' own addresses are in.
+    #[serde(default)]
+    pub node_subnets: Vec<IpNet>,
+    /// The Kubernetes Service ClusterIP ranges (kubeadm's `serviceSubnet`).
+    #[serde(default, rename = "serviceCIDRs")]
+    pub service_cidrs: Vec<IpNet>,
+    /// Ranges in use elsewhere (home or office LANs, VPNs) that no pool may overlap.
+    #[serde(default)]
+    pub avoid: Vec<IpNet>,
+}
+
+/// Felix settings a user chooses (FelixConfiguration `default`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct Felix {
+    /// How LoadBalancer and NodePort traffic reaches a backend on another node in BPF mode.
+    #[serde(default, rename = "bpfExternalServiceMode")]
+    pub bpf_external_service_mode: Option<BpfExternalServiceMode>,
+    /// BPF program log level (`Debug` is very verbose).
+    #[serde(default, rename = "bpfLogLevel")]
+    pub bpf_log_level: Option<BpfLogLevel>,
+    /// Remove kube-proxy's iptables rules when BPF mode starts (set false if kube-proxy keeps
+    /// running).
+    #[serde(default, rename = "bpfKubeProxyIptablesCleanupEnabled")]
+    pub bpf_kube_proxy_iptables_cleanup_enabled: Option<bool>,
+    /// Connect-time load balancing in BPF mode.
+    #[serde(default, rename = "bpfConnectTimeLoadBalancing")]
+    pub bpf_connect_time_load_balancing: Option<BpfConnectTimeLoadBalancing>,
+    /// NAT for host-networked traffic when connect-time load balancing is off.
+    #[serde(default, rename = "bpfHostNetworkedNATWithoutCTLB")]
+    pub bpf_host_networked_nat_without_ctlb: Option<EnabledDisabled>,
+    /// Reverse-path filtering of workload traffic in BPF mode.
+    #[serde(default, rename = "bpfEnforceRPF")]
+    pub bpf_enforce_rpf: Option<BpfEnforceRpf>,
+    /// Felix's own log level.
+    #[serde(default)]
+    pub log_severity_screen: Option<LogSeverity>,
+}
+
+impl Felix {
+    /// True when no Felix setting is chosen, so no FelixConfiguration is rendered.
+    pub fn is_empty(&self) -> bool {
+        self == &Felix::default()
+    }
+}
+
+/// `bpfExternalServiceMode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+pub enum BpfExternalServiceMode {
+    /// Forward through the ingress node (Calico's default).
+    Tunnel,
+    /// Direct server return: the backend answers the client directly.
+    #[serde(rename = "DSR")]
+    Dsr,
+}
+
+/// `bpfLogLevel`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+pub enum BpfLogLevel {
+    /// No BPF logging (Calico's default).
+    Off,
+    /// Informational.
+    Info,
+    /// Per-packet debugging.
+    Debug,
+}
+
+/// `bpfConnectTimeLoadBalancing`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+pub enum BpfConnectTimeLoadBalancing {
+    /// Only for TCP (Calico's default).
+    #[serde(rename = "TCP")]
+    Tcp,
+    /// For TCP and UDP.
+    Enabled,
+    /// Off.
+    Disabled,
+}
+
+/// An `Enabled`/`Disabled` switch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+pub enum EnabledDisabled {
+    /// On.
+    Enabled,
+    /// Off.
+    Disabled,
+}
+
+/// `bpfEnforceRPF`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+pub enum BpfEnforceRpf {
+    /// No check.
+    Disabled,
+    /// Strict reverse-path check.
+    Strict,
+    /// Loose reverse-path check (Calico's default).
+    Loose,
+}
+
+/// Felix `logSeverityScreen`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+pub enum LogSeverity {
+    /// Everything.
+    Trace,
+    /// Debugging.
+    Debug,
+    /// Informational (Calico's default).
+    Info,
+    /// Warnings and worse.
+    Warning,
+    /// Errors and worse.
+    Error,
+    /// Fatal only.
+    Fatal,
+}
