@@ -1,0 +1,755 @@
+//! A fast, line-based scan of YAML streams we only pass through (Helm output, KRM items).
+//!
+//! The scanner finds document boundaries (`---` lines, `...` end markers) and, for each
+//! document, the root `apiVersion` and `kind` and the `metadata.name` and `metadata.namespace`
+//! when they are written in the plain block style every Kubernetes tool emits. It is not a YAML
+//! parser: whenever a document leaves that narrow, common shape (flow style at the root, anchors,
+//! aliases or tags on a field we read, quoted or complex keys, directives, tabs in indentation,
+//! `...` markers, content on the `---` line, an indented root, a value spanning lines, a value
+//! YAML 1.1 would not read as a string) the document is flagged, and the caller must parse it with
+//! the real YAML parser before trusting anything about it.
+//!
+//! The scan is one pass over the bytes, looks only at the start of each line, and allocates only
+//! for the four short strings it records, so it runs at close to memory bandwidth.
+
+use std::fmt;
+
+/// What the scan knows about one field of a document head.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Field {
+    /// The field is not in the document (as far as a plain block mapping goes).
+    #[default]
+    Absent,
+    /// The field holds this string, exactly as a YAML 1.1 reader would read it.
+    Plain(String),
+    /// The field is present but written in a way only a real parser can read.
+    Unclear,
+}
+
+impl Field {
+    /// The string value, when the scan could read it.
+    pub fn as_plain(&self) -> Option<&str> {
+        match self {
+            Field::Plain(value) => Some(value),
+            Field::Absent | Field::Unclear => None,
+        }
+    }
+
+    /// True when only a real parser can tell what the field holds.
+    pub fn is_unclear(&self) -> bool {
+        matches!(self, Field::Unclear)
+    }
+}
+
+/// The identifying fields of one document, as far as the scan could read them.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Head {
+    /// Root `apiVersion`.
+    pub api_version: Field,
+    /// Root `kind`.
+    pub kind: Field,
+    /// `metadata.name`.
+    pub name: Field,
+    /// `metadata.namespace`.
+    pub namespace: Field,
+}
+
+/// Why a document as a whole is outside the shape the scan understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Unusual {
+    /// Content follows `---` on the same line (`--- {a: 1}`, `--- !tag`).
+    ContentOnDocumentStart,
+    /// A `...` document end marker.
+    DocumentEndMarker,
+    /// A `%YAML` or `%TAG` directive.
+    Directive,
+    /// A byte order mark.
+    ByteOrderMark,
+    /// A tab character in the indentation.
+    TabIndentation,
+    /// The root node starts indented.
+    IndentedRoot,
+    /// The root is not a block mapping (flow style, a sequence, a scalar, a JSON document).
+    RootNotBlockMapping,
+    /// A root or `metadata` key that is quoted, complex (`?`), a merge key (`<<`) or otherwise
+    /// not a plain word.
+    UnusualKey,
+    /// `metadata` is written in flow style, through an alias or with a tag.
+    UnusualMetadata,
+    /// A key the scan reads appears twice.
+    DuplicateKey,
+    /// Indentation of the `metadata` block is inconsistent.
+    InconsistentIndentation,
+}
+
+impl fmt::Display for Unusual {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Unusual::ContentOnDocumentStart => "content on the `---` line",
+            Unusual::DocumentEndMarker => "a `...` document end marker",
+            Unusual::Directive => "a YAML directive",
+            Unusual::ByteOrderMark => "a byte order mark",
+            Unusual::TabIndentation => "a tab in the indentation",
+            Unusual::IndentedRoot => "an indented root node",
+            Unusual::RootNotBlockMapping => "a root that is not a block mapping",
+            Unusual::UnusualKey => "a quoted, complex or merge key",
+            Unusual::UnusualMetadata => "`metadata` in flow style or through an alias or tag",
+            Unusual::DuplicateKey => "a duplicated key",
+            Unusual::InconsistentIndentation => "inconsistent indentation",
+        })
+    }
+}
+
+/// One document found by the scan.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Scanned {
+    /// Zero-based index of the document in the stream (comment-only documents count).
+    pub index: usize,
+    /// Byte offset of the document's first byte (its `---` line, when it has one).
+    pub start: u64,
+    /// Byte offset one past the document's last byte.
+    pub end: u64,
+    /// One-based line number of the document's first line.
+    pub line: usize,
+    /// Byte offset of the first line that is neither the `---` line, blank, nor a comment;
+    /// `None` for a document that holds no content at all.
+    pub content_start: Option<u64>,
+    /// What the scan read.
+    pub head: Head,
+    /// Set when only a real parser can be trusted with this document.
+    pub unusual: Option<Unusual>,
+}
+
+impl Scanned {
+    /// True when the document holds nothing but blank lines, comments and markers.
+    pub fn is_empty(&self) -> bool {
+        self.content_start.is_none()
+    }
+
+    /// True when the head's `apiVersion` and `kind` are not reliable without a real parse.
+    pub fn needs_parse(&self) -> bool {
+        !self.is_empty()
+            && (self.unusual.is_some()
+                || self.head.api_version.is_unclear()
+                || self.head.kind.is_unclear())
+    }
+}
+
+/// Which root section the scan is in, to know what an indented line belongs to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Section {
+    /// Before the first root key.
+    Start,
+    /// Inside the block under `metadata:`.
+    Metadata,
+    /// Inside any other root key.
+    Other,
+}
+
+/// Which head field the last key line with an inline plain value was.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Which {
+    ApiVersion,
+    Kind,
+    Name,
+    Namespace,
+}
+
+/// Scan state of the document being read.
+#[derive(Debug)]
+struct DocState {
+    start: u64,
+    line: usize,
+    has_bytes: bool,
+    content_start: Option<u64>,
+    head: Head,
+    unusual: Option<Unusual>,
+    ended: bool,
+    section: Section,
+    metadata_indent: Option<usize>,
+    seen_metadata: bool,
+    /// The field whose plain value was read from the last key line, and that line's
+    /// indentation: a deeper line right after it means the value continues (a multi-line
+    /// plain scalar), which only a real parser can join.
+    pending: Option<(Which, usize)>,
+}
+
+impl DocState {
+    fn new(start: u64, line: usize) -> Self {
+        DocState {
+            start,
+            line,
+            has_bytes: false,
+            content_start: None,
+            head: Head::default(),
+            unusual: None,
+            ended: false,
+            section: Section::Start,
+            metadata_indent: None,
+            seen_metadata: false,
+            pending: None,
+        }
+    }
+
+    fn flag(&mut self, why: Unusual) {
+        // Keep the first reason: it is the one closest to the top of the document.
+        if self.unusual.is_none() {
+            self.unusual = Some(why);
+        }
+    }
+
+    fn field_mut(&mut self, which: Which) -> &mut Field {
+        match which {
+            Which::ApiVersion => &mut self.head.api_version,
+            Which::Kind => &mut self.head.kind,
+            Which::Name => &mut self.head.name,
+            Which::Namespace => &mut self.head.namespace,
+        }
+    }
+
+    /// Record a key the scan reads; `indent` is the key line's indentation.
+    fn set(&mut self, which: Which, value: Value, indent: usize) {
+        if !matches!(self.field_mut(which), Field::Absent) {
+            self.flag(Unusual::DuplicateKey);
+            *self.field_mut(which) = Field::Unclear;
+            return;
+        }
+        let field = match value {
+            Value::Plain(text) => {
+                self.pending = Some((which, indent));
+                Field::Plain(text)
+            }
+            // An empty value may continue on the next, deeper line; a real parser decides.
+            Value::Empty | Value::Unclear => Field::Unclear,
+        };
+        *self.field_mut(which) = field;
+    }
+
+    /// Feed one line (without its line break) that starts at byte `offset`.
+    fn feed(&mut self, line: &[u8], offset: u64, truncated: bool) {
+        self.has_bytes = true;
+        let Some(&first) = line.first() else {
+            return;
+        };
+        match first {
+            b'#' => return,
+            b' ' => {
+                let indent = line.iter().take_while(|&&b| b == b' ').count();
+                let rest = &line[indent..];
+                match rest.first() {
+                    // Blank lines and comments say nothing about the structure.
+                    None | Some(b'#') => return,
+                    Some(b'\t') => {
+                        if rest.iter().all(|b| b.is_ascii_whitespace()) {
+                            return;
+                        }
+                        self.flag(Unusual::TabIndentation);
+                        return;
+                    }
+                    Some(_) => {}
+                }
+                self.indented(indent, rest, offset, truncated);
+            }
+            b'\t' | b'\r' => {
+                if line.iter().all(|b| b.is_ascii_whitespace()) {
+                    return;
+                }
+                self.flag(Unusual::TabIndentation);
+                self.mark_content(offset);
+            }
+            b'%' => {
+                self.flag(Unusual::Directive);
+            }
+            _ => {
+                self.mark_content(offset);
+                self.root_line(line, truncated);
+            }
+        }
+    }
+
+    fn mark_content(&mut self, offset: u64) {
+        if self.content_start.is_none() {
+            self.content_start = Some(offset);
+        }
+    }
+
+    fn indented(&mut self, indent: usize, rest: &[u8], offset: u64, truncated: bool) {
+        if self.section == Section::Start {
+            self.mark_content(offset);
+            self.flag(Unusual::IndentedRoot);
+            return;
+        }
+        if let Some((which, key_indent)) = self.pending {
+            if indent > key_indent {
+                *self.field_mut(which) = Field::Unclear;
+                self.pending = None;
+                return;
+            }
+            self.pending = None;
+        }
+        if self.section != Section::Metadata {
+            return;
+        }
+        let meta_indent = *self.metadata_indent.get_or_insert(indent);
+        if indent > meta_indent {
+            return;
+        }
+        if indent < meta_indent {
+            self.flag(Unusual::InconsistentIndentation);
+            return;
+        }
+        match split_key(rest) {
+            KeyLine::Key(key, value) => {
+                let which = match key {
+                    b"name" => Which::Name,
+                    b"namespace" => Which::Namespace,
+                    _ => return,
+                };
+                let value = if truncated {
+                    Value::Unclear
+                } else {
+                    parse_value(value)
+                };
+                self.set(which, value, indent);
+            }
+            KeyLine::Unusual => self.flag(Unusual::UnusualKey),
+            KeyLine::NotAKey => self.flag(Unusual::UnusualMetadata),
+        }
+    }
+
+    fn root_line(&mut self, line: &[u8], truncated: bool) {
+        self.pending = None;
+        if line.starts_with(b"\xEF\xBB\xBF") {
+            self.flag(Unusual::ByteOrderMark);
+            return;
+        }
+        match split_key(line) {
+            KeyLine::Key(key, value) => {
+                self.section = Section::Other;
+                let value = if truncated {
+                    Value::Unclear
+                } else {
+                    parse_value(value)
+                };
+                match key {
+                    b"apiVersion" => self.set(Which::ApiVersion, value, 0),
+                    b"kind" => self.set(Which::Kind, value, 0),
+                    b"metadata" => {
+                        if self.seen_metadata {
+                            self.flag(Unusual::DuplicateKey);
+                        }
+                        self.seen_metadata = true;
+                        self.metadata_indent = None;
+                        if matches!(value, Value::Empty) {
+                            self.section = Section::Metadata;
+                        } else {
+                            self.flag(Unusual::UnusualMetadata);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+            KeyLine::Unusual => {
+                self.section = Section::Other;
+                self.flag(Unusual::UnusualKey);
+            }
+            KeyLine::NotAKey => {
+                self.section = Section::Other;
+                self.flag(Unusual::RootNotBlockMapping);
+            }
+        }
+    }
+
+    fn finish(self, index: usize, end: u64) -> Scanned {
+        Scanned {
+            index,
+            start: self.start,
+            end,
+            line: self.line,
+            content_start: self.content_start,
+            head: self.head,
+            unusual: self.unusual,
+        }
+    }
+}
+
+/// A key line split into key and the text after the colon.
+enum KeyLine<'a> {
+    /// `key: rest` with a plain key.
+    Key(&'a [u8], &'a [u8]),
+    /// A key the scan does not read (quoted, complex, merge key, anchored ...).
+    Unusual,
+    /// Not a `key:` line at all (a sequence entry, a scalar, flow style).
+    NotAKey,
+}
+
+/// Split `key: value` where `line` starts at the key (no indentation).
+fn split_key(line: &[u8]) -> KeyLine<'_> {
+    match line.first() {
+        Some(b'-') if matches!(line.get(1), None | Some(b' ' | b'\t')) => {
+            return KeyLine::NotAKey;
+        }
+        Some(b'{' | b'[') => return KeyLine::NotAKey,
+        Some(
+            b'"' | b'\'' | b'?' | b'&' | b'*' | b'!' | b'<' | b'|' | b'>' | b'@' | b'`' | b','
+            | b']' | b'}' | b':',
+        ) => return KeyLine::Unusual,
+        _ => {}
+    }
+    let mut idx = 0;
+    while idx < line.len() {
+        match line[idx] {
+            b':' if matches!(line.get(idx + 1), None | Some(b' ' | b'\t' | b'\r')) => {
+                let key = trim_end(&line[..idx]);
+                return KeyLine::Key(key, &line[idx + 1..]);
+            }
+            // A comment before any colon: the line is a scalar, not a key.
+            b'#' if idx > 0 && matches!(line[idx - 1], b' ' | b'\t') => return KeyLine::NotAKey,
+            _ => {}
+        }
+        idx += 1;
+    }
+    KeyLine::NotAKey
+}
+
+/// A value read from the text after a key's colon.
+#[derive(Debug, PartialEq, Eq)]
+enum Value {
+    /// Nothing (or only a comment) on the key line.
+    Empty,
+    /// A string every YAML 1.1 reader reads the same way.
+    Plain(String),
+    /// Anything else.
+    Unclear,
+}
+
+fn parse_value(rest: &[u8]) -> Value {
+    let rest = trim_start(rest);
+    let Some(&first) = rest.first() else {
+        return Value::Empty;
+    };
+    match first {
+        b'#' => Value::Empty,
+        b'"' | b'\'' => {
+            let body = &rest[1..];
+            let Some(close) = body.iter().position(|&b| b == first) else {
+                return Value::Unclear;
+            };
+            let inner = &body[..close];
+            let tail = trim_start(&body[close + 1..]);
+            // Escapes (`\` in double quotes, `''` in single quotes) and anything after the
+            // closing quote other than a comment need a real parser.
+            if (first == b'"' && inner.contains(&b'\\'))
+                || (first == b'\'' && tail.first() == Some(&b'\''))
+                || !(tail.is_empty() || tail[0] == b'#')
+            {
+                return Value::Unclear;
+            }
+            match std::str::from_utf8(inner) {
+                Ok(text) => Value::Plain(text.to_owned()),
+                Err(_) => Value::Unclear,
+            }
+        }
+        b'&' | b'*' | b'!' | b'|' | b'>' | b'{' | b'[' | b']' | b'}' | b'@' | b'`' | b'%'
+        | b',' | b'?' | b':' | b'-' => Value::Unclear,
+        _ => {
+            let mut end = rest.len();
+            for idx in 1..rest.len() {
+                if rest[idx] == b'#' && matches!(rest[idx - 1], b' ' | b'\t') {
+                    end = idx;
+                    break;
+                }
+            }
+            let text = trim_end(&rest[..end]);
+            if text.ends_with(b":") || text.windows(2).any(|w| w == b": ") {
+                return Value::Unclear;
+            }
+            match std::str::from_utf8(text) {
+                Ok(text) if reads_as_string(text) => Value::Plain(text.to_owned()),
+                _ => Value::Unclear,
+            }
+        }
+    }
+}
+
+/// False for plain scalars a YAML 1.1 reader might turn into a null, a boolean or a number.
+/// Conservative: anything starting like a number is left to the real parser.
+fn reads_as_string(text: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "~", "null", "y", "yes", "n", "no", "true", "false", "on", "off",
+    ];
+    let Some(first) = text.bytes().next() else {
+        return false;
+    };
+    if first.is_ascii_digit() || matches!(first, b'+' | b'-' | b'.') {
+        return false;
+    }
+    !WORDS.iter().any(|word| word.eq_ignore_ascii_case(text))
+}
+
+fn trim_start(bytes: &[u8]) -> &[u8] {
+    let skip = bytes
+        .iter()
+        .take_while(|&&b| b == b' ' || b == b'\t')
+        .count();
+    &bytes[skip..]
+}
+
+fn trim_end(bytes: &[u8]) -> &[u8] {
+    let keep = bytes.len()
+        - bytes
+            .iter()
+            .rev()
+            .take_while(|&&b| matches!(b, b' ' | b'\t' | b'\r'))
+            .count();
+    &bytes[..keep]
+}
+
+/// What a line means for document boundaries.
+enum Marker {
+    /// `---`, optionally followed by whitespace and a comment.
+    Start,
+    /// `---` followed by content on the same line.
+    StartWithContent,
+    /// `...`.
+    End,
+    /// Anything else.
+    None,
+}
+
+fn marker(line: &[u8]) -> Marker {
+    let is = |prefix: &[u8]| {
+        line.starts_with(prefix) && matches!(line.get(3), None | Some(b' ' | b'\t' | b'\r'))
+    };
+    if is(b"---") {
+        let rest = trim_start(trim_end(&line[3..]));
+        if rest.is_empty() || rest[0] == b'#' {
+            Marker::Start
+        } else {
+            Marker::StartWithContent
+        }
+    } else if is(b"...") {
+        Marker::End
+    } else {
+        Marker::None
+    }
+}
+
+/// Push-based scanner over a stream of lines.
+///
+/// Feed every line of the stream, in order, with [`StreamScanner::push_line`]; each call that
+/// starts a new document returns the one just completed. [`StreamScanner::finish`] returns the
+/// last one.
+#[derive(Debug)]
+pub struct StreamScanner {
+    doc: DocState,
+    offset: u64,
+    line: usize,
+    index: usize,
+}
+
+impl Default for StreamScanner {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl StreamScanner {
+    /// A scanner at the start of a stream.
+    pub fn new() -> Self {
+        StreamScanner {
+            doc: DocState::new(0, 1),
+            offset: 0,
+            line: 1,
+            index: 0,
+        }
+    }
+
+    /// Feed the next line. `line` holds the line's bytes (its line break may be included or
+    /// not); `len` is the full length of the line in the stream including its line break.
+    /// When the caller only kept the first bytes of a very long line, it passes those and sets
+    /// `truncated`: a field read from such a line is reported as unclear.
+    pub fn push_line(&mut self, line: &[u8], len: u64, truncated: bool) -> Option<Scanned> {
+        let text = line.strip_suffix(b"\n").unwrap_or(line);
+        let text = text.strip_suffix(b"\r").unwrap_or(text);
+        let marker = marker(text);
+        let starts_doc = matches!(marker, Marker::Start | Marker::StartWithContent);
+        let mut done = None;
+        if (starts_doc || self.doc.ended) && self.doc.has_bytes {
+            let next = DocState::new(self.offset, self.line);
+            let finished = std::mem::replace(&mut self.doc, next);
+            done = Some(finished.finish(self.index, self.offset));
+            self.index += 1;
+        }
+        match marker {
+            Marker::Start => self.doc.has_bytes = true,
+            Marker::StartWithContent => {
+                self.doc.has_bytes = true;
+                self.doc.flag(Unusual::ContentOnDocumentStart);
+                self.doc.mark_content(self.offset);
+                self.doc.section = Section::Other;
+            }
+            Marker::End => {
+                self.doc.has_bytes = true;
+                self.doc.ended = true;
+                self.doc.flag(Unusual::DocumentEndMarker);
+            }
+            Marker::None => self.doc.feed(text, self.offset, truncated),
+        }
+        self.offset += len;
+        self.line += 1;
+        done
+    }
+
+    /// End of stream: the last document, unless the stream ended right after a boundary.
+    pub fn finish(self) -> Option<Scanned> {
+        if self.doc.has_bytes {
+            Some(self.doc.finish(self.index, self.offset))
+        } else {
+            None
+        }
+    }
+}
+
+/// Scan a whole in-memory stream.
+pub fn scan_stream(text: &[u8]) -> Vec<Scanned> {
+    let mut scanner = StreamScanner::new();
+    let mut docs = Vec::new();
+    for line in text.split_inclusive(|&b| b == b'\n') {
+        docs.extend(scanner.push_line(line, line.len() as u64, false));
+    }
+    docs.extend(scanner.finish());
+    docs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn plain(text: &str) -> Field {
+        Field::Plain(text.to_owned())
+    }
+
+    /// Scan `input` as one document and compare what the scan read.
+    fn check(input: &str, kind: Field, name: Field, unusual: Option<Unusual>) {
+        let docs = scan_stream(input.as_bytes());
+        assert_eq!(
+            docs.len(),
+            1,
+            "one document expected in {input:?}: {docs:#?}"
+        );
+        assert_eq!(docs[0].head.kind, kind, "kind of {input:?}");
+        assert_eq!(docs[0].head.name, name, "name of {input:?}");
+        assert_eq!(docs[0].unusual, unusual, "unusual of {input:?}");
+    }
+
+    #[test]
+    fn heads() {
+        use Field::{Absent, Unclear};
+        #[rustfmt::skip]
+        let cases: &[(&str, Field, Field, Option<Unusual>)] = &[
+            ("kind: A\nmetadata:\n  name: x\n", plain("A"), plain("x"), None),
+            ("kind: \"A\"\nmetadata:\n  name: 'x'\n", plain("A"), plain("x"), None),
+            ("kind: A # c\nmetadata: # c\n  labels:\n    name: no\n  name: x\n", plain("A"), plain("x"), None),
+            ("kind: A\nmetadata:\n    annotations:\n      a: |\n        name: y\n    name: x\n", plain("A"), plain("x"), None),
+            ("kind: *k\n", Unclear, Absent, None),
+            ("kind: !!str A\n", Unclear, Absent, None),
+            ("kind: \"A\\u0041\"\n", Unclear, Absent, None),
+            ("kind: 'it''s'\n", Unclear, Absent, None),
+            ("kind:\n  A\n", Unclear, Absent, None),
+            ("kind: A\n  B\n", Unclear, Absent, None),
+            ("kind: A\nmetadata:\n  name: x\n   y\n", plain("A"), Unclear, None),
+            ("kind: true\n", Unclear, Absent, None),
+            ("kind: 1.5\n", Unclear, Absent, None),
+            ("kind: A\nmetadata:\n  name: yes\n", plain("A"), Unclear, None),
+            ("kind: A\nmetadata:\n  name: system:node\n", plain("A"), plain("system:node"), None),
+            ("kind: a: b\n", Unclear, Absent, None),
+            ("kind: A\nkind: B\n", Unclear, Absent, Some(Unusual::DuplicateKey)),
+            ("kind: A\nmetadata: {name: x}\n", plain("A"), Absent, Some(Unusual::UnusualMetadata)),
+            ("kind: A\nmetadata: *m\n", plain("A"), Absent, Some(Unusual::UnusualMetadata)),
+            ("kind: A\nmetadata:\n  <<: *m\n", plain("A"), Absent, Some(Unusual::UnusualKey)),
+            ("kind: A\nmetadata:\n  \"name\": x\n", plain("A"), Absent, Some(Unusual::UnusualKey)),
+            ("kind: A\nmetadata:\n    name: x\n  namespace: y\n", plain("A"), plain("x"), Some(Unusual::InconsistentIndentation)),
+            ("\"kind\": A\n", Absent, Absent, Some(Unusual::UnusualKey)),
+            ("? kind\n: A\n", Absent, Absent, Some(Unusual::UnusualKey)),
+            ("{\"kind\": \"A\"}\n", Absent, Absent, Some(Unusual::RootNotBlockMapping)),
+            ("- kind: A\n", Absent, Absent, Some(Unusual::RootNotBlockMapping)),
+            ("  kind: A\n", Absent, Absent, Some(Unusual::IndentedRoot)),
+            ("kind: A\nspec:\n\tx: 1\n", plain("A"), Absent, Some(Unusual::TabIndentation)),
+            ("kind: A\nspec:\n  \tx: 1\n", plain("A"), Absent, Some(Unusual::TabIndentation)),
+            ("--- !!map\nkind: A\n", plain("A"), Absent, Some(Unusual::ContentOnDocumentStart)),
+            ("\u{feff}kind: A\n", Absent, Absent, Some(Unusual::ByteOrderMark)),
+            ("kind: A\r\nmetadata:\r\n  name: x\r\n", plain("A"), plain("x"), None),
+            ("kind: A\nspec: {}\ndata:\n  x: \"---\"\n", plain("A"), Absent, None),
+        ];
+        for (input, kind, name, unusual) in cases {
+            check(input, kind.clone(), name.clone(), *unusual);
+        }
+    }
+
+    #[test]
+    fn boundaries_and_offsets() {
+        let input = "# lead\n---\n# Source: a\nkind: A\n---\n---   # c\nkind: B\nx: |\n  ---x\n...\nkind: C\n";
+        let docs = scan_stream(input.as_bytes());
+        let summary: Vec<_> = docs
+            .iter()
+            .map(|d| {
+                (
+                    &input[d.start as usize..d.end as usize],
+                    d.head.kind.as_plain().map(str::to_owned),
+                    d.is_empty(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            vec![
+                ("# lead\n", None, true),
+                ("---\n# Source: a\nkind: A\n", Some("A".to_owned()), false),
+                ("---\n", None, true),
+                (
+                    "---   # c\nkind: B\nx: |\n  ---x\n...\n",
+                    Some("B".to_owned()),
+                    false
+                ),
+                ("kind: C\n", Some("C".to_owned()), false),
+            ]
+        );
+        assert_eq!(docs[1].line, 2);
+        assert_eq!(docs[1].content_start, Some(23));
+        assert_eq!(docs[3].unusual, Some(Unusual::DocumentEndMarker));
+        let total: u64 = docs.iter().map(|d| d.end - d.start).sum();
+        assert_eq!(total, input.len() as u64);
+    }
+
+    #[test]
+    fn directives_stay_with_their_own_segment() {
+        // A directive only affects tag handles and the YAML version of the next document; tags
+        // on the fields we read and YAML-version-dependent words are unclear anyway, so the
+        // document after the directive keeps its plain reading.
+        let docs = scan_stream(b"%YAML 1.1\n---\nkind: A\n");
+        assert_eq!(docs.len(), 2);
+        assert!(docs[0].is_empty());
+        assert_eq!(docs[0].unusual, Some(Unusual::Directive));
+        assert_eq!(docs[1].head.kind, plain("A"));
+        assert_eq!(docs[1].unusual, None);
+    }
+
+    #[test]
+    fn no_trailing_newline_and_empty_input() {
+        assert!(scan_stream(b"").is_empty());
+        let docs = scan_stream(b"kind: A");
+        assert_eq!(docs[0].head.kind, plain("A"));
+        assert_eq!(docs[0].end, 7);
+    }
+
+    #[test]
+    fn truncated_lines_are_unclear() {
+        let mut scanner = StreamScanner::new();
+        assert!(scanner.push_line(b"kind: Averylong", 9000, true).is_none());
+        let doc = scanner.finish().expect("one document");
+        assert_eq!(doc.head.kind, Field::Unclear);
+        assert_eq!(doc.end, 9000);
+    }
+}
