@@ -3,3 +3,5 @@
 pub mod patch;
 pub mod post_render;
 pub mod scan;
+pub mod yaml;
+pub mod schema;

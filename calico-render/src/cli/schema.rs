@@ -1,13 +1,29 @@
-//! The `schema` subcommand (not implemented yet).
+//! The `schema` subcommand: print the JSON Schema of the ClusterNetwork input kind.
 
+use std::io::Write;
 use std::process::ExitCode;
+
+use anyhow::Context;
 
 /// Arguments of `calico-render schema`.
 #[derive(Debug, clap::Args)]
+#[command(
+    long_about = "Print the JSON Schema (draft-07) of the ClusterNetwork input kind.\n\n\
+    Editors that speak yaml-language-server pick it up from a first-line comment such as\n\
+    `# yaml-language-server: $schema=clusternetwork.schema.json`; every field's default is in\n\
+    the schema's `default` keyword."
+)]
 pub struct Args {}
 
 /// Run the subcommand.
 pub fn run(_args: Args) -> super::Outcome {
-    eprintln!("error: `schema` is not implemented yet");
-    Ok(ExitCode::from(super::EXIT_USAGE))
+    let text = calico_render::schema::cluster_network_schema();
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .context("cannot write the schema to standard output")?;
+    stdout
+        .flush()
+        .context("cannot write the schema to standard output")?;
+    Ok(ExitCode::SUCCESS)
 }

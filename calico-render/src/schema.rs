@@ -1,0 +1,16 @@
+//! The JSON Schema of the ClusterNetwork input kind, as `calico-render schema` prints it.
+//!
+//! Draft-07 rather than schemars' default 2020-12, because yaml-language-server (the editor
+//! integration the examples use) handles draft-07 best.
+
+use calico_spec::cluster_network::ClusterNetwork;
+
+/// The schema as pretty-printed JSON with a final newline.
+pub fn cluster_network_schema() -> String {
+    let generator = schemars::generate::SchemaSettings::draft07().into_generator();
+    let schema = generator.into_root_schema_for::<ClusterNetwork>();
+    let mut text = serde_json::to_string_pretty(&schema)
+        .expect("invariant: a JSON Schema is plain JSON and always serializes");
+    text.push('\n');
+    text
+}

@@ -1,0 +1,113 @@
+//! The one place calico-render writes YAML text; the serde-saphyr settings are fixed here.
+//!
+//! Settings and why:
+//! - serde-saphyr's YAML 1.1-safe quoting stays on (`yaml_12: false`): strings that a YAML 1.1
+//!   reader (kubectl, Helm, kustomize, PyYAML) would read as something else are quoted, so
+//!   `"6443"`, `"on"`, `"yes"`, `"0x1F"`, `"1e3"` and dates come back as the same strings.
+//! - Long single-line strings are never folded into `>-` blocks (`folded_wrap_chars` is
+//!   unlimited): a folded selector or annotation is hard to read and to diff.
+//!   Strings with a newline still use `|` blocks.
+//! - Lists under a key start at the key's indentation (`compact_list_indent`), as kubectl
+//!   prints them.
+//! - Documents are separated by `---` lines, with no leading separator and one final newline.
+
+use serde::Serialize;
+
+/// A value could not be written as YAML.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum EmitError {
+    /// serde-saphyr refused the value; for the wire types this means a bug in calico-render.
+    #[error("cannot write document {document_idx} as YAML: {message}")]
+    Serialize {
+        /// Zero-based index of the document in the stream.
+        document_idx: usize,
+        /// What the serializer reported.
+        message: String,
+    },
+}
+
+fn options() -> serde_saphyr::SerializerOptions {
+    serde_saphyr::ser_options! {
+        folded_wrap_chars: usize::MAX,
+        compact_list_indent: true,
+        yaml_12: false,
+    }
+}
+
+/// One YAML document, ending in a newline, without a `---` line.
+pub fn to_yaml<T: Serialize>(document: &T) -> Result<String, EmitError> {
+    let mut out = String::new();
+    write_document(&mut out, document, 0)?;
+    Ok(out)
+}
+
+/// A multi-document YAML stream: the documents in the given order, separated by `---` lines.
+pub fn to_yaml_stream<T: Serialize>(documents: &[T]) -> Result<String, EmitError> {
+    let mut out = String::new();
+    for (document_idx, document) in documents.iter().enumerate() {
+        if document_idx > 0 {
+            out.push_str("---\n");
+        }
+        write_document(&mut out, document, document_idx)?;
+    }
+    Ok(out)
+}
+
+fn write_document<T: Serialize>(
+    out: &mut String,
+    document: &T,
+    document_idx: usize,
+) -> Result<(), EmitError> {
+    serde_saphyr::to_fmt_writer_with_options(out, document, options()).map_err(|err| {
+        EmitError::Serialize {
+            document_idx,
+            message: err.to_string(),
+        }
+    })?;
+    if !out.ends_with('\n') {
+        out.push('\n');
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeMap;
+
+    use super::*;
+
+    fn check(value: &str, expected_line: &str) {
+        let map = BTreeMap::from([("k", value)]);
+        assert_eq!(
+            to_yaml(&map).unwrap(),
+            format!("{expected_line}\n"),
+            "{value:?}"
+        );
+    }
+
+    #[test]
+    fn yaml_1_1_lookalikes_are_quoted() {
+        check("6443", r#"k: "6443""#);
+        check("on", r#"k: "on""#);
+        check("yes", r#"k: "yes""#);
+        check("0x1F", r#"k: "0x1F""#);
+        check("1e3", r#"k: "1e3""#);
+        check("2001-12-14", r#"k: "2001-12-14""#);
+        check("all()", "k: all()");
+        check("172.20.0.0/16", "k: 172.20.0.0/16");
+    }
+
+    #[test]
+    fn long_strings_stay_on_one_line() {
+        let long = "x ".repeat(100);
+        let yaml = to_yaml(&BTreeMap::from([("k", long.trim())])).unwrap();
+        assert_eq!(yaml.lines().count(), 1, "{yaml}");
+    }
+
+    #[test]
+    fn stream_separators() {
+        let docs = [BTreeMap::from([("a", 1)]), BTreeMap::from([("b", 2)])];
+        assert_eq!(to_yaml_stream(&docs).unwrap(), "a: 1\n---\nb: 2\n");
+    }
+}
