@@ -1,13 +1,223 @@
-//! The `patch` subcommand (not implemented yet).
+//! The `patch` subcommand: the guarded JSON patch from the live objects to the desired state.
+//!
+//! DESIRED is a ClusterNetwork (compiled into its objects first) or a stream of upstream
+//! objects; LIVE is what `kubectl get ... -o yaml` (or `-o json`) prints, one object, several,
+//! or a `List`.
+//! Standard output carries only the patches; notes and errors go to standard error.
 
+use std::io::{self, Read, Write};
 use std::process::ExitCode;
 
-/// Arguments of `calico-render patch`.
+use anyhow::Context;
+use calico_render::patch::{self, PatchError, StreamPatch};
+use calico_spec::source::{self, Limits};
+use serde_json::Value;
+
+/// The apiVersion of our own input kind.
+const CLUSTER_NETWORK_API_VERSION: &str = "calico-render.dev/v1alpha1";
+
+/// Compute a guarded RFC 6902 JSON patch from the live objects to the desired state.
+///
+/// Only fields the desired state sets are compared (the operator's written-back defaults are
+/// not drift); IP pools in the Installation are matched by name and every change to one is
+/// guarded by a `test` of its name. Changes Calico cannot make in place (a pool's cidr or
+/// blockSize, a pool switching to or from LoadBalancer use) are refused with exit code 1 and
+/// the migration steps.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// The desired state: a ClusterNetwork, or upstream objects (Installation, APIServer,
+    /// projectcalico.org/v3 kinds, the endpoint ConfigMap); `-` reads standard input.
+    #[arg(short = 'f', long = "file", value_name = "DESIRED")]
+    file: String,
+    /// The live objects, as `kubectl get ... -o yaml` or `-o json` prints them (one object, a
+    /// stream, or a List); `-` reads standard input.
+    #[arg(long, value_name = "LIVE")]
+    live: String,
+    /// json: with one live object, its RFC 6902 array; with several, one
+    /// {"apiVersion","kind","name","namespace","patch"} object per line for each object that
+    /// differs. kubectl: one shell-safe `kubectl patch` command per object that differs.
+    #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Json)]
+    output: Format,
+}
+
+/// How the patches are printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    /// RFC 6902 JSON.
+    Json,
+    /// `kubectl patch` command lines.
+    Kubectl,
+}
 
 /// Run the subcommand.
-pub fn run(_args: Args) -> super::Outcome {
-    eprintln!("error: `patch` is not implemented yet");
-    Ok(ExitCode::from(super::EXIT_USAGE))
+pub fn run(args: Args) -> super::Outcome {
+    if args.file == "-" && args.live == "-" {
+        eprintln!("error: -f and --live cannot both read standard input; give one of them a file");
+        return Ok(ExitCode::from(super::EXIT_USAGE));
+    }
+    let desired_text =
+        read_input(&args.file).with_context(|| format!("cannot read -f {}", args.file))?;
+    let live_text =
+        read_input(&args.live).with_context(|| format!("cannot read --live {}", args.live))?;
+
+    let desired = match desired_objects(&args.file, &desired_text) {
+        Ok(objects) => objects,
+        Err(failure) => return Ok(failure.report()),
+    };
+    let live = match upstream_objects(&args.live, &live_text) {
+        Ok(objects) => objects,
+        Err(failure) => return Ok(failure.report()),
+    };
+
+    let stream = match patch::diff_streams(&desired, &live) {
+        Ok(stream) => stream,
+        Err(err) if err.is_internal() => return Err(err.into()),
+        Err(err) => return Ok(report_patch_error(&err)),
+    };
+    let text = match output(&stream, args.output) {
+        Ok(text) => text,
+        Err(err) => return Ok(report_patch_error(&err)),
+    };
+
+    for note in stream.notes() {
+        eprintln!("note: {note}");
+    }
+    for object in stream.patches() {
+        for note in object.notes() {
+            eprintln!("note: {note}");
+        }
+    }
+    if stream.changed().next().is_none() {
+        eprintln!("note: LIVE already matches DESIRED on every managed field; nothing to patch");
+    }
+    let mut stdout = io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .context("cannot write to standard output")?;
+    stdout.flush().context("cannot write to standard output")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Format the whole output before printing anything, so that an error leaves stdout empty.
+fn output(stream: &StreamPatch, format: Format) -> Result<String, PatchError> {
+    let mut text = String::new();
+    match format {
+        Format::Json if stream.is_single() => {
+            // With one live object the output is exactly the array `kubectl patch -p` takes,
+            // `[]` when nothing differs.
+            if let Some(object) = stream.patches().first() {
+                text.push_str(&object.to_json());
+                text.push('\n');
+            }
+        }
+        Format::Json => {
+            for object in stream.changed() {
+                text.push_str(&object.to_json_line());
+                text.push('\n');
+            }
+        }
+        Format::Kubectl => {
+            for object in stream.changed() {
+                text.push_str(&patch::kubectl_command(object)?);
+                text.push('\n');
+            }
+        }
+    }
+    Ok(text)
+}
+
+/// Print a patch error the way the user can act on it, and choose the exit code.
+fn report_patch_error(err: &PatchError) -> ExitCode {
+    match err {
+        PatchError::Refused { refusals } => {
+            for refusal in refusals {
+                eprintln!("error: {refusal}");
+                eprintln!("  hint: {}", refusal.hint);
+            }
+        }
+        other => eprintln!("error: {other}"),
+    }
+    ExitCode::from(super::EXIT_INVALID)
+}
+
+/// Why an input could not be turned into objects; printed by [`Failure::report`].
+enum Failure {
+    /// Not YAML at all, or beyond the size budgets: exit 2.
+    NotYaml(String),
+    /// YAML, but not valid input: exit 1, one line per problem.
+    Invalid(Vec<String>),
+}
+
+impl Failure {
+    fn report(self) -> ExitCode {
+        match self {
+            Failure::NotYaml(message) => {
+                eprintln!("error: {message}");
+                ExitCode::from(super::EXIT_USAGE)
+            }
+            Failure::Invalid(messages) => {
+                for message in messages {
+                    eprintln!("error: {message}");
+                }
+                ExitCode::from(super::EXIT_INVALID)
+            }
+        }
+    }
+}
+
+/// Read a file, or standard input for `-`.
+fn read_input(path: &str) -> io::Result<String> {
+    if path == "-" {
+        let mut text = String::new();
+        io::stdin().lock().read_to_string(&mut text)?;
+        return Ok(text);
+    }
+    std::fs::read_to_string(path)
+}
+
+/// The desired objects: a ClusterNetwork compiled into its objects, or upstream objects as
+/// they are.
+fn desired_objects(file: &str, text: &str) -> Result<Vec<Value>, Failure> {
+    let objects = upstream_objects(file, text)?;
+    let is_cluster_network = |object: &Value| {
+        object.get("apiVersion").and_then(Value::as_str) == Some(CLUSTER_NETWORK_API_VERSION)
+    };
+    if !objects.iter().any(is_cluster_network) {
+        return Ok(objects);
+    }
+    if objects.len() > 1 {
+        return Err(Failure::Invalid(vec![format!(
+            "{file}: a ClusterNetwork must be the only document of DESIRED; pass upstream objects \
+             in a separate run"
+        )]));
+    }
+    compile_cluster_network(file, text)
+}
+
+/// Parse and compile a ClusterNetwork.
+fn compile_cluster_network(file: &str, _text: &str) -> Result<Vec<Value>, Failure> {
+    Err(Failure::NotYaml(format!(
+        "{file}: patching from a ClusterNetwork needs its compilation, which is not available \
+         in this build yet; render it and pass the rendered objects as -f"
+    )))
+}
+
+/// Parse a YAML (or JSON) stream into its non-empty documents.
+fn upstream_objects(file: &str, text: &str) -> Result<Vec<Value>, Failure> {
+    let documents = source::parse_stream(text, &Limits::MANIFESTS)
+        .map_err(|err| Failure::NotYaml(format!("{file}: {err}")))?;
+    let mut problems = Vec::new();
+    let mut objects = Vec::new();
+    for document in documents {
+        for problem in &document.problems {
+            problems.push(format!("{file}: document {}: {problem}", document.index));
+        }
+        if !document.is_empty() {
+            objects.push(document.value);
+        }
+    }
+    if !problems.is_empty() {
+        return Err(Failure::Invalid(problems));
+    }
+    Ok(objects)
 }

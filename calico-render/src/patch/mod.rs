@@ -106,6 +106,7 @@ pub(crate) fn patch_to_json(patch: &json_patch::Patch) -> String {
 pub struct StreamPatch {
     patches: Vec<ObjectPatch>,
     notes: Vec<Note>,
+    single: bool,
 }
 
 impl StreamPatch {
@@ -118,6 +119,12 @@ impl StreamPatch {
     /// Notes about the stream as a whole (objects on one side only), for standard error.
     pub fn notes(&self) -> &[Note] {
         &self.notes
+    }
+
+    /// True when the live stream held exactly one object (after expanding `List`s): its patch
+    /// is then printed as a bare RFC 6902 array.
+    pub fn is_single(&self) -> bool {
+        self.single
     }
 
     /// The patches that change something.
@@ -452,5 +459,9 @@ pub fn diff_streams(desired: &[Value], live: &[Value]) -> Result<StreamPatch, Pa
             notes.push(Note::OnlyInLive(id.clone()));
         }
     }
-    Ok(StreamPatch { patches, notes })
+    Ok(StreamPatch {
+        patches,
+        notes,
+        single: live.len() == 1,
+    })
 }
