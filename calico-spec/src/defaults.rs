@@ -1,1 +1,437 @@
 //! The operator's defaults, applied to an Installation the way tigera-operator v1.42 writes them back.
+//!
+//! [`apply_operator_defaults`] is a pure function: it returns the Installation the operator
+//! would compute for a *new* cluster (no IP pools in the cluster yet, no kubeadm `podSubnet`
+//! known, no cluster access), following calico-model.md section 3.1 (core controller,
+//! `fillDefaults`) and 3.2 (IP pool controller). Two consumers rely on it:
+//!
+//! - validation runs the Installation rules on the defaulted spec, as the operator does
+//!   (`fillDefaults` before `validateCustomResource`; pool defaults before `ValidatePools`);
+//! - rendering writes these defaults explicitly, so that a GitOps tool sees no drift once the
+//!   operator has merged its defaults into the object.
+//!
+//! Fields the operator never defaults (`mtu`, `containerIPForwarding`, `bpfNetworkBootstrap`,
+//! `kubeProxyManagement`, `clusterRoutingMode`, `sysctl`, registry and image fields) are left
+//! alone. Not modelled, because they need cluster state we do not have: the AKS `typhaAffinity`,
+//! AWS-VPC settings merged from an `aws-node` DaemonSet, kubeadm/OpenShift pod CIDRs, and the
+//! node address autodetection the operator adds on a *later* reconcile once pools exist
+//! (IPv4 `firstFound` for any enabled IPv4 pool, IPv6 `firstFound` for any IPv6 pool).
+
+use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
+
+use crate::generated::operator_tigera_io::v1::{
+    Installation, InstallationSpec, InstallationSpecAzure, InstallationSpecAzurePolicyMode,
+    InstallationSpecCalicoNetwork, InstallationSpecCalicoNetworkBgp,
+    InstallationSpecCalicoNetworkHostPorts, InstallationSpecCalicoNetworkIpPools,
+    InstallationSpecCalicoNetworkIpPoolsEncapsulation,
+    InstallationSpecCalicoNetworkIpPoolsNatOutgoing, InstallationSpecCalicoNetworkLinuxDataplane,
+    InstallationSpecCalicoNetworkMultiInterfaceMode,
+    InstallationSpecCalicoNetworkNodeAddressAutodetectionV4,
+    InstallationSpecCalicoNetworkWindowsDataplane, InstallationSpecCni, InstallationSpecCniIpam,
+    InstallationSpecCniIpamType, InstallationSpecCniType, InstallationSpecKubernetesProvider,
+    InstallationSpecLogging, InstallationSpecLoggingCni, InstallationSpecLoggingCniLogSeverity,
+    InstallationSpecNodeUpdateStrategy, InstallationSpecNodeUpdateStrategyRollingUpdate,
+    InstallationSpecVariant,
+};
+use crate::vocab::cidr;
+
+/// What the defaults depend on beyond the Installation itself.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DefaultsContext {
+    /// The provider the operator would detect (`None`: kubeadm or bare metal). A provider set
+    /// in the Installation's `spec.kubernetesProvider` wins.
+    pub provider: Option<InstallationSpecKubernetesProvider>,
+}
+
+/// The pool the operator creates when `ipPools` is absent (every provider except EKS).
+pub const DEFAULT_POOL_CIDR_V4: &str = "192.168.0.0/16";
+/// The pool the operator creates on EKS when `ipPools` is absent (with VXLAN).
+pub const DEFAULT_POOL_CIDR_EKS: &str = "172.16.0.0/16";
+/// The name of the operator's IPv4 pool.
+pub const DEFAULT_POOL_NAME_V4: &str = "default-ipv4-ippool";
+/// The name of the operator's IPv6 pool.
+pub const DEFAULT_POOL_NAME_V6: &str = "default-ipv6-ippool";
+
+/// Return `installation` with the operator's defaults filled in, for a new cluster.
+///
+/// Existing values are never changed; only absent fields are set (as the operator's merge
+/// patch does). The order follows calico-model.md section 3.1, then the pool defaults of 3.2.
+pub fn apply_operator_defaults(installation: &Installation, ctx: &DefaultsContext) -> Installation {
+    use InstallationSpecKubernetesProvider as Provider;
+
+    let mut out = installation.clone();
+    let spec = out.spec.get_or_insert_with(InstallationSpec::default);
+
+    // 3.1 step 1: the detected provider is written back when the spec has none.
+    if spec.kubernetes_provider.is_none()
+        && let Some(provider) = &ctx.provider
+    {
+        spec.kubernetes_provider = Some(provider.clone());
+    }
+    let provider = spec.kubernetes_provider.clone().unwrap_or(Provider::Empty);
+
+    // Step 3: the variant.
+    spec.variant.get_or_insert(InstallationSpecVariant::Calico);
+
+    // Step 5: CNI by provider, IPAM by CNI.
+    let cni = spec.cni.get_or_insert_with(|| InstallationSpecCni {
+        bin_dir: None,
+        conf_dir: None,
+        ipam: None,
+        r#type: match provider {
+            Provider::AKS => InstallationSpecCniType::AzureVNET,
+            Provider::EKS => InstallationSpecCniType::AmazonVPC,
+            Provider::GKE => InstallationSpecCniType::GKE,
+            _ => InstallationSpecCniType::Calico,
+        },
+    });
+    let cni_type = cni.r#type.clone();
+    let calico_cni = cni_type == InstallationSpecCniType::Calico;
+    cni.ipam.get_or_insert_with(|| InstallationSpecCniIpam {
+        r#type: match cni_type {
+            InstallationSpecCniType::AzureVNET => InstallationSpecCniIpamType::AzureVNET,
+            InstallationSpecCniType::AmazonVPC => InstallationSpecCniIpamType::AmazonVPC,
+            InstallationSpecCniType::GKE => InstallationSpecCniIpamType::HostLocal,
+            _ => InstallationSpecCniIpamType::Calico,
+        },
+    });
+    let calico_ipam = cni
+        .ipam
+        .as_ref()
+        .is_some_and(|ipam| ipam.r#type == InstallationSpecCniIpamType::Calico);
+    // Step 10: CNI directories by provider.
+    let (conf_dir, bin_dir) = match provider {
+        Provider::GKE => ("/etc/cni/net.d", "/home/kubernetes/bin"),
+        Provider::OpenShift => ("/var/run/multus/cni/net.d", "/var/lib/cni/bin"),
+        _ => ("/etc/cni/net.d", "/opt/cni/bin"),
+    };
+    cni.conf_dir.get_or_insert_with(|| conf_dir.to_owned());
+    cni.bin_dir.get_or_insert_with(|| bin_dir.to_owned());
+
+    // Step 6: the network object and the dataplanes.
+    let network = spec
+        .calico_network
+        .get_or_insert_with(InstallationSpecCalicoNetwork::default);
+    network
+        .linux_dataplane
+        .get_or_insert(InstallationSpecCalicoNetworkLinuxDataplane::Iptables);
+    network
+        .windows_dataplane
+        .get_or_insert(InstallationSpecCalicoNetworkWindowsDataplane::Disabled);
+
+    // Step 7: BGP follows the CNI (and EKS), never the encapsulation.
+    network
+        .bgp
+        .get_or_insert(if calico_cni && provider != Provider::EKS {
+            InstallationSpecCalicoNetworkBgp::Enabled
+        } else {
+            InstallationSpecCalicoNetworkBgp::Disabled
+        });
+
+    // Step 8: on a new cluster only the BPF dataplane makes IPv4 autodetection necessary.
+    let bpf = network.linux_dataplane == Some(InstallationSpecCalicoNetworkLinuxDataplane::BPF);
+    if bpf && network.node_address_autodetection_v4.is_none() {
+        let mut method = InstallationSpecCalicoNetworkNodeAddressAutodetectionV4::default();
+        match provider {
+            Provider::DockerEnterprise => method.skip_interface = Some("^br-.*".to_owned()),
+            Provider::EKS => method.can_reach = Some("8.8.8.8".to_owned()),
+            _ => method.first_found = Some(true),
+        }
+        network.node_address_autodetection_v4 = Some(method);
+    }
+
+    // Step 9: the policy setup timeout, for Calico CNI with iptables.
+    if calico_cni
+        && network.linux_dataplane == Some(InstallationSpecCalicoNetworkLinuxDataplane::Iptables)
+    {
+        network.linux_policy_setup_timeout_seconds.get_or_insert(0);
+    }
+
+    // Step 11: Calico CNI only.
+    if calico_cni {
+        network
+            .host_ports
+            .get_or_insert(InstallationSpecCalicoNetworkHostPorts::Enabled);
+        network
+            .multi_interface_mode
+            .get_or_insert(InstallationSpecCalicoNetworkMultiInterfaceMode::None);
+    }
+
+    // 3.2: the pool list, then every pool's fields.
+    if network.ip_pools.is_none() && calico_ipam {
+        let (cidr, encapsulation) = if provider == Provider::EKS {
+            (
+                DEFAULT_POOL_CIDR_EKS,
+                Some(InstallationSpecCalicoNetworkIpPoolsEncapsulation::VXLAN),
+            )
+        } else {
+            (DEFAULT_POOL_CIDR_V4, None)
+        };
+        network.ip_pools = Some(vec![InstallationSpecCalicoNetworkIpPools {
+            cidr: cidr.to_owned(),
+            encapsulation,
+            ..InstallationSpecCalicoNetworkIpPools::default()
+        }]);
+    }
+    if let Some(pools) = network.ip_pools.as_mut() {
+        default_pools(pools, calico_cni);
+    }
+
+    if calico_cni {
+        let logging = spec
+            .logging
+            .get_or_insert_with(InstallationSpecLogging::default);
+        let cni_logging = logging
+            .cni
+            .get_or_insert_with(InstallationSpecLoggingCni::default);
+        cni_logging
+            .log_severity
+            .get_or_insert(InstallationSpecLoggingCniLogSeverity::Info);
+        cni_logging.log_file_max_count.get_or_insert(10);
+        cni_logging.log_file_max_age_days.get_or_insert(30);
+        cni_logging
+            .log_file_max_size
+            .get_or_insert_with(|| IntOrString::String("100Mi".to_owned()));
+    }
+
+    // Steps 12-16.
+    spec.control_plane_replicas.get_or_insert(2);
+    spec.flex_volume_path.get_or_insert_with(|| {
+        match provider {
+            Provider::OpenShift => "/etc/kubernetes/kubelet-plugins/volume/exec/",
+            Provider::GKE => "/home/kubernetes/flexvolume/",
+            Provider::AKS => "/etc/kubernetes/volumeplugins/",
+            Provider::RKE2 => "/var/lib/kubelet/volumeplugins/",
+            _ => "/usr/libexec/kubernetes/kubelet-plugins/volume/exec/",
+        }
+        .to_owned()
+    });
+    spec.kubelet_volume_plugin_path
+        .get_or_insert_with(|| "/var/lib/kubelet".to_owned());
+    let strategy = spec
+        .node_update_strategy
+        .get_or_insert_with(InstallationSpecNodeUpdateStrategy::default);
+    if strategy.r#type.is_none() {
+        strategy.r#type = Some("RollingUpdate".to_owned());
+    }
+    if strategy.r#type.as_deref() == Some("RollingUpdate") {
+        let rolling = strategy
+            .rolling_update
+            .get_or_insert_with(InstallationSpecNodeUpdateStrategyRollingUpdate::default);
+        rolling.max_unavailable.get_or_insert(IntOrString::Int(1));
+    }
+    if provider == Provider::AKS && spec.azure.is_none() {
+        spec.azure = Some(InstallationSpecAzure {
+            policy_mode: Some(InstallationSpecAzurePolicyMode::Default),
+        });
+    }
+    out
+}
+
+/// The per-pool defaults of calico-model.md section 3.2.
+fn default_pools(pools: &mut [InstallationSpecCalicoNetworkIpPools], calico_cni: bool) {
+    // The operator decides the family by looking for a colon, not by parsing.
+    let is_v6 = |pool: &InstallationSpecCalicoNetworkIpPools| pool.cidr.contains(':');
+    let n_pools = pools.len();
+    let dual_stack = n_pools == 2 && is_v6(&pools[0]) != is_v6(&pools[1]);
+    for pool in pools.iter_mut() {
+        let v6 = is_v6(pool);
+        if pool.name.as_deref().is_none_or(str::is_empty) {
+            pool.name = Some(if n_pools == 1 || dual_stack {
+                if v6 {
+                    DEFAULT_POOL_NAME_V6
+                } else {
+                    DEFAULT_POOL_NAME_V4
+                }
+                .to_owned()
+            } else {
+                derived_pool_name(&pool.cidr).unwrap_or_default()
+            });
+        }
+        pool.allowed_uses
+            .get_or_insert_with(|| vec!["Workload".to_owned(), "Tunnel".to_owned()]);
+        pool.encapsulation.get_or_insert(if !v6 && calico_cni {
+            InstallationSpecCalicoNetworkIpPoolsEncapsulation::IPIP
+        } else {
+            InstallationSpecCalicoNetworkIpPoolsEncapsulation::None
+        });
+        pool.nat_outgoing.get_or_insert(if v6 {
+            InstallationSpecCalicoNetworkIpPoolsNatOutgoing::Disabled
+        } else {
+            InstallationSpecCalicoNetworkIpPoolsNatOutgoing::Enabled
+        });
+        pool.node_selector.get_or_insert_with(|| "all()".to_owned());
+        pool.block_size.get_or_insert(if v6 { 122 } else { 26 });
+        pool.disable_new_allocations.get_or_insert(false);
+        pool.disable_bgp_export.get_or_insert(false);
+        pool.assignment_mode
+            .get_or_insert_with(|| "Automatic".to_owned());
+    }
+}
+
+/// The operator's name for a pool derived from its CIDR: the network address fully expanded,
+/// colons replaced by dots, then `-<prefix>` (`10.0.0.0/16` -> `10.0.0.0-16`, `fd00::/48` ->
+/// `fd00.0000.0000.0000.0000.0000.0000.0000-48`). `None` when the CIDR does not parse.
+pub fn derived_pool_name(cidr_text: &str) -> Option<String> {
+    let net = cidr::parse_cidr(cidr_text).ok()?.trunc();
+    let address = match net.network() {
+        std::net::IpAddr::V4(v4) => v4.to_string(),
+        std::net::IpAddr::V6(v6) => v6
+            .segments()
+            .iter()
+            .map(|segment| format!("{segment:04x}"))
+            .collect::<Vec<_>>()
+            .join("."),
+    };
+    Some(format!("{address}-{}", net.prefix_len()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn installation(yaml: &str) -> Installation {
+        serde_saphyr::from_str(yaml).expect("test Installation parses")
+    }
+
+    fn defaulted(
+        yaml: &str,
+        provider: Option<InstallationSpecKubernetesProvider>,
+    ) -> serde_json::Value {
+        let out = apply_operator_defaults(&installation(yaml), &DefaultsContext { provider });
+        serde_json::to_value(out).expect("Installation serializes")
+    }
+
+    const MINIMAL: &str =
+        "apiVersion: operator.tigera.io/v1\nkind: Installation\nmetadata:\n  name: default\n";
+
+    #[test]
+    fn minimal_kubeadm_installation() {
+        let value = defaulted(MINIMAL, None);
+        let spec = &value["spec"];
+        assert_eq!(spec["variant"], "Calico");
+        assert_eq!(spec["cni"]["type"], "Calico");
+        assert_eq!(spec["cni"]["ipam"]["type"], "Calico");
+        assert_eq!(spec["cni"]["binDir"], "/opt/cni/bin");
+        let network = &spec["calicoNetwork"];
+        assert_eq!(network["bgp"], "Enabled");
+        assert_eq!(network["linuxDataplane"], "Iptables");
+        assert_eq!(network["windowsDataplane"], "Disabled");
+        assert_eq!(network["hostPorts"], "Enabled");
+        assert_eq!(network["multiInterfaceMode"], "None");
+        assert_eq!(network["linuxPolicySetupTimeoutSeconds"], 0);
+        assert!(network.get("nodeAddressAutodetectionV4").is_none());
+        let pool = &network["ipPools"][0];
+        assert_eq!(pool["cidr"], DEFAULT_POOL_CIDR_V4);
+        assert_eq!(pool["name"], DEFAULT_POOL_NAME_V4);
+        assert_eq!(pool["encapsulation"], "IPIP");
+        assert_eq!(pool["natOutgoing"], "Enabled");
+        assert_eq!(pool["blockSize"], 26);
+        assert_eq!(pool["nodeSelector"], "all()");
+        assert_eq!(
+            pool["allowedUses"],
+            serde_json::json!(["Workload", "Tunnel"])
+        );
+        assert_eq!(pool["assignmentMode"], "Automatic");
+        assert_eq!(pool["disableBGPExport"], false);
+        assert_eq!(pool["disableNewAllocations"], false);
+        assert_eq!(spec["controlPlaneReplicas"], 2);
+        assert_eq!(spec["kubeletVolumePluginPath"], "/var/lib/kubelet");
+        assert_eq!(spec["nodeUpdateStrategy"]["type"], "RollingUpdate");
+        assert_eq!(
+            spec["nodeUpdateStrategy"]["rollingUpdate"]["maxUnavailable"],
+            1
+        );
+        assert_eq!(spec["logging"]["cni"]["logFileMaxSize"], "100Mi");
+    }
+
+    #[test]
+    fn article_installation_keeps_its_values() {
+        let yaml = format!(
+            "{MINIMAL}spec:\n  calicoNetwork:\n    linuxDataplane: BPF\n    bgp: Disabled\n    ipPools:\n    - cidr: 172.20.0.0/16\n      encapsulation: VXLANCrossSubnet\n      disableBGPExport: true\n"
+        );
+        let value = defaulted(&yaml, None);
+        let network = &value["spec"]["calicoNetwork"];
+        assert_eq!(network["bgp"], "Disabled");
+        assert_eq!(network["nodeAddressAutodetectionV4"]["firstFound"], true);
+        assert!(network.get("linuxPolicySetupTimeoutSeconds").is_none());
+        let pool = &network["ipPools"][0];
+        assert_eq!(pool["encapsulation"], "VXLANCrossSubnet");
+        assert_eq!(pool["disableBGPExport"], true);
+        assert_eq!(pool["name"], DEFAULT_POOL_NAME_V4);
+    }
+
+    #[test]
+    fn providers() {
+        let check =
+            |provider: InstallationSpecKubernetesProvider, cni: &str, ipam: &str, bgp: &str| {
+                let value = defaulted(MINIMAL, Some(provider.clone()));
+                assert_eq!(value["spec"]["cni"]["type"], cni, "{provider:?}");
+                assert_eq!(value["spec"]["cni"]["ipam"]["type"], ipam, "{provider:?}");
+                assert_eq!(value["spec"]["calicoNetwork"]["bgp"], bgp, "{provider:?}");
+            };
+        check(
+            InstallationSpecKubernetesProvider::AKS,
+            "AzureVNET",
+            "AzureVNET",
+            "Disabled",
+        );
+        check(
+            InstallationSpecKubernetesProvider::EKS,
+            "AmazonVPC",
+            "AmazonVPC",
+            "Disabled",
+        );
+        check(
+            InstallationSpecKubernetesProvider::GKE,
+            "GKE",
+            "HostLocal",
+            "Disabled",
+        );
+        check(
+            InstallationSpecKubernetesProvider::OpenShift,
+            "Calico",
+            "Calico",
+            "Enabled",
+        );
+        let value = defaulted(MINIMAL, Some(InstallationSpecKubernetesProvider::AKS));
+        assert_eq!(value["spec"]["azure"]["policyMode"], "Default");
+        assert!(value["spec"]["calicoNetwork"].get("ipPools").is_none());
+    }
+
+    #[test]
+    fn pool_names_and_families() {
+        let yaml = format!(
+            "{MINIMAL}spec:\n  calicoNetwork:\n    ipPools:\n    - cidr: 10.0.0.0/16\n    - cidr: fd00::/48\n"
+        );
+        let value = defaulted(&yaml, None);
+        let pools = &value["spec"]["calicoNetwork"]["ipPools"];
+        assert_eq!(pools[0]["name"], DEFAULT_POOL_NAME_V4);
+        assert_eq!(pools[1]["name"], DEFAULT_POOL_NAME_V6);
+        assert_eq!(pools[1]["encapsulation"], "None");
+        assert_eq!(pools[1]["natOutgoing"], "Disabled");
+        assert_eq!(pools[1]["blockSize"], 122);
+        let yaml = format!(
+            "{MINIMAL}spec:\n  calicoNetwork:\n    ipPools:\n    - cidr: 10.0.0.0/16\n    - cidr: 10.1.0.0/16\n"
+        );
+        let value = defaulted(&yaml, None);
+        assert_eq!(
+            value["spec"]["calicoNetwork"]["ipPools"][1]["name"],
+            "10.1.0.0-16"
+        );
+        assert_eq!(
+            derived_pool_name("fd00::/48").as_deref(),
+            Some("fd00.0000.0000.0000.0000.0000.0000.0000-48")
+        );
+    }
+
+    #[test]
+    fn empty_pool_list_stays_empty() {
+        let yaml = format!("{MINIMAL}spec:\n  calicoNetwork:\n    ipPools: []\n");
+        let value = defaulted(&yaml, None);
+        assert_eq!(
+            value["spec"]["calicoNetwork"]["ipPools"],
+            serde_json::json!([])
+        );
+    }
+}

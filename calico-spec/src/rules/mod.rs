@@ -1,1 +1,250 @@
 //! The rule catalogue: every upstream validation rule and our lints, with stable codes.
+//!
+//! Layout:
+//! - [`catalogue`]: the data (code, severity, summary, explanation) of every rule;
+//! - one module per kind (`ippool`, `bgppeer`, `bgpconfig`, `felix`, `installation`,
+//!   `endpoint` for the ConfigMap and the APIServer), each a set of checks over one document;
+//! - `cross`: checks across all documents of a run (overlap, duplicates) and the lints that need
+//!   several objects;
+//! - [`validate`]: the entry point that dispatches documents by apiVersion/kind.
+//!
+//! Checks read the untyped document ([`serde_json::Value`]) through [`Fields`]. A field of the
+//! wrong type is skipped by the checks (the schema pass reports it), so one typo does not hide
+//! the other problems of the document: validation reports everything at once.
+//!
+//! To add a rule: add an entry to [`catalogue`] (next free code in its hundred, an explanation
+//! that says what upstream does and how to fix it), call `sink.report(&catalogue::NAME, ...)`
+//! from the kind's module, and add accepted and rejected rows to the kind's test table in
+//! `tests/tests/validate_rules.rs`.
+
+mod bgpconfig;
+mod bgppeer;
+pub mod catalogue;
+mod cross;
+mod endpoint;
+mod felix;
+mod installation;
+mod ippool;
+mod validate;
+
+use ipnet::IpNet;
+use serde_json::{Map, Value};
+
+pub use catalogue::{CATALOGUE, Rule, lookup};
+pub use validate::{InputDocument, Skipped, ValidationOutcome, validate};
+
+use crate::diag::Diagnostic;
+use crate::source::{join_index, join_key};
+
+/// What validation knows about the cluster beyond the documents given.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Context {
+    /// The Kubernetes provider (`EKS`, `GKE`, `AKS`, `OpenShift`, ...); `None` for kubeadm or
+    /// bare metal, as in the article. Several operator defaults depend on it.
+    pub provider: Option<String>,
+    /// LAN ranges pod pools should not overlap (lint `CR8001`).
+    pub lans: Vec<IpNet>,
+    /// The Service ranges (lint `CR8003`, and the ClusterIP check `CR8005`).
+    pub service_cidrs: Vec<IpNet>,
+    /// The nodes' own subnets (lint `CR8003`).
+    pub node_subnets: Vec<IpNet>,
+}
+
+impl Context {
+    /// What we assume when nothing is declared: no provider, the common LAN range
+    /// 192.168.0.0/16 and kubeadm's default Service range 10.96.0.0/12.
+    pub fn assumed() -> Context {
+        Context {
+            provider: None,
+            lans: vec!["192.168.0.0/16".parse().expect("literal CIDR")],
+            service_cidrs: vec!["10.96.0.0/12".parse().expect("literal CIDR")],
+            node_subnets: Vec::new(),
+        }
+    }
+}
+
+/// Collects diagnostics for one document; locations are attached afterwards from the spans.
+#[derive(Debug, Default)]
+pub(crate) struct Sink {
+    pub(crate) diagnostics: Vec<Diagnostic>,
+}
+
+impl Sink {
+    /// Report a problem at `path` with the rule's default severity.
+    pub(crate) fn report(
+        &mut self,
+        rule: &Rule,
+        path: impl Into<String>,
+        message: impl Into<String>,
+        hint: Option<String>,
+    ) {
+        self.diagnostics.push(Diagnostic {
+            severity: rule.severity,
+            code: rule.code,
+            path: path.into(),
+            message: message.into(),
+            hint,
+            location: None,
+        });
+    }
+}
+
+/// Read access to the fields of one mapping, with the field path it sits at.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Fields<'a, 'p> {
+    map: Option<&'a Map<String, Value>>,
+    path: &'p str,
+}
+
+impl<'a, 'p> Fields<'a, 'p> {
+    /// Fields of `value` (empty when it is not a mapping).
+    pub(crate) fn of(value: Option<&'a Value>, path: &'p str) -> Fields<'a, 'p> {
+        Fields {
+            map: value.and_then(Value::as_object),
+            path,
+        }
+    }
+
+    /// The path of this mapping.
+    pub(crate) fn path(&self) -> &'p str {
+        self.path
+    }
+
+    /// The path of a field of this mapping.
+    pub(crate) fn at(&self, key: &str) -> String {
+        join_key(self.path, key)
+    }
+
+    /// The raw value of a field.
+    pub(crate) fn raw(&self, key: &str) -> Option<&'a Value> {
+        self.map
+            .and_then(|map| map.get(key))
+            .filter(|value| !value.is_null())
+    }
+
+    /// Whether the field is present and not null.
+    pub(crate) fn has(&self, key: &str) -> bool {
+        self.raw(key).is_some()
+    }
+
+    /// A string field (absent or of another type: `None`).
+    pub(crate) fn str(&self, key: &str) -> Option<&'a str> {
+        self.raw(key).and_then(Value::as_str)
+    }
+
+    /// A boolean field.
+    pub(crate) fn bool(&self, key: &str) -> Option<bool> {
+        self.raw(key).and_then(Value::as_bool)
+    }
+
+    /// An integer field.
+    pub(crate) fn int(&self, key: &str) -> Option<i64> {
+        self.raw(key).and_then(Value::as_i64)
+    }
+
+    /// A sequence field.
+    pub(crate) fn list(&self, key: &str) -> Option<&'a Vec<Value>> {
+        self.raw(key).and_then(Value::as_array)
+    }
+
+    /// The keys present in this mapping.
+    pub(crate) fn keys(&self) -> impl Iterator<Item = &'a String> {
+        self.map.into_iter().flat_map(|map| map.keys())
+    }
+}
+
+/// The items of a sequence with their paths.
+pub(crate) fn items<'a>(list: Option<&'a Vec<Value>>, path: &str) -> Vec<(String, &'a Value)> {
+    list.map(|items| {
+        items
+            .iter()
+            .enumerate()
+            .map(|(idx, item)| (join_index(path, idx), item))
+            .collect()
+    })
+    .unwrap_or_default()
+}
+
+/// Check a string field against an enum's values; report `rule` listing them when it is not
+/// one of them (exact, case-sensitive match).
+pub(crate) fn check_enum(
+    sink: &mut Sink,
+    rule: &Rule,
+    fields: &Fields<'_, '_>,
+    key: &str,
+    valid: &[&str],
+) {
+    if let Some(value) = fields.str(key)
+        && !valid.contains(&value)
+    {
+        let hint = valid
+            .iter()
+            .find(|candidate| candidate.eq_ignore_ascii_case(value))
+            .map(|candidate| format!("did you mean `{candidate}`? values are case-sensitive"));
+        sink.report(
+            rule,
+            fields.at(key),
+            format!(
+                "`{key}: {value}` is not supported; valid values: {}",
+                valid.join(", ")
+            ),
+            hint,
+        );
+    }
+}
+
+/// Check an integer field against inclusive bounds.
+pub(crate) fn check_range(
+    sink: &mut Sink,
+    rule: &Rule,
+    fields: &Fields<'_, '_>,
+    key: &str,
+    min: i64,
+    max: i64,
+) {
+    if let Some(value) = fields.int(key)
+        && (value < min || value > max)
+    {
+        sink.report(
+            rule,
+            fields.at(key),
+            format!("`{key}: {value}` is outside {min}-{max}"),
+            None,
+        );
+    }
+}
+
+/// Check a selector field: it must parse, and be at most 1024 characters.
+pub(crate) fn check_selector(
+    sink: &mut Sink,
+    fields: &Fields<'_, '_>,
+    key: &str,
+) -> Option<crate::vocab::Selector> {
+    let text = fields.str(key)?;
+    if text.len() > 1024 {
+        sink.report(
+            &catalogue::SELECTOR_SYNTAX,
+            fields.at(key),
+            format!(
+                "`{key}` is {} characters long; the limit is 1024",
+                text.len()
+            ),
+            None,
+        );
+        return None;
+    }
+    match crate::vocab::parse_selector(text) {
+        Ok(selector) => Some(selector),
+        Err(err) => {
+            sink.report(
+                &catalogue::SELECTOR_SYNTAX,
+                fields.at(key),
+                format!("`{key}: {text}` does not parse: {err}"),
+                Some(
+                    "write e.g. `all()`, `has(label)` or `label == \"value\"`; quote values".into(),
+                ),
+            );
+            None
+        }
+    }
+}

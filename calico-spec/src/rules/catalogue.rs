@@ -1,0 +1,267 @@
+//! Every rule's code, severity, summary and explanation, as data.
+//!
+//! Codes are grouped by hundreds: `CR00xx` reading and schema, `CR10xx` IPPool, `CR20xx`
+//! BGPPeer, `CR30xx` BGPConfiguration, `CR40xx` FelixConfiguration, `CR50xx` Installation,
+//! `CR60xx` APIServer and the endpoint ConfigMap, `CR70xx` checks across objects, `CR80xx` our
+//! lints. A code is never reused for a different meaning.
+
+use crate::diag::Severity;
+
+/// One entry of the rule catalogue.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rule {
+    /// Stable code, e.g. `CR1003`.
+    pub code: &'static str,
+    /// Severity before `--deny`/`--allow`: errors are upstream parity, warnings are our lints.
+    pub severity: Severity,
+    /// One line, lowercase.
+    pub summary: &'static str,
+    /// A few sentences: what upstream does and how to fix the input.
+    pub explanation: &'static str,
+}
+
+macro_rules! rules {
+    ($($name:ident = $code:literal, $sev:ident, $summary:literal, $explanation:literal;)*) => {
+        $(
+            #[doc = concat!("`", $code, "`: ", $summary, ".")]
+            pub const $name: Rule = Rule {
+                code: $code,
+                severity: Severity::$sev,
+                summary: $summary,
+                explanation: $explanation,
+            };
+        )*
+        /// The whole catalogue, sorted by code.
+        pub const CATALOGUE: &[Rule] = &[$($name),*];
+    };
+}
+
+rules! {
+    UNKNOWN_FIELD = "CR0001", Error, "unknown field",
+        "The field is not part of the resource's schema. The API server prunes or rejects unknown fields, so a misspelt field silently does nothing. Check the spelling (the message suggests the closest known field) and the resource's apiVersion.";
+    WRONG_TYPE = "CR0002", Error, "value has the wrong type",
+        "The value does not have the type the CRD schema declares, e.g. a string where a boolean is expected (`natOutgoing: \"Enabled\"` on a projectcalico.org/v3 IPPool takes `true`/`false`), or a number where a string is expected. Quote strings that look like numbers or booleans.";
+    DUPLICATE_KEY = "CR0003", Error, "duplicate key in a mapping",
+        "The same key appears twice in one YAML mapping. kubectl rejects such documents; other tools silently keep one of the values. Remove one of the entries.";
+    NOT_AN_OBJECT = "CR0004", Error, "document is not a Kubernetes object",
+        "Every document must be a mapping with string `apiVersion` and `kind` fields. Empty documents (only comments) are fine and are skipped.";
+    BAD_NAME = "CR0005", Error, "metadata.name is missing or not a valid name",
+        "Calico and Kubernetes objects need `metadata.name`, a DNS-1123 subdomain: at most 253 characters of lower-case letters, digits, `-` and `.`, starting and ending with a letter or digit.";
+
+    POOL_CIDR_MISSING = "CR1001", Error, "IP pool CIDR is missing",
+        "Every IP pool needs `cidr`, e.g. `172.20.0.0/16`.";
+    POOL_CIDR_INVALID = "CR1002", Error, "IP pool CIDR does not parse",
+        "The CIDR must be an IPv4 or IPv6 network with an explicit prefix length, as Go's net.ParseCIDR reads it: no leading zeros in IPv4 octets or the prefix, a prefix of at most 32 (IPv4) or 128 (IPv6), at most 48 characters.";
+    POOL_CIDR_HOST_BITS = "CR1003", Error, "IP pool CIDR is not strictly masked",
+        "Calico rejects a pool whose address has bits set beyond the prefix (`10.0.0.1/24`). The tigera-operator accepts such a pool in the Installation, but writing the resulting IPPool then fails. Use the network address the hint gives (`10.0.0.0/24`).";
+    POOL_ENCAP_MODE = "CR1004", Error, "unsupported ipipMode or vxlanMode",
+        "`ipipMode` and `vxlanMode` take `Never`, `Always` or `CrossSubnet`, spelled exactly so (case-sensitive).";
+    POOL_IPIP_AND_VXLAN = "CR1005", Error, "IPIP and VXLAN are both enabled",
+        "A pool can use one encapsulation at most: set either `ipipMode` or `vxlanMode` to `Never`.";
+    POOL_IPIP_V6 = "CR1006", Error, "IPIP on an IPv6 pool",
+        "IPIP encapsulates IPv4 only. IPv6 pools may use VXLAN or no encapsulation.";
+    POOL_LINK_LOCAL = "CR1007", Error, "IP pool overlaps the link-local range",
+        "Calico rejects pools that overlap 169.254.0.0/16 (IPv4) or fe80::/10 (IPv6), whether they lie inside it or contain it (`0.0.0.0/0`, `169.0.0.0/8`).";
+    POOL_BLOCK_SIZE = "CR1008", Error, "block size outside the family's range",
+        "IPAM blocks must be 20-32 for IPv4 and 116-128 for IPv6 (0 or unset means the default, 26 or 122).";
+    POOL_TOO_SMALL = "CR1009", Error, "pool is smaller than one block",
+        "The pool's prefix length must not be longer than its block size (a /27 pool cannot hold one /26 block). Calico exempts disabled pools; the tigera-operator does not exempt pools with `disableNewAllocations: true`.";
+    POOL_ALLOWED_USES = "CR1010", Error, "invalid allowedUses",
+        "`allowedUses` holds distinct values among `Workload`, `Tunnel` and `LoadBalancer`, at most 10 entries.";
+    POOL_LB_COMBINED = "CR1011", Error, "LoadBalancer use combined with Workload or Tunnel",
+        "A pool for LoadBalancer addresses must have `allowedUses: [LoadBalancer]` only.";
+    POOL_LB_ENCAP = "CR1012", Error, "LoadBalancer pool with IPIP or VXLAN",
+        "LoadBalancer pools are advertised, not tunnelled: set `ipipMode` and `vxlanMode` to `Never` (in an Installation: `encapsulation: None`, which must be written explicitly because IPv4 pools default to IPIP).";
+    POOL_LB_BGP_EXPORT = "CR1013", Warning, "LoadBalancer pool disables BGP export",
+        "A LoadBalancer pool exists to be advertised; `disableBGPExport: true` defeats it. Calico v3.33 rejects this combination and the tigera-operator rejects it in an Installation; v3.32 accepts it on a projectcalico.org/v3 IPPool.";
+    POOL_LB_SELECTOR = "CR1014", Warning, "LoadBalancer pool nodeSelector is not all()",
+        "LoadBalancer addresses are assigned cluster-wide, so the pool's `nodeSelector` must be exactly `all()`. Calico v3.33 rejects other values and the tigera-operator rejects them in an Installation; v3.32 accepts them on a projectcalico.org/v3 IPPool.";
+    POOL_TUNNEL_NAMESPACE = "CR1015", Error, "Tunnel pool with a namespaceSelector",
+        "A pool that allows `Tunnel` cannot have a `namespaceSelector`. Calico's API defaults a missing `allowedUses` to `[Workload, Tunnel]` before validating, so a pool with a namespaceSelector needs `allowedUses: [Workload]` explicitly.";
+    POOL_GLOBAL_SELECTOR = "CR1016", Warning, "global() in an IP pool selector",
+        "`global()` selects non-namespaced resources and means nothing for a pool's nodeSelector or namespaceSelector. Calico v3.33 rejects it.";
+    SELECTOR_SYNTAX = "CR1017", Error, "selector does not parse",
+        "Selectors use Calico's selector language: `all()`, `has(label)`, `label == \"value\"`, `!=`, `in {...}`, `not in {...}`, `contains`, `starts with`, `ends with`, combined with `&&`, `||`, `!` and parentheses. Strings are quoted; whitespace is spaces and tabs only; at most 1024 characters.";
+    POOL_ASSIGNMENT_MODE = "CR1018", Error, "unsupported assignmentMode",
+        "`assignmentMode` takes `Automatic` or `Manual` (an explicit empty string is rejected).";
+
+    PEER_NODE_AND_SELECTOR = "CR2001", Error, "node and nodeSelector are both set",
+        "A BGPPeer applies either to one `node` or to the nodes matching `nodeSelector`, not both.";
+    PEER_IP_AND_SELECTOR = "CR2002", Error, "peerIP and peerSelector are both set",
+        "A BGPPeer names either one remote `peerIP` or the nodes matching `peerSelector`, not both.";
+    PEER_AS_WITH_SELECTOR = "CR2003", Error, "asNumber set together with peerSelector",
+        "With `peerSelector` the peers' AS numbers come from their nodes; leave `asNumber` unset.";
+    PEER_LOCAL_WORKLOAD = "CR2004", Error, "invalid localWorkloadSelector combination",
+        "`localWorkloadSelector` needs a non-zero `asNumber` and excludes `peerIP` and `peerSelector`.";
+    PEER_REACHABLE_BY = "CR2005", Error, "invalid reachableBy",
+        "`reachableBy` needs a `peerIP`, must be an IP address, and must be of the same family as the peer IP.";
+    PEER_KEEP_NEXT_HOP = "CR2006", Error, "keepOriginalNextHop combined with nextHopMode",
+        "`keepOriginalNextHop` is deprecated; use `nextHopMode: Keep` and drop the old field.";
+    PEER_IP_FORMAT = "CR2007", Error, "invalid peerIP",
+        "`peerIP` is `<IP>`, `<IPv4>:<port>` or `[<IPv6>]:<port>` with a port of 1-65535, at most 64 characters.";
+    PEER_ENUM = "CR2008", Error, "unsupported BGPPeer enum value",
+        "`nextHopMode` takes Auto, Self or Keep; `sourceAddress` UseNodeIP or None; `reversePeering` Auto or Manual (case-sensitive).";
+    PEER_NAMES = "CR2009", Error, "invalid node or filter name",
+        "`node` and each `filters` entry must be a lower-case DNS-1123 subdomain.";
+    PEER_AS_NUMBER = "CR2010", Error, "AS number out of range",
+        "AS numbers are unsigned 32-bit integers, 0-4294967295.";
+
+    BGP_MESH_ONLY = "CR3001", Error, "mesh setting while the node-to-node mesh is disabled",
+        "`nodeMeshPassword` and `nodeMeshMaxRestartTime` only apply to the full mesh; remove them when `nodeToNodeMeshEnabled: false`.";
+    BGP_COMMUNITIES_UNUSED = "CR3002", Error, "communities defined but not used",
+        "Calico rejects `communities` without `prefixAdvertisements` that use them.";
+    BGP_COMMUNITY = "CR3003", Error, "invalid community",
+        "A community entry needs a `name` (DNS-1123 subdomain) and a `value` of `aa:nn` (each part at most 65535) or `aa:nn:mm` (each part at most 4294967295).";
+    BGP_PREFIX_ADVERTISEMENT = "CR3004", Error, "invalid prefix advertisement",
+        "Each prefix advertisement needs a strictly masked `cidr` and `communities`, each either a literal `aa:nn[:mm]` or the name of an entry in `communities`.";
+    BGP_SERVICE_CIDR = "CR3005", Error, "invalid service CIDR",
+        "`serviceClusterIPs`, `serviceExternalIPs` and `serviceLoadBalancerIPs` entries need a strictly masked `cidr`.";
+    BGP_LISTEN_PORT = "CR3006", Error, "listenPort outside 1-65535",
+        "`listenPort` is a TCP port, 1-65535 (default 179).";
+    BGP_ENUM = "CR3007", Error, "unsupported BGPConfiguration enum value",
+        "`logSeverityScreen` takes Trace, Debug, Info, Warning, Error or Fatal; `bindMode` None or NodeIP; `serviceLoadBalancerAggregation` and `programClusterRoutes` Enabled or Disabled (case-sensitive in v3.32).";
+    BGP_IGNORED_INTERFACE = "CR3008", Error, "invalid ignoredInterfaces entry",
+        "Each entry is 1-15 characters of letters, digits, `_.-*`, and not a lone `*`.";
+    BGP_LOCAL_WORKLOAD_IP = "CR3009", Error, "invalid localWorkloadPeeringIP",
+        "`localWorkloadPeeringIPV4` must be an IPv4 address and `localWorkloadPeeringIPV6` an IPv6 address.";
+    BGP_ROUTE_PRIORITY = "CR3010", Error, "route priority outside 1-2147483646",
+        "`ipv4NormalRoutePriority` and `ipv6NormalRoutePriority` take 1-2147483646 and must match FelixConfiguration.";
+    BGP_AS_NUMBER = "CR3011", Error, "AS number out of range",
+        "`asNumber` is an unsigned 32-bit integer, 0-4294967295.";
+
+    FELIX_ROUTE_TABLE_BOTH = "CR4001", Error, "routeTableRange and routeTableRanges are both set",
+        "Use `routeTableRanges` (or the older `routeTableRange`), not both.";
+    FELIX_ROUTE_TABLE_RANGE = "CR4002", Error, "invalid routeTableRange",
+        "`routeTableRange` needs 1 <= min <= max <= 250.";
+    FELIX_ROUTE_TABLE_RANGES = "CR4003", Error, "invalid routeTableRanges",
+        "Each range needs min >= 1, min <= max, max <= 4294967295, and all ranges together may designate at most 65535 tables.";
+    FELIX_NODE_PORT_RANGES = "CR4004", Error, "invalid kubeNodePortRanges",
+        "At most 7 entries, each a port number or a `min:max` range (no named ports).";
+    FELIX_EXTERNAL_NODES = "CR4005", Error, "invalid externalNodesList entry",
+        "Each entry is an IPv4 address or IPv4 CIDR.";
+    FELIX_OPENSTACK_REGION = "CR4006", Error, "invalid openstackRegion",
+        "A DNS-1123 label of at most 46 characters.";
+    FELIX_SOURCE_ADDRESS = "CR4007", Error, "invalid source address",
+        "`natOutgoingAddress` and `deviceRouteSourceAddress` are bare IPv4 addresses, `deviceRouteSourceAddressIPv6` a bare IPv6 address.";
+    FELIX_HEALTH_TIMEOUT = "CR4008", Error, "invalid healthTimeoutOverrides entry",
+        "Each entry has a `name` of letters, digits, `_`, `-` and spaces, and a non-negative `timeout`.";
+    FELIX_NODE_SELECTOR = "CR4009", Error, "nodeSelector on the default or a per-node FelixConfiguration",
+        "`nodeSelector` is only valid on FelixConfigurations not named `default` and not starting with `node.`.";
+    FELIX_ENUM = "CR4010", Error, "unsupported FelixConfiguration enum value",
+        "The field takes one of the listed values, spelled exactly so (Calico v3.32 compares case-sensitively).";
+    FELIX_RANGE = "CR4011", Error, "FelixConfiguration number out of range",
+        "The field has upstream bounds; the message gives them.";
+    FELIX_DURATION = "CR4012", Error, "invalid duration",
+        "Durations are written as numbers with units `ms`, `s`, `m` or `h`, e.g. `90s`, `1m30s`.";
+
+    INSTALLATION_NAME = "CR5001", Error, "Installation name not allowed",
+        "The Installation CRD only accepts the names `default`, `tigera-secure` and `overlay`; the operator reconciles `default`.";
+    INSTALLATION_ENUM = "CR5002", Error, "unsupported Installation enum value",
+        "The field takes one of the listed values, spelled exactly so.";
+    INSTALLATION_TOO_MANY_POOLS = "CR5003", Error, "more than 25 IP pools",
+        "The Installation CRD accepts at most 25 entries in `spec.calicoNetwork.ipPools`.";
+    INSTALLATION_POOL_CIDR = "CR5004", Error, "Installation pool CIDR missing or invalid",
+        "Each pool needs a `cidr` that Go's net.ParseCIDR reads (prefix required).";
+    INSTALLATION_POOL_DUPLICATE = "CR5005", Error, "pool specified more than once",
+        "Two pools in the Installation have the same `cidr` string or the same `name`.";
+    INSTALLATION_NODE_SELECTOR = "CR5006", Error, "pool nodeSelector must be all()",
+        "The operator requires `nodeSelector: all()` for LoadBalancer pools and for every pool when the CNI is not Calico.";
+    INSTALLATION_LB_ENCAP = "CR5007", Error, "LoadBalancer pool encapsulation must be None",
+        "IPv4 pools default to IPIP, so a LoadBalancer pool must say `encapsulation: None` explicitly.";
+    INSTALLATION_LB_BGP_EXPORT = "CR5008", Error, "LoadBalancer pool disables BGP export",
+        "The operator rejects `disableBGPExport: true` on a LoadBalancer pool.";
+    INSTALLATION_NEEDS_BGP = "CR5009", Error, "encapsulation needs BGP",
+        "With Calico CNI and IPAM and the default BIRD routing mode, pools with IPIP, IPIPCrossSubnet or no encapsulation need `bgp: Enabled`. IPv4 pools default to IPIP, so with `bgp: Disabled` every IPv4 pool must say `encapsulation: VXLAN` or `VXLANCrossSubnet` (or set `clusterRoutingMode: Felix`).";
+    INSTALLATION_HOSTLOCAL_VXLAN = "CR5010", Error, "VXLAN with HostLocal IPAM",
+        "With Calico CNI and HostLocal IPAM, pools cannot use VXLAN or VXLANCrossSubnet.";
+    INSTALLATION_NON_CALICO_CNI = "CR5011", Error, "pool settings not supported with a non-Calico CNI",
+        "With a CNI other than Calico, pools must use `encapsulation: None` and `bgp` must not be Enabled.";
+    INSTALLATION_AUTODETECTION = "CR5012", Error, "invalid node address autodetection",
+        "At most one of interface, skipInterface, canReach, firstFound: true, cidrs, kubernetes per family; `cidrs` entries must be CIDRs. In BPF mode an IPv6 pool needs `nodeAddressAutodetectionV6`.";
+    INSTALLATION_VPP = "CR5013", Error, "VPP dataplane requirements not met",
+        "The VPP dataplane needs the Calico variant, Calico CNI, `bgp: Enabled` and `hostPorts` not Disabled.";
+    INSTALLATION_CALICO_CNI_ONLY = "CR5014", Error, "setting only valid with Calico CNI",
+        "`hostPorts: Enabled`, `multiInterfaceMode`, `containerIPForwarding` and `linuxPodInterfaceType` are only valid with Calico CNI.";
+    INSTALLATION_SYSCTL = "CR5015", Error, "sysctl key not allowed",
+        "Only net.ipv4.tcp_keepalive_intvl, net.ipv4.tcp_keepalive_probes and net.ipv4.tcp_keepalive_time may be set.";
+    INSTALLATION_POLICY_TIMEOUT = "CR5016", Error, "invalid linuxPolicySetupTimeoutSeconds",
+        "Must be at least 0 and is only valid with the Iptables, BPF or Nftables dataplane.";
+    INSTALLATION_CNI = "CR5017", Error, "CNI, IPAM and provider do not fit",
+        "Calico CNI takes Calico or HostLocal IPAM; GKE CNI needs HostLocal IPAM and provider GKE; AmazonVPC CNI needs AmazonVPC IPAM and provider EKS; AzureVNET CNI needs AzureVNET IPAM and provider AKS.";
+    INSTALLATION_OTHER = "CR5018", Error, "invalid Installation setting",
+        "controlPlaneReplicas must be above 0; flexVolumePath and kubeletVolumePluginPath must be `None` or absolute; nodeUpdateStrategy must be RollingUpdate; nonPrivileged and fipsMode cannot be Enabled.";
+
+    APISERVER_NAME = "CR6001", Error, "APIServer name not allowed",
+        "The APIServer CRD only accepts the names `default` and `tigera-secure`.";
+    ENDPOINT_NAMESPACE = "CR6101", Error, "endpoint ConfigMap in the wrong namespace",
+        "The operator reads `kubernetes-services-endpoint` from its own namespace, `tigera-operator` (the Helm release namespace with the chart).";
+    ENDPOINT_HOST = "CR6102", Error, "invalid KUBERNETES_SERVICE_HOST",
+        "The host is an IP address (IPv6 without brackets) or a DNS name, without scheme or port.";
+    ENDPOINT_PORT = "CR6103", Error, "KUBERNETES_SERVICE_PORT is not a quoted port",
+        "ConfigMap data values are strings: write the port quoted, `\"6443\"`. An unquoted `6443` is an integer and kubectl rejects the object. The value is a decimal port 1-65535.";
+    ENDPOINT_NOT_STRING = "CR6104", Error, "ConfigMap value is not a string",
+        "ConfigMap data values must be strings. Unquoted numbers and YAML 1.1 words (`on`, `yes`, `y`, `no`, `off`) become numbers or booleans and kubectl rejects them; quote them.";
+    ENDPOINT_PAIR = "CR6105", Error, "host and port must be set together",
+        "The operator uses a host/port pair only when both are non-empty; set both keys of the pair.";
+
+    POOL_OVERLAP = "CR7001", Error, "IP pools overlap",
+        "Calico rejects a pool whose CIDR overlaps another pool (equal, containing or contained); with CRDs applied directly the later pool is marked not allocatable.";
+    DUPLICATE_OBJECT = "CR7002", Error, "object defined more than once",
+        "Two documents define the same kind and name; one would overwrite the other.";
+    BPF_BOOTSTRAP_WITH_ENDPOINT = "CR7003", Error, "bpfNetworkBootstrap Enabled while the endpoint ConfigMap exists",
+        "With `bpfNetworkBootstrap: Enabled` the operator finds the API server itself and refuses to run while `kubernetes-services-endpoint` exists. Drop one of them.";
+
+    LINT_LAN_OVERLAP = "CR8001", Warning, "pod pool overlaps a LAN range",
+        "192.168.0.0/16 (and any LAN you declare) is where home and office networks live; pod addresses there shadow real hosts. Pick a range such as 172.20.0.0/16.";
+    LINT_DEFAULT_POOL = "CR8002", Warning, "no explicit IP pool: the operator creates 192.168.0.0/16",
+        "Without `spec.calicoNetwork.ipPools` the operator creates `default-ipv4-ippool` with 192.168.0.0/16 (unless kubeadm's podSubnet is known), which collides with common LANs. List the pool explicitly.";
+    LINT_SERVICE_OVERLAP = "CR8003", Warning, "pool overlaps the service range or a node subnet",
+        "Pod addresses must not overlap the Service range (10.96.0.0/12 unless declared otherwise) or the nodes' own subnets.";
+    LINT_BPF_WITHOUT_ENDPOINT = "CR8004", Warning, "BPF dataplane without the endpoint ConfigMap",
+        "Without kube-proxy nothing resolves the `kubernetes` Service until Calico runs, so the operator needs the real API address in ConfigMap `tigera-operator/kubernetes-services-endpoint` (or `bpfNetworkBootstrap: Enabled`). Then restart the operator.";
+    LINT_ENDPOINT_IS_CLUSTER_IP = "CR8005", Warning, "endpoint host is the kubernetes Service ClusterIP",
+        "The ClusterIP (10.96.0.1 by default) only works through kube-proxy, which BPF mode removes: the chicken-and-egg problem. Use the control-plane VIP or its DNS name.";
+    LINT_CRD_GROUP = "CR8006", Warning, "write through crd.projectcalico.org/v1",
+        "crd.projectcalico.org/v1 is Calico's storage, without the API server's defaulting and validation. Write projectcalico.org/v3 instead.";
+    LINT_BGP_EXPORT_WITHOUT_BGP = "CR8007", Warning, "disableBGPExport while BGP is disabled",
+        "`disableBGPExport` has no effect while `bgp: Disabled`; it is kept for when BGP is enabled.";
+    LINT_OPERATOR_OWNED_POOL = "CR8008", Warning, "IPPool is owned by the Installation",
+        "The operator owns the pools listed in the Installation and reverts edits to them. Change the pool in the Installation (with a JSON patch) instead of the IPPool.";
+    LINT_ENDPOINT_KEY = "CR8009", Warning, "unknown key in the endpoint ConfigMap",
+        "The operator reads only KUBERNETES_SERVICE_HOST, KUBERNETES_SERVICE_PORT and their _POD_NETWORK variants; other keys are ignored (a misspelling?).";
+}
+
+/// Find a rule by code (case-insensitive).
+pub fn lookup(code: &str) -> Option<&'static Rule> {
+    CATALOGUE
+        .iter()
+        .find(|rule| rule.code.eq_ignore_ascii_case(code))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn codes_are_unique_sorted_and_well_formed() {
+        for pair in CATALOGUE.windows(2) {
+            assert!(
+                pair[0].code < pair[1].code,
+                "{} before {}",
+                pair[0].code,
+                pair[1].code
+            );
+        }
+        for rule in CATALOGUE {
+            assert!(
+                rule.code.len() == 6 && rule.code.starts_with("CR"),
+                "{}",
+                rule.code
+            );
+            assert!(!rule.summary.ends_with('.'), "{}", rule.code);
+            assert!(rule.explanation.ends_with('.'), "{}", rule.code);
+        }
+        assert_eq!(lookup("cr1003"), Some(&POOL_CIDR_HOST_BITS));
+        assert_eq!(lookup("CR9999"), None);
+    }
+}

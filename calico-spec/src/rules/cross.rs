@@ -1,0 +1,267 @@
+//! Checks across all documents of a run: overlapping pools (sorted sweep, O(n log n)),
+//! duplicate objects, operator-owned pools, and the lints that need several objects or the
+//! declared networks (LAN, Service range, node subnets, BPF and the endpoint ConfigMap).
+
+use std::collections::BTreeMap;
+
+use ipnet::IpNet;
+use serde_json::Value;
+
+use super::catalogue as c;
+use super::{Context, Fields, Sink, items};
+use crate::defaults::DEFAULT_POOL_CIDR_V4;
+use crate::vocab::cidr;
+
+/// Where a pool was declared.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum PoolOrigin {
+    /// A projectcalico.org/v3 (or crd.projectcalico.org/v1) IPPool object.
+    IpPool,
+    /// A pool the user listed in an Installation.
+    Installation,
+    /// The pool the operator creates because the Installation lists none.
+    InstallationDefault,
+}
+
+/// One pool seen in the run.
+#[derive(Debug, Clone)]
+pub(crate) struct PoolFact {
+    pub(crate) input_idx: usize,
+    /// Path of the pool's `cidr` in its document.
+    pub(crate) path: String,
+    pub(crate) net: IpNet,
+    pub(crate) name: String,
+    pub(crate) origin: PoolOrigin,
+    /// Whether pods get addresses from it.
+    pub(crate) workload: bool,
+    pub(crate) disable_bgp_export: bool,
+}
+
+/// What the cross checks need from an Installation (after defaults).
+#[derive(Debug, Clone)]
+pub(crate) struct InstallationFact {
+    pub(crate) input_idx: usize,
+    pub(crate) bpf: bool,
+    pub(crate) bpf_bootstrap: bool,
+    pub(crate) bgp_disabled: bool,
+}
+
+impl InstallationFact {
+    pub(crate) fn collect(input_idx: usize, _doc: &Value, defaulted: &Value) -> InstallationFact {
+        let network = Fields::of(
+            defaulted
+                .get("spec")
+                .and_then(|spec| spec.get("calicoNetwork")),
+            "spec.calicoNetwork",
+        );
+        InstallationFact {
+            input_idx,
+            bpf: network.str("linuxDataplane") == Some("BPF"),
+            bpf_bootstrap: network.str("bpfNetworkBootstrap") == Some("Enabled"),
+            bgp_disabled: network.str("bgp") == Some("Disabled"),
+        }
+    }
+}
+
+/// Everything collected from the documents for the cross checks.
+#[derive(Debug, Default)]
+pub(crate) struct Facts {
+    pub(crate) pools: Vec<PoolFact>,
+    pub(crate) installations: Vec<InstallationFact>,
+    /// Inputs that are the endpoint ConfigMap.
+    pub(crate) endpoints: Vec<usize>,
+    /// (input, kind, name) of every known object.
+    pub(crate) names: Vec<(usize, &'static str, String)>,
+}
+
+/// The pools of an Installation after defaults, with paths into the document as written.
+pub(crate) fn installation_pools(
+    input_idx: usize,
+    doc: &Value,
+    defaulted: &Value,
+) -> Vec<PoolFact> {
+    let written = doc
+        .get("spec")
+        .and_then(|spec| spec.get("calicoNetwork"))
+        .and_then(|network| network.get("ipPools"))
+        .is_some();
+    let network = defaulted
+        .get("spec")
+        .and_then(|spec| spec.get("calicoNetwork"));
+    let pools_path = "spec.calicoNetwork.ipPools";
+    let mut out = Vec::new();
+    for (path, pool) in items(
+        network
+            .and_then(|n| n.get("ipPools"))
+            .and_then(Value::as_array),
+        pools_path,
+    ) {
+        let pool = Fields::of(Some(pool), &path);
+        let Some(net) = pool
+            .str("cidr")
+            .and_then(|text| cidr::parse_cidr(text).ok())
+        else {
+            continue;
+        };
+        let uses: Vec<&str> = pool
+            .list("allowedUses")
+            .map(|list| list.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_else(|| vec!["Workload", "Tunnel"]);
+        out.push(PoolFact {
+            input_idx,
+            path: pool.at("cidr"),
+            net: net.trunc(),
+            name: pool.str("name").unwrap_or_default().to_owned(),
+            origin: if written {
+                PoolOrigin::Installation
+            } else {
+                PoolOrigin::InstallationDefault
+            },
+            workload: uses.contains(&"Workload"),
+            disable_bgp_export: pool.bool("disableBGPExport") == Some(true),
+        });
+    }
+    out
+}
+
+/// Run the cross checks; diagnostics are grouped per input document.
+pub(crate) fn check(facts: &Facts, ctx: &Context) -> BTreeMap<usize, Sink> {
+    let mut sinks: BTreeMap<usize, Sink> = BTreeMap::new();
+    let managed: Vec<&str> = facts
+        .pools
+        .iter()
+        .filter(|pool| pool.origin != PoolOrigin::IpPool)
+        .map(|pool| pool.name.as_str())
+        .collect();
+
+    // Overlap: an IPPool object with the name of an Installation pool is the same pool (the
+    // operator's copy), so that pair is the ownership lint, not an overlap.
+    let nets: Vec<IpNet> = facts.pools.iter().map(|pool| pool.net).collect();
+    for (first_idx, second_idx) in cidr::overlapping_pairs(&nets) {
+        let (first, second) = (&facts.pools[first_idx], &facts.pools[second_idx]);
+        let same_pool = first.origin != second.origin
+            && (first.origin == PoolOrigin::IpPool || second.origin == PoolOrigin::IpPool)
+            && first.name == second.name;
+        if same_pool {
+            continue;
+        }
+        let describe = |pool: &PoolFact| {
+            if pool.name.is_empty() {
+                format!("`{}`", pool.net)
+            } else {
+                format!("`{}` ({})", pool.name, pool.net)
+            }
+        };
+        sinks.entry(second.input_idx).or_default().report(
+            &c::POOL_OVERLAP,
+            second.path.clone(),
+            format!(
+                "pool {} overlaps pool {}",
+                describe(second),
+                describe(first)
+            ),
+            Some("give each pool its own range".into()),
+        );
+    }
+
+    for pool in &facts.pools {
+        let sink = sinks.entry(pool.input_idx).or_default();
+        if pool.origin == PoolOrigin::IpPool && managed.contains(&pool.name.as_str()) {
+            sink.report(
+                &c::LINT_OPERATOR_OWNED_POOL,
+                "metadata.name",
+                format!("IPPool `{}` is managed by the Installation; the operator reverts edits to it", pool.name),
+                Some("change the pool in the Installation, with a JSON patch (`kubectl patch installation default --type=json`)".into()),
+            );
+        }
+        // The operator's own default pool gets its dedicated lint (CR8002) instead.
+        let default_pool = pool.origin == PoolOrigin::InstallationDefault
+            && pool.net.to_string() == DEFAULT_POOL_CIDR_V4;
+        if pool.workload && !default_pool {
+            if let Some(lan) = ctx.lans.iter().find(|lan| cidr::overlaps(lan, &pool.net)) {
+                sink.report(
+                    &c::LINT_LAN_OVERLAP,
+                    pool.path.clone(),
+                    format!("pod pool {} overlaps the LAN range {lan}", pool.net),
+                    Some("pick a range such as 172.20.0.0/16".into()),
+                );
+            }
+        }
+        if let Some(range) = ctx
+            .service_cidrs
+            .iter()
+            .chain(&ctx.node_subnets)
+            .find(|range| cidr::overlaps(range, &pool.net))
+        {
+            let what = if ctx.service_cidrs.contains(range) {
+                "the Service range"
+            } else {
+                "the node subnet"
+            };
+            sink.report(
+                &c::LINT_SERVICE_OVERLAP,
+                pool.path.clone(),
+                format!("pool {} overlaps {what} {range}", pool.net),
+                None,
+            );
+        }
+    }
+
+    for installation in &facts.installations {
+        let sink = sinks.entry(installation.input_idx).or_default();
+        let has_endpoint = !facts.endpoints.is_empty();
+        if installation.bpf && installation.bpf_bootstrap && has_endpoint {
+            sink.report(
+                &c::BPF_BOOTSTRAP_WITH_ENDPOINT,
+                "spec.calicoNetwork.bpfNetworkBootstrap",
+                "`bpfNetworkBootstrap: Enabled` while ConfigMap `kubernetes-services-endpoint` is given",
+                Some("remove the ConfigMap or the bpfNetworkBootstrap setting".into()),
+            );
+        }
+        if installation.bpf && !installation.bpf_bootstrap && !has_endpoint {
+            sink.report(
+                &c::LINT_BPF_WITHOUT_ENDPOINT,
+                "spec.calicoNetwork.linuxDataplane",
+                "the BPF dataplane replaces kube-proxy, but no `kubernetes-services-endpoint` ConfigMap is given",
+                Some("add the ConfigMap in namespace tigera-operator with the API server's real address (or set `bpfNetworkBootstrap: Enabled`)".into()),
+            );
+        }
+        if installation.bgp_disabled {
+            for pool in facts
+                .pools
+                .iter()
+                .filter(|pool| pool.input_idx == installation.input_idx && pool.disable_bgp_export)
+            {
+                sink.report(
+                    &c::LINT_BGP_EXPORT_WITHOUT_BGP,
+                    crate::source::parent_path(&pool.path)
+                        .map(|parent| format!("{parent}.disableBGPExport"))
+                        .unwrap_or_default(),
+                    "`disableBGPExport: true` has no effect while `bgp: Disabled`",
+                    Some(
+                        "fine to keep for when BGP is enabled; allow CR8007 to silence this".into(),
+                    ),
+                );
+            }
+        }
+    }
+
+    // Duplicate objects: IPPools from both API groups are the same resource.
+    let mut seen: BTreeMap<(&str, &str), usize> = BTreeMap::new();
+    for (input_idx, kind, name) in &facts.names {
+        if name.is_empty() {
+            continue;
+        }
+        if seen.contains_key(&(*kind, name.as_str())) {
+            sinks.entry(*input_idx).or_default().report(
+                &c::DUPLICATE_OBJECT,
+                "metadata.name",
+                format!("{kind} `{name}` is defined more than once"),
+                Some("keep one definition per name".into()),
+            );
+        } else {
+            seen.insert((kind, name.as_str()), *input_idx);
+        }
+    }
+    sinks
+}

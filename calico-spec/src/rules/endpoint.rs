@@ -1,0 +1,176 @@
+//! The `kubernetes-services-endpoint` ConfigMap (calico-model.md section 4) and the APIServer
+//! name rule (section 5).
+
+use serde_json::Value;
+
+use super::catalogue as c;
+use super::{Context, Fields, Sink};
+use crate::source::{Quoting, SpanMap};
+use crate::vocab::{self, Host};
+
+/// The ConfigMap's name.
+pub(crate) const ENDPOINT_NAME: &str = "kubernetes-services-endpoint";
+/// The operator's namespace.
+pub(crate) const OPERATOR_NAMESPACE: &str = "tigera-operator";
+/// The keys the operator reads, as (host key, port key) pairs.
+const PAIRS: &[(&str, &str)] = &[
+    ("KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"),
+    (
+        "KUBERNETES_SERVICE_HOST_POD_NETWORK",
+        "KUBERNETES_SERVICE_PORT_POD_NETWORK",
+    ),
+];
+
+/// Check the endpoint ConfigMap. `spans` tells quoted from unquoted scalars.
+pub(crate) fn check_configmap(sink: &mut Sink, ctx: &Context, doc: &Value, spans: &SpanMap) {
+    let meta = Fields::of(doc.get("metadata"), "metadata");
+    match meta.str("namespace") {
+        Some(OPERATOR_NAMESPACE) => {}
+        Some(other) => sink.report(
+            &c::ENDPOINT_NAMESPACE,
+            meta.at("namespace"),
+            format!("the operator reads `{ENDPOINT_NAME}` from `{OPERATOR_NAMESPACE}`, not `{other}`"),
+            Some(format!("set `namespace: {OPERATOR_NAMESPACE}`")),
+        ),
+        None => sink.report(
+            &c::ENDPOINT_NAMESPACE,
+            meta.at("namespace"),
+            format!("`{ENDPOINT_NAME}` has no namespace; `kubectl apply` would put it in the current one"),
+            Some(format!("set `namespace: {OPERATOR_NAMESPACE}`")),
+        ),
+    }
+    let data = Fields::of(doc.get("data"), "data");
+    for key in data.keys() {
+        let path = data.at(key);
+        let value = data.raw(key);
+        let known = PAIRS.iter().any(|(host, port)| key == host || key == port);
+        let is_port = PAIRS.iter().any(|(_, port)| key == port);
+        if !known {
+            let close = PAIRS
+                .iter()
+                .flat_map(|(host, port)| [*host, *port])
+                .find(|candidate| strsim_close(key, candidate));
+            sink.report(
+                &c::LINT_ENDPOINT_KEY,
+                path.clone(),
+                format!("the operator ignores key `{key}`"),
+                close.map(|candidate| format!("did you mean `{candidate}`?")),
+            );
+        }
+        match value {
+            Some(Value::String(_)) => {}
+            Some(other) if is_port => sink.report(
+                &c::ENDPOINT_PORT,
+                path,
+                format!(
+                    "`{key}: {other}` is {}, not a string; kubectl rejects it",
+                    describe(other)
+                ),
+                Some(format!("quote it: `{key}: \"{other}\"`")),
+            ),
+            Some(other) => {
+                let written = if spans.quoting(&path) == Some(Quoting::Plain) {
+                    "an unquoted value that YAML reads as "
+                } else {
+                    ""
+                };
+                sink.report(
+                    &c::ENDPOINT_NOT_STRING,
+                    path,
+                    format!("`{key}` is {written}{}, not a string", describe(other)),
+                    Some("quote the value".into()),
+                );
+            }
+            None => {}
+        }
+    }
+    for (host_key, port_key) in PAIRS {
+        let host = data.str(host_key);
+        let port = data.raw(port_key);
+        if let Some(host) = host {
+            match vocab::parse_host(host) {
+                Ok(Host::Ip(addr)) => {
+                    if ctx
+                        .service_cidrs
+                        .iter()
+                        .any(|net| first_host(net) == Some(addr))
+                    {
+                        sink.report(
+                            &c::LINT_ENDPOINT_IS_CLUSTER_IP,
+                            data.at(host_key),
+                            format!(
+                                "`{host}` is the `kubernetes` Service ClusterIP, which only kube-proxy makes reachable"
+                            ),
+                            Some("use the API server's VIP or DNS name (e.g. the kubeadm controlPlaneEndpoint)".into()),
+                        );
+                    }
+                }
+                Ok(Host::Name(_)) => {}
+                Err(err) => sink.report(
+                    &c::ENDPOINT_HOST,
+                    data.at(host_key),
+                    err.to_string(),
+                    Some(
+                        "write only the host, e.g. `control.k8s.example.com` or `10.0.0.10`".into(),
+                    ),
+                ),
+            }
+        }
+        if let Some(Value::String(port)) = port
+            && let Err(err) = vocab::parse_port(port)
+        {
+            sink.report(&c::ENDPOINT_PORT, data.at(port_key), err.to_string(), None);
+        }
+        let host_set = host.is_some_and(|h| !h.is_empty());
+        let port_set = port.is_some_and(|p| p.as_str() != Some(""));
+        if host_set != port_set {
+            let (missing, present) = if host_set {
+                (port_key, host_key)
+            } else {
+                (host_key, port_key)
+            };
+            sink.report(
+                &c::ENDPOINT_PAIR,
+                data.at(present),
+                format!("`{present}` is set but `{missing}` is not; the operator ignores the pair"),
+                Some(format!("add `{missing}`")),
+            );
+        }
+    }
+}
+
+/// Check an operator.tigera.io/v1 APIServer's name.
+pub(crate) fn check_apiserver(sink: &mut Sink, doc: &Value) {
+    let meta = Fields::of(doc.get("metadata"), "metadata");
+    if let Some(name) = meta.str("name")
+        && name != "default"
+        && name != "tigera-secure"
+    {
+        sink.report(
+            &c::APISERVER_NAME,
+            meta.at("name"),
+            format!("an APIServer cannot be named `{name}`; valid names: default, tigera-secure"),
+            Some("name it `default`".into()),
+        );
+    }
+}
+
+/// The first usable address of a range: the kubernetes Service's ClusterIP in it.
+fn first_host(net: &ipnet::IpNet) -> Option<std::net::IpAddr> {
+    net.hosts().next()
+}
+
+fn describe(value: &Value) -> &'static str {
+    match value {
+        Value::Number(_) => "a number",
+        Value::Bool(_) => "a boolean",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+        Value::Null => "null",
+        Value::String(_) => "a string",
+    }
+}
+
+fn strsim_close(a: &str, b: &str) -> bool {
+    strsim::levenshtein(&a.to_ascii_uppercase(), b) <= 3
+}

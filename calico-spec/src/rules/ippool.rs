@@ -1,0 +1,273 @@
+//! IPPool rules (projectcalico.org/v3 and crd.projectcalico.org/v1, same schema in v3.32.1):
+//! calico-rules.md section 3, rules P1-P18.
+
+use ipnet::IpNet;
+use serde_json::Value;
+
+use super::catalogue as c;
+use super::{Fields, Sink, check_enum, check_selector, items};
+use crate::vocab::{self, CidrError, Family, cidr};
+
+/// The encapsulation modes of a v3 pool.
+const MODES: &[&str] = &["Never", "Always", "CrossSubnet"];
+/// The values of `allowedUses`.
+pub(crate) const USES: &[&str] = &["Workload", "Tunnel", "LoadBalancer"];
+/// The values of `assignmentMode`.
+pub(crate) const ASSIGNMENT_MODES: &[&str] = &["Automatic", "Manual"];
+
+/// Check a pool CIDR the way Calico does (P1-P3, P7): returns the network when it parses.
+pub(crate) fn check_cidr(
+    sink: &mut Sink,
+    fields: &Fields<'_, '_>,
+    max_len: Option<usize>,
+) -> Option<IpNet> {
+    let path = fields.at("cidr");
+    let Some(text) = fields.str("cidr") else {
+        if !fields.has("cidr") {
+            sink.report(
+                &c::POOL_CIDR_MISSING,
+                path,
+                "the pool has no `cidr`",
+                Some("add e.g. `cidr: 172.20.0.0/16`".into()),
+            );
+        }
+        return None;
+    };
+    if let Some(max_len) = max_len
+        && text.len() > max_len
+    {
+        sink.report(
+            &c::POOL_CIDR_INVALID,
+            path,
+            format!("`{text}` is longer than {max_len} characters"),
+            None,
+        );
+        return None;
+    }
+    let net = match cidr::parse_strict_cidr(text) {
+        Ok(net) => net,
+        Err(CidrError::HostBits { network, .. }) => {
+            sink.report(
+                &c::POOL_CIDR_HOST_BITS,
+                path.clone(),
+                format!("`{text}` has host bits set"),
+                Some(format!("use the network address: `{network}`")),
+            );
+            network
+        }
+        Err(CidrError::Empty) => {
+            sink.report(&c::POOL_CIDR_MISSING, path, "`cidr` is empty", None);
+            return None;
+        }
+        Err(err) => {
+            sink.report(&c::POOL_CIDR_INVALID, path, err.to_string(), None);
+            return None;
+        }
+    };
+    if let Some(link_local) = cidr::overlapped_link_local(&net) {
+        sink.report(
+            &c::POOL_LINK_LOCAL,
+            path,
+            format!(
+                "`{text}` overlaps the {} link-local range {link_local}",
+                Family::of_net(&net)
+            ),
+            Some("pick a range outside 169.254.0.0/16 and fe80::/10".into()),
+        );
+    }
+    Some(net)
+}
+
+/// Check `allowedUses` values (P10, P11); returns the uses as written, or the default
+/// `[Workload, Tunnel]` when absent.
+pub(crate) fn check_allowed_uses(sink: &mut Sink, fields: &Fields<'_, '_>) -> Vec<String> {
+    let Some(list) = fields.list("allowedUses") else {
+        return vec!["Workload".into(), "Tunnel".into()];
+    };
+    let path = fields.at("allowedUses");
+    if list.len() > 10 {
+        sink.report(
+            &c::POOL_ALLOWED_USES,
+            path.clone(),
+            format!(
+                "`allowedUses` has {} entries; at most 10 are allowed",
+                list.len()
+            ),
+            None,
+        );
+    }
+    let mut uses: Vec<String> = Vec::new();
+    for (item_path, item) in items(Some(list), &path) {
+        let Some(text) = item.as_str() else { continue };
+        if !USES.contains(&text) {
+            sink.report(
+                &c::POOL_ALLOWED_USES,
+                item_path,
+                format!(
+                    "`{text}` is not an allowed use; valid values: {}",
+                    USES.join(", ")
+                ),
+                None,
+            );
+        } else if uses.iter().any(|seen| seen == text) {
+            sink.report(
+                &c::POOL_ALLOWED_USES,
+                item_path,
+                format!("`{text}` is listed twice"),
+                Some("list each use once".into()),
+            );
+        }
+        uses.push(text.to_owned());
+    }
+    let has_lb = uses.iter().any(|used| used == "LoadBalancer");
+    if has_lb
+        && uses
+            .iter()
+            .any(|used| used == "Workload" || used == "Tunnel")
+    {
+        sink.report(
+            &c::POOL_LB_COMBINED,
+            path,
+            "`LoadBalancer` cannot be combined with `Workload` or `Tunnel`",
+            Some("use a separate pool with `allowedUses: [LoadBalancer]`".into()),
+        );
+    }
+    uses
+}
+
+/// Check one IPPool's `spec` (projectcalico.org/v3 or crd.projectcalico.org/v1).
+pub(crate) fn check(sink: &mut Sink, doc: &Value) {
+    let spec = Fields::of(doc.get("spec"), "spec");
+    let net = check_cidr(sink, &spec, Some(48));
+    let family = net.as_ref().map(Family::of_net);
+
+    check_enum(sink, &c::POOL_ENCAP_MODE, &spec, "ipipMode", MODES);
+    check_enum(sink, &c::POOL_ENCAP_MODE, &spec, "vxlanMode", MODES);
+    let ipip_on = matches!(spec.str("ipipMode"), Some("Always" | "CrossSubnet"));
+    let vxlan_on = matches!(spec.str("vxlanMode"), Some("Always" | "CrossSubnet"));
+    if ipip_on && vxlan_on {
+        sink.report(
+            &c::POOL_IPIP_AND_VXLAN,
+            spec.at("ipipMode"),
+            "`ipipMode` and `vxlanMode` are both enabled",
+            Some("set one of them to `Never`".into()),
+        );
+    }
+    if ipip_on && family == Some(Family::V6) {
+        sink.report(
+            &c::POOL_IPIP_V6,
+            spec.at("ipipMode"),
+            "IPIP is not supported on an IPv6 pool",
+            Some("use `vxlanMode` or no encapsulation".into()),
+        );
+    }
+
+    let disabled = spec.bool("disabled").unwrap_or(false);
+    if let (Some(block_size), Some(family)) = (spec.int("blockSize"), family)
+        && block_size != 0
+        && let Err(err) = vocab::check_block_size(family, block_size)
+    {
+        sink.report(
+            &c::POOL_BLOCK_SIZE,
+            spec.at("blockSize"),
+            err.to_string(),
+            None,
+        );
+    } else if let (Some(net), Some(family)) = (net, family) {
+        let block_size = match spec.int("blockSize") {
+            Some(size) if size != 0 => size,
+            _ => vocab::default_block_size(family),
+        };
+        if !disabled && let Err(err) = vocab::check_pool_fits_block(net.prefix_len(), block_size) {
+            sink.report(
+                &c::POOL_TOO_SMALL,
+                spec.at("cidr"),
+                err.to_string(),
+                Some(format!(
+                    "use a prefix of /{block_size} or shorter, or a larger blockSize"
+                )),
+            );
+        }
+    }
+    if let Some(block_size) = spec.int("blockSize")
+        && !(0..=128).contains(&block_size)
+        && family.is_none()
+    {
+        sink.report(
+            &c::POOL_BLOCK_SIZE,
+            spec.at("blockSize"),
+            format!("block size {block_size} is outside 0-128"),
+            None,
+        );
+    }
+
+    let uses = check_allowed_uses(sink, &spec);
+    let is_lb = uses.iter().any(|used| used == "LoadBalancer");
+    if is_lb && (ipip_on || vxlan_on) {
+        sink.report(
+            &c::POOL_LB_ENCAP,
+            spec.at(if ipip_on { "ipipMode" } else { "vxlanMode" }),
+            "a LoadBalancer pool cannot use IPIP or VXLAN",
+            Some("set `ipipMode` and `vxlanMode` to `Never`".into()),
+        );
+    }
+    if is_lb && spec.bool("disableBGPExport") == Some(true) {
+        sink.report(
+            &c::POOL_LB_BGP_EXPORT,
+            spec.at("disableBGPExport"),
+            "a LoadBalancer pool must be exported over BGP",
+            Some("remove `disableBGPExport: true`".into()),
+        );
+    }
+    let node_selector = check_selector(sink, &spec, "nodeSelector");
+    let namespace_selector = check_selector(sink, &spec, "namespaceSelector");
+    if is_lb
+        && let Some(text) = spec.str("nodeSelector")
+        && !text.is_empty()
+        && text != "all()"
+    {
+        sink.report(
+            &c::POOL_LB_SELECTOR,
+            spec.at("nodeSelector"),
+            format!("a LoadBalancer pool's nodeSelector must be exactly `all()`, not `{text}`"),
+            None,
+        );
+    }
+    for (key, selector) in [
+        ("nodeSelector", &node_selector),
+        ("namespaceSelector", &namespace_selector),
+    ] {
+        if selector.as_ref().is_some_and(vocab::Selector::uses_global) {
+            sink.report(
+                &c::POOL_GLOBAL_SELECTOR,
+                spec.at(key),
+                format!("`global()` is not meaningful in a pool's {key}"),
+                None,
+            );
+        }
+    }
+    if spec
+        .str("namespaceSelector")
+        .is_some_and(|text| !text.trim().is_empty())
+        && uses.iter().any(|used| used == "Tunnel")
+    {
+        let hint = if spec.has("allowedUses") {
+            "remove `Tunnel` from `allowedUses` or drop the namespaceSelector"
+        } else {
+            "`allowedUses` defaults to [Workload, Tunnel]; set `allowedUses: [Workload]`"
+        };
+        sink.report(
+            &c::POOL_TUNNEL_NAMESPACE,
+            spec.at("namespaceSelector"),
+            "a pool that allows `Tunnel` cannot have a namespaceSelector",
+            Some(hint.into()),
+        );
+    }
+    check_enum(
+        sink,
+        &c::POOL_ASSIGNMENT_MODE,
+        &spec,
+        "assignmentMode",
+        ASSIGNMENT_MODES,
+    );
+}

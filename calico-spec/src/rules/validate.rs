@@ -1,0 +1,481 @@
+//! The entry point: dispatch each document by apiVersion and kind, run the schema pass and the
+//! kind's rules, then the checks across documents; attach source locations.
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use super::catalogue as c;
+use super::cross::{self, Facts, InstallationFact, PoolFact, PoolOrigin};
+use super::{Context, Fields, Sink, bgpconfig, bgppeer, endpoint, felix, installation, ippool};
+use crate::defaults::{DefaultsContext, apply_operator_defaults};
+use crate::diag::{Diagnostic, Location};
+use crate::generated::operator_tigera_io::v1 as operator;
+use crate::generated::projectcalico_org::v3;
+use crate::source::{Document, join_key};
+use crate::vocab;
+
+/// One document to validate, with the file it came from (`-` for standard input).
+#[derive(Debug, Clone, Copy)]
+pub struct InputDocument<'a> {
+    /// The file name as the user gave it.
+    pub file: &'a str,
+    /// The parsed document.
+    pub document: &'a Document,
+}
+
+/// A document that validation does not know and therefore did not check.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Skipped {
+    /// The file name as the user gave it.
+    pub file: String,
+    /// Zero-based index of the document in its file.
+    pub document: usize,
+    /// The document's apiVersion, when it has one.
+    pub api_version: Option<String>,
+    /// The document's kind, when it has one.
+    pub kind: Option<String>,
+}
+
+/// Everything validation found.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ValidationOutcome {
+    /// Every problem, sorted by file, document, line, column, code.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Documents of kinds validation does not check, in input order.
+    pub skipped: Vec<Skipped>,
+}
+
+/// The kinds validation knows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Known {
+    IpPool { crd_group: bool },
+    BgpPeer { crd_group: bool },
+    BgpConfiguration { crd_group: bool },
+    FelixConfiguration { crd_group: bool },
+    Installation,
+    ApiServer,
+    EndpointConfigMap,
+}
+
+fn classify(doc: &Document) -> Option<Known> {
+    let api_version = doc.api_version()?;
+    let kind = doc.kind()?;
+    let crd_group = match api_version {
+        "projectcalico.org/v3" => Some(false),
+        "crd.projectcalico.org/v1" => Some(true),
+        _ => None,
+    };
+    match (api_version, kind, crd_group) {
+        (_, "IPPool", Some(crd_group)) => Some(Known::IpPool { crd_group }),
+        (_, "BGPPeer", Some(crd_group)) => Some(Known::BgpPeer { crd_group }),
+        (_, "BGPConfiguration", Some(crd_group)) => Some(Known::BgpConfiguration { crd_group }),
+        (_, "FelixConfiguration", Some(crd_group)) => Some(Known::FelixConfiguration { crd_group }),
+        ("operator.tigera.io/v1", "Installation", _) => Some(Known::Installation),
+        ("operator.tigera.io/v1", "APIServer", _) => Some(Known::ApiServer),
+        ("v1", "ConfigMap", _) if doc.name() == Some(endpoint::ENDPOINT_NAME) => {
+            Some(Known::EndpointConfigMap)
+        }
+        _ => None,
+    }
+}
+
+/// Validate documents against the rule catalogue and each other.
+pub fn validate(inputs: &[InputDocument<'_>], ctx: &Context) -> ValidationOutcome {
+    let mut outcome = ValidationOutcome::default();
+    let mut facts = Facts::default();
+    for (input_idx, input) in inputs.iter().enumerate() {
+        let doc = input.document;
+        if doc.is_empty() {
+            continue;
+        }
+        let mut sink = Sink::default();
+        sink.diagnostics.extend(doc.problems.iter().cloned());
+        if !doc.value.is_object() || doc.api_version().is_none() || doc.kind().is_none() {
+            sink.report(
+                &c::NOT_AN_OBJECT,
+                "",
+                "the document is not a Kubernetes object: it needs string `apiVersion` and `kind` fields",
+                None,
+            );
+        } else if let Some(known) = classify(doc) {
+            check_document(&mut sink, &mut facts, ctx, input_idx, doc, known);
+        } else {
+            outcome.skipped.push(Skipped {
+                file: input.file.to_owned(),
+                document: doc.index,
+                api_version: doc.api_version().map(str::to_owned),
+                kind: doc.kind().map(str::to_owned),
+            });
+        }
+        attach(&mut outcome.diagnostics, sink, input);
+    }
+    for (input_idx, sink) in cross::check(&facts, ctx) {
+        attach(&mut outcome.diagnostics, sink, &inputs[input_idx]);
+    }
+    outcome.diagnostics.sort_by(|a, b| {
+        a.location
+            .cmp(&b.location)
+            .then(a.code.cmp(b.code))
+            .then(a.path.cmp(&b.path))
+            .then(a.message.cmp(&b.message))
+    });
+    outcome.diagnostics.dedup();
+    outcome
+}
+
+/// Give each diagnostic of `sink` the location of its path in `input`.
+fn attach(out: &mut Vec<Diagnostic>, sink: Sink, input: &InputDocument<'_>) {
+    for mut diagnostic in sink.diagnostics {
+        let pos = if diagnostic.code == c::UNKNOWN_FIELD.code {
+            input.document.spans.locate_key(&diagnostic.path)
+        } else {
+            input.document.spans.locate(&diagnostic.path)
+        }
+        .unwrap_or(input.document.start);
+        diagnostic.location = Some(Location {
+            file: input.file.to_owned(),
+            document: input.document.index,
+            line: Some(pos.line),
+            column: Some(pos.column),
+        });
+        out.push(diagnostic);
+    }
+}
+
+fn check_document(
+    sink: &mut Sink,
+    facts: &mut Facts,
+    ctx: &Context,
+    input_idx: usize,
+    doc: &Document,
+    known: Known,
+) {
+    let value = &doc.value;
+    let name = doc.name().unwrap_or_default().to_owned();
+    match known {
+        Known::IpPool { crd_group } => {
+            lint_crd_group(sink, crd_group, "IPPool");
+            check_name(sink, value);
+            schema_pass::<v3::IPPool>(sink, &as_v3(value, crd_group));
+            ippool::check(sink, value);
+            let spec = Fields::of(value.get("spec"), "spec");
+            if let Some(net) = spec
+                .str("cidr")
+                .and_then(|text| vocab::cidr::parse_cidr(text).ok())
+            {
+                facts.pools.push(PoolFact {
+                    input_idx,
+                    path: "spec.cidr".into(),
+                    net: net.trunc(),
+                    name: name.clone(),
+                    origin: PoolOrigin::IpPool,
+                    workload: ippool_uses(&spec).iter().any(|used| used == "Workload"),
+                    disable_bgp_export: spec.bool("disableBGPExport") == Some(true),
+                });
+            }
+            facts.names.push((input_idx, "IPPool", name));
+        }
+        Known::BgpPeer { crd_group } => {
+            lint_crd_group(sink, crd_group, "BGPPeer");
+            check_name(sink, value);
+            schema_pass::<v3::BGPPeer>(sink, &as_v3(value, crd_group));
+            bgppeer::check(sink, value);
+            facts.names.push((input_idx, "BGPPeer", name));
+        }
+        Known::BgpConfiguration { crd_group } => {
+            lint_crd_group(sink, crd_group, "BGPConfiguration");
+            check_name(sink, value);
+            schema_pass::<v3::BGPConfiguration>(sink, &as_v3(value, crd_group));
+            bgpconfig::check(sink, value);
+            facts.names.push((input_idx, "BGPConfiguration", name));
+        }
+        Known::FelixConfiguration { crd_group } => {
+            lint_crd_group(sink, crd_group, "FelixConfiguration");
+            check_name(sink, value);
+            schema_pass::<v3::FelixConfiguration>(sink, &as_v3(value, crd_group));
+            felix::check(sink, value);
+            facts.names.push((input_idx, "FelixConfiguration", name));
+        }
+        Known::Installation => {
+            let typed = schema_pass::<operator::Installation>(sink, value);
+            let defaulted = typed
+                .map(|installation| {
+                    let provider = ctx
+                        .provider
+                        .as_deref()
+                        .map(operator::InstallationSpecKubernetesProvider::from);
+                    let out = apply_operator_defaults(&installation, &DefaultsContext { provider });
+                    serde_json::to_value(out).unwrap_or_else(|_| value.clone())
+                })
+                .unwrap_or_else(|| value.clone());
+            installation::check(sink, value, &defaulted);
+            facts
+                .installations
+                .push(InstallationFact::collect(input_idx, value, &defaulted));
+            for pool in cross::installation_pools(input_idx, value, &defaulted) {
+                facts.pools.push(pool);
+            }
+            facts.names.push((input_idx, "Installation", name));
+        }
+        Known::ApiServer => {
+            schema_pass::<operator::APIServer>(sink, value);
+            endpoint::check_apiserver(sink, value);
+            facts.names.push((input_idx, "APIServer", name));
+        }
+        Known::EndpointConfigMap => {
+            endpoint::check_configmap(sink, ctx, value, &doc.spans);
+            facts.endpoints.push(input_idx);
+            facts.names.push((input_idx, "ConfigMap", name));
+        }
+    }
+}
+
+fn ippool_uses(spec: &Fields<'_, '_>) -> Vec<String> {
+    match spec.list("allowedUses") {
+        Some(list) => list
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_owned)
+            .collect(),
+        None => vec!["Workload".into(), "Tunnel".into()],
+    }
+}
+
+/// crd.projectcalico.org/v1 has the same schema as projectcalico.org/v3 in v3.32.1; the
+/// generated types check the apiVersion, so the schema pass reads a v1 object as v3.
+fn as_v3(value: &Value, crd_group: bool) -> Value {
+    let mut copy = value.clone();
+    if crd_group && let Some(map) = copy.as_object_mut() {
+        map.insert("apiVersion".into(), Value::from("projectcalico.org/v3"));
+    }
+    copy
+}
+
+fn lint_crd_group(sink: &mut Sink, crd_group: bool, kind: &str) {
+    if crd_group {
+        sink.report(
+            &c::LINT_CRD_GROUP,
+            "apiVersion",
+            format!(
+                "this {kind} is written through crd.projectcalico.org/v1, Calico's storage API"
+            ),
+            Some("use `apiVersion: projectcalico.org/v3`".into()),
+        );
+    }
+}
+
+fn check_name(sink: &mut Sink, value: &Value) {
+    let meta = Fields::of(value.get("metadata"), "metadata");
+    match meta.str("name") {
+        Some(name) if vocab::is_dns_subdomain(name) => {}
+        Some(name) => sink.report(
+            &c::BAD_NAME,
+            meta.at("name"),
+            format!("`{name}` is not a valid name"),
+            Some("use at most 253 lower-case letters, digits, `-` and `.`".into()),
+        ),
+        None => sink.report(
+            &c::BAD_NAME,
+            meta.at("name"),
+            "`metadata.name` is missing",
+            None,
+        ),
+    }
+}
+
+/// The schema pass: type the document with the generated wire type. Unknown fields and values
+/// of the wrong type become diagnostics with their path; the offending node is removed and the
+/// document typed again, so that every such problem is reported, up to a fixed number of
+/// rounds. Returns the typed object when it could be typed at all.
+fn schema_pass<T: DeserializeOwned>(sink: &mut Sink, value: &Value) -> Option<T> {
+    const MAX_ROUNDS: usize = 64;
+    let mut current = value.clone();
+    for _ in 0..MAX_ROUNDS {
+        let err = match serde_path_to_error::deserialize::<_, T>(&current) {
+            Ok(typed) => return Some(typed),
+            Err(err) => err,
+        };
+        let segments: Vec<Segment> = err.path().iter().filter_map(Segment::from_serde).collect();
+        let message = err.inner().to_string();
+        let path = render_path(&segments);
+        if let Some(field) = unknown_field_name(&message) {
+            let expected = expected_fields(&message);
+            let mut full = segments.clone();
+            // serde_path_to_error stops at the mapping that holds the unknown key.
+            if full.last() != Some(&Segment::Key(field.clone())) {
+                full.push(Segment::Key(field.clone()));
+            }
+            let hint = closest(&field, &expected)
+                .map(|candidate| format!("did you mean `{candidate}`?"))
+                .or_else(|| {
+                    (!expected.is_empty())
+                        .then(|| format!("known fields here: {}", expected.join(", ")))
+                });
+            sink.report(
+                &c::UNKNOWN_FIELD,
+                render_path(&full),
+                format!("unknown field `{field}`"),
+                hint,
+            );
+            if !remove(&mut current, &full) {
+                return None;
+            }
+        } else if message.starts_with("missing field") {
+            // Required fields are reported by the kind's rules with a better message; drop the
+            // incomplete object so the rest of the document can still be typed.
+            if segments.is_empty() || !remove(&mut current, &segments) {
+                return None;
+            }
+        } else {
+            sink.report(&c::WRONG_TYPE, path, type_message(&message), None);
+            if segments.is_empty() || !remove(&mut current, &segments) {
+                return None;
+            }
+        }
+    }
+    None
+}
+
+/// One step of a field path.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Segment {
+    Key(String),
+    Index(usize),
+}
+
+impl Segment {
+    fn from_serde(segment: &serde_path_to_error::Segment) -> Option<Segment> {
+        match segment {
+            serde_path_to_error::Segment::Map { key } => Some(Segment::Key(key.clone())),
+            serde_path_to_error::Segment::Seq { index } => Some(Segment::Index(*index)),
+            // Struct fields that serde reads through `deserialize_struct` are map keys in a
+            // JSON value, so only the unknown-segment case is left.
+            _ => None,
+        }
+    }
+}
+
+fn render_path(segments: &[Segment]) -> String {
+    let mut path = String::new();
+    for segment in segments {
+        path = match segment {
+            Segment::Key(key) => join_key(&path, key),
+            Segment::Index(idx) => crate::source::join_index(&path, *idx),
+        };
+    }
+    path
+}
+
+/// Remove the node at `segments` from `value`; false when there is nothing to remove.
+fn remove(value: &mut Value, segments: &[Segment]) -> bool {
+    let Some((last, parents)) = segments.split_last() else {
+        return false;
+    };
+    let mut node = value;
+    for segment in parents {
+        node = match (segment, node) {
+            (Segment::Key(key), Value::Object(map)) => match map.get_mut(key) {
+                Some(child) => child,
+                None => return false,
+            },
+            (Segment::Index(idx), Value::Array(items)) => match items.get_mut(*idx) {
+                Some(child) => child,
+                None => return false,
+            },
+            _ => return false,
+        };
+    }
+    match (last, node) {
+        (Segment::Key(key), Value::Object(map)) => map.remove(key).is_some(),
+        (Segment::Index(idx), Value::Array(items)) if *idx < items.len() => {
+            items.remove(*idx);
+            true
+        }
+        _ => false,
+    }
+}
+
+/// The field name in serde's "unknown field `x`, expected ..." message.
+fn unknown_field_name(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("unknown field `")?;
+    Some(rest.split('`').next()?.to_owned())
+}
+
+/// The field names listed in serde's "expected one of `a`, `b`" or "expected `a`" message.
+fn expected_fields(message: &str) -> Vec<String> {
+    let Some((_, list)) = message.split_once("expected") else {
+        return Vec::new();
+    };
+    list.split('`')
+        .enumerate()
+        .filter(|(idx, _)| idx % 2 == 1)
+        .map(|(_, name)| name.to_owned())
+        .collect()
+}
+
+/// The closest known field by edit distance, when it is close enough to be a typo.
+fn closest(field: &str, expected: &[String]) -> Option<String> {
+    expected
+        .iter()
+        .map(|candidate| {
+            let distance =
+                strsim::levenshtein(&field.to_ascii_lowercase(), &candidate.to_ascii_lowercase());
+            (distance, candidate)
+        })
+        .filter(|(distance, candidate)| *distance <= 2.max(candidate.len() / 4))
+        .min()
+        .map(|(_, candidate)| candidate.clone())
+}
+
+/// serde's type messages, made to read as ours ("invalid type: string \"x\", expected a
+/// boolean" -> "expected a boolean, found string \"x\"").
+fn type_message(message: &str) -> String {
+    if let Some(rest) = message.strip_prefix("invalid type: ")
+        && let Some((found, expected)) = rest.split_once(", expected ")
+    {
+        return format!("expected {expected}, found {found}");
+    }
+    if let Some(rest) = message.strip_prefix("invalid value: ")
+        && let Some((found, expected)) = rest.split_once(", expected ")
+    {
+        return format!("expected {expected}, found {found}");
+    }
+    message.to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn serde_messages_are_read() {
+        let message = "unknown field `blocksize`, expected one of `cidr`, `blockSize`";
+        assert_eq!(unknown_field_name(message).as_deref(), Some("blocksize"));
+        assert_eq!(expected_fields(message), vec!["cidr", "blockSize"]);
+        assert_eq!(
+            closest("blocksize", &expected_fields(message)).as_deref(),
+            Some("blockSize")
+        );
+        assert_eq!(closest("zzz", &expected_fields(message)), None);
+        assert_eq!(
+            type_message("invalid type: string \"Enabled\", expected a boolean"),
+            "expected a boolean, found string \"Enabled\""
+        );
+    }
+
+    #[test]
+    fn removal() {
+        let mut value = serde_json::json!({"a": {"b": [1, {"c": 2}]}});
+        assert!(remove(
+            &mut value,
+            &[
+                Segment::Key("a".into()),
+                Segment::Key("b".into()),
+                Segment::Index(1),
+                Segment::Key("c".into())
+            ]
+        ));
+        assert_eq!(value, serde_json::json!({"a": {"b": [1, {}]}}));
+        assert!(!remove(&mut value, &[Segment::Key("x".into())]));
+    }
+}
