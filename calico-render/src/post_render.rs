@@ -724,10 +724,11 @@ pub fn merge_object(chart: &Value, ours: &Value) -> Value {
     let mut merged = chart.clone();
     merge_into(&mut merged, ours);
     // The chart's namespace wins: it is the release namespace, where the operator runs.
-    if let Some(namespace) = chart.pointer("/metadata/namespace").cloned() {
-        if let Some(meta) = merged.get_mut("metadata").and_then(Value::as_object_mut) {
-            meta.insert("namespace".to_owned(), namespace);
-        }
+    if let (Some(namespace), Some(meta)) = (
+        chart.pointer("/metadata/namespace").cloned(),
+        merged.get_mut("metadata").and_then(Value::as_object_mut),
+    ) {
+        meta.insert("namespace".to_owned(), namespace);
     }
     merged
 }
@@ -754,10 +755,9 @@ fn place_added(ours: &Value, operator_namespace: Option<&str>) -> Value {
     if let (Some(namespace), Some(meta)) = (
         operator_namespace,
         object.get_mut("metadata").and_then(Value::as_object_mut),
-    ) {
-        if meta.contains_key("namespace") {
-            meta.insert("namespace".to_owned(), Value::String(namespace.to_owned()));
-        }
+    ) && meta.contains_key("namespace")
+    {
+        meta.insert("namespace".to_owned(), Value::String(namespace.to_owned()));
     }
     object
 }
@@ -766,11 +766,15 @@ fn place_added(ours: &Value, operator_namespace: Option<&str>) -> Value {
 /// (`apiVersion`, `kind`, `metadata` with `name` and `namespace` first, `spec`, `data`) and
 /// sorted keys elsewhere. Strings YAML 1.1 would misread are quoted.
 pub fn value_to_yaml(object: &Value) -> Result<String, String> {
+    serialize_yaml(&Ordered::Top(object))
+}
+
+/// YAML text of any serializable value with the settings of [`value_to_yaml`].
+pub(crate) fn serialize_yaml<T: Serialize>(value: &T) -> Result<String, String> {
     let mut options = serde_saphyr::SerializerOptions::default();
     options.folded_wrap_chars = usize::MAX;
     options.min_fold_chars = usize::MAX;
-    serde_saphyr::to_string_with_options(&Ordered::Top(object), options)
-        .map_err(|err| err.to_string())
+    serde_saphyr::to_string_with_options(value, options).map_err(|err| err.to_string())
 }
 
 /// Serializes a value with the top-level and `metadata` keys in Kubernetes order.

@@ -233,7 +233,7 @@ impl DocState {
             return;
         };
         match first {
-            b'#' => return,
+            b'#' => {}
             b' ' => {
                 let indent = line.iter().take_while(|&&b| b == b' ').count();
                 let rest = &line[indent..];
@@ -623,6 +623,131 @@ pub fn scan_stream(text: &[u8]) -> Vec<Scanned> {
     docs
 }
 
+/// One root key of a single-document mapping, with the byte range of its key line and every
+/// line under it (trailing blank and comment lines included).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RootSection {
+    /// The key, as written (plain keys only).
+    pub key: String,
+    /// Byte offset of the key line.
+    pub start: usize,
+    /// Byte offset one past the section's last byte.
+    pub end: usize,
+}
+
+/// Split one YAML document into its root sections, for documents in the plain block style
+/// (the scan's shape); `None` for anything else, and the caller must re-serialize instead of
+/// copying. Text before the first key (a `---` line, comments) belongs to no section.
+pub fn root_sections(text: &[u8]) -> Option<Vec<RootSection>> {
+    let mut sections: Vec<RootSection> = Vec::new();
+    let mut offset = 0;
+    let mut seen_start = false;
+    for line in text.split_inclusive(|&b| b == b'\n') {
+        let body = line.strip_suffix(b"\n").unwrap_or(line);
+        let body = body.strip_suffix(b"\r").unwrap_or(body);
+        let here = offset;
+        offset += line.len();
+        match marker(body) {
+            Marker::Start if sections.is_empty() && !seen_start => {
+                seen_start = true;
+                continue;
+            }
+            Marker::None => {}
+            _ => return None,
+        }
+        match body.first() {
+            None | Some(b'#') => {}
+            Some(b' ') => {
+                let rest = trim_start(body);
+                if sections.is_empty() && !(rest.is_empty() || rest[0] == b'#') {
+                    return None;
+                }
+                if body
+                    .iter()
+                    .take_while(|&&b| b == b' ' || b == b'\t')
+                    .any(|&b| b == b'\t')
+                {
+                    return None;
+                }
+            }
+            // A block sequence under a root key may start its entries in column 0.
+            Some(b'-') if !sections.is_empty() && matches!(body.get(1), None | Some(b' ')) => {}
+            Some(_) => match split_key(body) {
+                KeyLine::Key(key, _) => {
+                    let key = std::str::from_utf8(key).ok()?.to_owned();
+                    if sections.iter().any(|s| s.key == key) {
+                        return None;
+                    }
+                    if let Some(last) = sections.last_mut() {
+                        last.end = here;
+                    }
+                    sections.push(RootSection {
+                        key,
+                        start: here,
+                        end: text.len(),
+                    });
+                }
+                KeyLine::Unusual | KeyLine::NotAKey => return None,
+            },
+        }
+    }
+    Some(sections)
+}
+
+/// The entries of a block sequence that is the value of a root key: `section` is that key's
+/// [`RootSection`] in `text`. Returns the indentation of the `- ` markers and the byte range of
+/// each entry (from its `- ` line to the next entry, comment lines included), or `None` when
+/// the value is not a plain block sequence. An explicit empty flow sequence (`key: []`) gives
+/// no entries.
+pub fn sequence_entries(
+    text: &[u8],
+    section: &RootSection,
+) -> Option<(usize, Vec<(usize, usize)>)> {
+    let body = &text[section.start..section.end];
+    let mut lines = body.split_inclusive(|&b| b == b'\n');
+    let key_line = lines.next()?;
+    let KeyLine::Key(_, value) = split_key(key_line.strip_suffix(b"\n").unwrap_or(key_line)) else {
+        return None;
+    };
+    let value = trim_start(trim_end(value));
+    if value.starts_with(b"[]") && trim_start(&value[2..]).first().is_none_or(|&b| b == b'#') {
+        return Some((0, Vec::new()));
+    }
+    if !(value.is_empty() || value[0] == b'#') {
+        return None;
+    }
+    let mut offset = section.start + key_line.len();
+    let mut indent = None;
+    let mut entries: Vec<(usize, usize)> = Vec::new();
+    for line in lines {
+        let here = offset;
+        offset += line.len();
+        let body = line.strip_suffix(b"\n").unwrap_or(line);
+        let body = body.strip_suffix(b"\r").unwrap_or(body);
+        let spaces = body.iter().take_while(|&&b| b == b' ').count();
+        let rest = &body[spaces..];
+        if rest.is_empty() || rest[0] == b'#' {
+            continue;
+        }
+        if rest[0] == b'\t' {
+            return None;
+        }
+        let entry_indent = *indent.get_or_insert(spaces);
+        let is_entry = rest.starts_with(b"- ") && rest.len() > 2 && !matches!(rest[2], b' ' | b'-');
+        if spaces == entry_indent && is_entry {
+            if let Some(last) = entries.last_mut() {
+                last.1 = here;
+            }
+            entries.push((here, section.end));
+        } else if spaces <= entry_indent || entries.is_empty() {
+            // Anything at or left of the markers that is not a `- ` entry (an empty entry, a
+            // nested sequence on the marker line, a stray scalar) is beyond this scan.
+            return None;
+        }
+    }
+    Some((indent.unwrap_or(0), entries))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -734,6 +859,48 @@ mod tests {
         assert_eq!(docs[0].unusual, Some(Unusual::Directive));
         assert_eq!(docs[1].head.kind, plain("A"));
         assert_eq!(docs[1].unusual, None);
+    }
+
+    #[test]
+    fn sections_and_entries() {
+        let text = b"---\napiVersion: v1\nkind: List # c\nitems:\n# lead\n- a: 1\n  b:\n  - x\n# between\n- c: 2\nmore: {}\n";
+        let sections = root_sections(text).expect("plain document");
+        let keys: Vec<_> = sections.iter().map(|s| s.key.as_str()).collect();
+        assert_eq!(keys, ["apiVersion", "kind", "items", "more"]);
+        let items = &sections[2];
+        let (indent, entries) = sequence_entries(text, items).expect("block sequence");
+        assert_eq!(indent, 0);
+        let texts: Vec<_> = entries
+            .iter()
+            .map(|&(a, b)| std::str::from_utf8(&text[a..b]).expect("utf-8"))
+            .collect();
+        assert_eq!(texts, ["- a: 1\n  b:\n  - x\n# between\n", "- c: 2\n"]);
+
+        let indented = b"items:\n  - a: 1\n    b: 2\n  - c: 3\n";
+        let sections = root_sections(indented).expect("plain document");
+        let (indent, entries) = sequence_entries(indented, &sections[0]).expect("entries");
+        assert_eq!((indent, entries.len()), (2, 2));
+
+        let empty = b"items: []\n";
+        let sections = root_sections(empty).expect("plain document");
+        assert_eq!(sequence_entries(empty, &sections[0]), Some((0, Vec::new())));
+
+        for odd in [
+            &b"items: [a]\n"[..],
+            b"items:\n-\n  a: 1\n",
+            b"items:\n- - a\n",
+        ] {
+            let sections = root_sections(odd).expect("plain document");
+            assert_eq!(sequence_entries(odd, &sections[0]), None, "{odd:?}");
+        }
+        for odd in [
+            &b"{a: 1}\n"[..],
+            b"a: 1\n...\n",
+            b"a: 1\na: 2\n",
+            b"  a: 1\n",
+        ] {
+            assert_eq!(root_sections(odd), None, "{odd:?}");
+        }
     }
 
     #[test]

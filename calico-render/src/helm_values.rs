@@ -1,0 +1,260 @@
+//! Values for the official `tigera-operator` Helm chart that make it render our objects.
+//!
+//! The chart (Calico v3.32.1, calico-model.md section 7) renders the Installation from
+//! `installation` (minus `enabled`), the APIServer from `apiServer`, the endpoint ConfigMap from
+//! `kubernetesServiceEndpoint` (only when `host` is set), and FelixConfiguration `default` from
+//! `defaultFelixConfiguration` (minus `enabled`). Everything else we render (BGPConfiguration,
+//! BGPPeer, projectcalico.org/v3 IPPools, FelixConfiguration other than `default`) has no place in
+//! the chart's values: it is returned as extra objects, to be applied after the chart or added
+//! by `calico-render post-render`.
+//!
+//! The chart ships defaults of its own under `installation` (`kubeletVolumePluginPath: None`,
+//! `controlPlaneReplicas: 2`, `nonPrivileged: Disabled`, ...). A default our Installation does
+//! not set is cleared with `null`, which Helm reads as "delete this key", so the rendered
+//! Installation holds exactly our fields. The chart also renders Goldmane and Whisker by
+//! default; our bundle has neither, so they are disabled.
+//!
+//! How the chart's output still differs from our objects, by construction of its templates:
+//! the Installation always carries `imagePullSecrets` (an empty list when there are none), the
+//! ConfigMap lands in the release namespace, and an offline `helm template` writes
+//! FelixConfiguration with `apiVersion: crd.projectcalico.org/v1`. [`ChartValues::notes`] says
+//! so where it matters.
+
+use serde_json::{Map, Value};
+
+use crate::post_render::{serialize_yaml, str_at};
+
+/// Keys the chart's `values.yaml` sets under `installation`, cleared when we do not set them.
+/// `imagePullSecrets` is not among them: the chart's template appends to it, so it gets an
+/// empty list instead.
+const CHART_INSTALLATION_DEFAULTS: [&str; 6] = [
+    "kubeletVolumePluginPath",
+    "kubernetesProvider",
+    "controlPlaneReplicas",
+    "controlPlaneNodeSelector",
+    "controlPlaneTolerations",
+    "nonPrivileged",
+];
+
+/// The ConfigMap keys the chart can template.
+const ENDPOINT_KEYS: [&str; 2] = ["KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"];
+
+/// The name of the endpoint ConfigMap.
+const ENDPOINT_CONFIG_MAP: &str = "kubernetes-services-endpoint";
+
+/// Values for the chart, plus what the chart cannot express.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChartValues {
+    /// The values file content.
+    pub values: Value,
+    /// Our objects the chart cannot render, in bundle order.
+    pub extra: Vec<Value>,
+    /// Things the user must know when installing with these values.
+    pub notes: Vec<String>,
+}
+
+/// Map our objects (bundle order, as JSON values) to chart values.
+pub fn to_chart_values(objects: &[Value]) -> ChartValues {
+    let mut values = Map::new();
+    let mut extra = Vec::new();
+    let mut notes = Vec::new();
+    let mut has_installation = false;
+    let mut has_api_server = false;
+    let mut has_felix = false;
+    let mut endpoint: Option<Map<String, Value>> = None;
+
+    for object in objects {
+        let api_version = str_at(object, &["apiVersion"]);
+        let kind = str_at(object, &["kind"]);
+        let name = str_at(object, &["metadata", "name"]);
+        let spec = object
+            .get("spec")
+            .cloned()
+            .unwrap_or(Value::Object(Map::new()));
+        match (api_version, kind, name) {
+            ("operator.tigera.io/v1", "Installation", "default") if !has_installation => {
+                has_installation = true;
+                values.insert("installation".to_owned(), installation_values(spec));
+            }
+            ("operator.tigera.io/v1", "APIServer", "default") if !has_api_server => {
+                has_api_server = true;
+                values.insert("apiServer".to_owned(), enabled_with(spec));
+            }
+            ("projectcalico.org/v3", "FelixConfiguration", "default") if !has_felix => {
+                has_felix = true;
+                values.insert("defaultFelixConfiguration".to_owned(), enabled_with(spec));
+                notes.push(
+                    "the chart writes FelixConfiguration `default` with apiVersion \
+                     crd.projectcalico.org/v1 unless the projectcalico.org/v3 CRD exists when it \
+                     renders (helm install with cluster access); both name the same object"
+                        .to_owned(),
+                );
+            }
+            ("v1", "ConfigMap", ENDPOINT_CONFIG_MAP) if endpoint.is_none() => {
+                let data = object
+                    .get("data")
+                    .and_then(Value::as_object)
+                    .cloned()
+                    .unwrap_or_default();
+                let namespace = str_at(object, &["metadata", "namespace"]);
+                if data.keys().all(|key| ENDPOINT_KEYS.contains(&key.as_str())) {
+                    notes.push(format!(
+                        "the chart writes ConfigMap {ENDPOINT_CONFIG_MAP} into the release \
+                         namespace: install the chart with --namespace {namespace}"
+                    ));
+                    endpoint = Some(data);
+                } else {
+                    // The chart templates only the host-network pair of keys; the pod-network
+                    // pair would be lost, so the whole ConfigMap stays ours.
+                    notes.push(format!(
+                        "ConfigMap {ENDPOINT_CONFIG_MAP} has keys the chart cannot template \
+                         (only {} are): it is listed as an extra object and the chart's own is \
+                         turned off",
+                        ENDPOINT_KEYS.join(" and ")
+                    ));
+                    extra.push(object.clone());
+                }
+            }
+            _ => {
+                notes.push(format!(
+                    "{kind} `{name}` ({api_version}) has no chart value: apply it after the chart \
+                     or add it with `calico-render post-render`"
+                ));
+                extra.push(object.clone());
+            }
+        }
+    }
+
+    if !has_installation {
+        values.insert("installation".to_owned(), disabled());
+    }
+    if !has_api_server {
+        values.insert("apiServer".to_owned(), disabled());
+    }
+    if !has_felix {
+        values.insert("defaultFelixConfiguration".to_owned(), disabled());
+    }
+    // Our bundle never holds Goldmane or Whisker; the chart would add them by default.
+    values.insert("goldmane".to_owned(), disabled());
+    values.insert("whisker".to_owned(), disabled());
+    let mut endpoint_values = Map::new();
+    match endpoint {
+        Some(data) => {
+            for (key, value_key) in [("host", ENDPOINT_KEYS[0]), ("port", ENDPOINT_KEYS[1])] {
+                let value = data
+                    .get(value_key)
+                    .cloned()
+                    .unwrap_or(Value::String(String::new()));
+                endpoint_values.insert(key.to_owned(), value);
+            }
+        }
+        None => {
+            endpoint_values.insert("host".to_owned(), Value::String(String::new()));
+        }
+    }
+    values.insert(
+        "kubernetesServiceEndpoint".to_owned(),
+        Value::Object(endpoint_values),
+    );
+    ChartValues {
+        values: Value::Object(values),
+        extra,
+        notes,
+    }
+}
+
+fn disabled() -> Value {
+    let mut map = Map::new();
+    map.insert("enabled".to_owned(), Value::Bool(false));
+    Value::Object(map)
+}
+
+fn enabled_with(spec: Value) -> Value {
+    let mut map = match spec {
+        Value::Object(map) => map,
+        _ => Map::new(),
+    };
+    map.insert("enabled".to_owned(), Value::Bool(true));
+    Value::Object(map)
+}
+
+fn installation_values(spec: Value) -> Value {
+    let mut values = enabled_with(spec);
+    if let Some(map) = values.as_object_mut() {
+        for key in CHART_INSTALLATION_DEFAULTS {
+            map.entry(key.to_owned()).or_insert(Value::Null);
+        }
+        map.entry("imagePullSecrets".to_owned())
+            .or_insert(Value::Array(Vec::new()));
+    }
+    values
+}
+
+/// The values as a YAML file: a comment block with the notes and the extra objects, then the
+/// values. Helm ignores the comments.
+pub fn to_values_yaml(chart: &ChartValues) -> Result<String, String> {
+    let mut out =
+        String::from("# Values for the tigera-operator Helm chart, written by calico-render.\n");
+    for note in &chart.notes {
+        out.push_str("# - ");
+        out.push_str(note);
+        out.push('\n');
+    }
+    out.push_str(&serialize_yaml(&chart.values)?);
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use serde_json::json;
+
+    use super::*;
+
+    #[test]
+    fn chart_defaults_are_cleared_and_extras_listed() {
+        let objects = [
+            json!({"apiVersion": "v1", "kind": "ConfigMap",
+                   "metadata": {"name": "kubernetes-services-endpoint", "namespace": "tigera-operator"},
+                   "data": {"KUBERNETES_SERVICE_HOST": "api.example", "KUBERNETES_SERVICE_PORT": "6443"}}),
+            json!({"apiVersion": "operator.tigera.io/v1", "kind": "Installation",
+                   "metadata": {"name": "default"},
+                   "spec": {"controlPlaneReplicas": 3, "calicoNetwork": {"linuxDataplane": "BPF"}}}),
+            json!({"apiVersion": "projectcalico.org/v3", "kind": "BGPConfiguration",
+                   "metadata": {"name": "default"}, "spec": {"asNumber": 64512}}),
+        ];
+        let chart = to_chart_values(&objects);
+        assert_eq!(
+            chart.values,
+            json!({
+                "installation": {
+                    "enabled": true, "controlPlaneReplicas": 3,
+                    "calicoNetwork": {"linuxDataplane": "BPF"},
+                    "kubeletVolumePluginPath": null, "kubernetesProvider": null,
+                    "controlPlaneNodeSelector": null, "controlPlaneTolerations": null,
+                    "nonPrivileged": null, "imagePullSecrets": []
+                },
+                "apiServer": {"enabled": false},
+                "defaultFelixConfiguration": {"enabled": false},
+                "goldmane": {"enabled": false},
+                "whisker": {"enabled": false},
+                "kubernetesServiceEndpoint": {"host": "api.example", "port": "6443"}
+            })
+        );
+        assert_eq!(chart.extra, vec![objects[2].clone()]);
+        assert_eq!(chart.notes.len(), 2, "{:?}", chart.notes);
+    }
+
+    #[test]
+    fn pod_network_keys_keep_the_config_map_ours() {
+        let objects = [json!({"apiVersion": "v1", "kind": "ConfigMap",
+            "metadata": {"name": "kubernetes-services-endpoint", "namespace": "tigera-operator"},
+            "data": {"KUBERNETES_SERVICE_HOST": "a", "KUBERNETES_SERVICE_PORT": "6443",
+                     "KUBERNETES_SERVICE_HOST_POD_NETWORK": "b", "KUBERNETES_SERVICE_PORT_POD_NETWORK": "443"}})];
+        let chart = to_chart_values(&objects);
+        assert_eq!(
+            chart.values["kubernetesServiceEndpoint"],
+            json!({"host": ""})
+        );
+        assert_eq!(chart.extra.len(), 1);
+    }
+}
