@@ -54,6 +54,76 @@ fn render<S: Serialize>(env: &Environment<'_>, template: &str, view: &S) -> Resu
         .map_err(to_err)
 }
 
+/// rustfmt's default `array_width` (60% of `max_width`).
+const ARRAY_WIDTH: usize = 60;
+
+/// rustfmt's default `short_array_element_width_threshold`.
+const SHORT_ARRAY_ELEMENT: usize = 10;
+
+/// `impl {head} for {ty} {`, broken before `for` as rustfmt does when the line is too long.
+fn impl_header(head: &str, ty: &str) -> String {
+    let one_line = format!("impl{head} for {ty} {{");
+    if one_line.len() <= MAX_WIDTH {
+        one_line
+    } else {
+        format!("impl{head}\n    for {ty}\n{{")
+    }
+}
+
+/// A match arm at `indent`, with the body in a block when the arm does not fit the line.
+fn match_arm(indent: usize, pattern: &str, body: &str) -> String {
+    let pad = " ".repeat(indent);
+    let one_line = format!("{pad}{pattern} => {body},");
+    if one_line.len() <= MAX_WIDTH {
+        one_line
+    } else {
+        format!("{pad}{pattern} => {{\n{pad}    {body}\n{pad}}}")
+    }
+}
+
+/// A `const` holding a slice of string literals at `indent`, laid out as rustfmt lays out
+/// array literals: on the line when short, moved after `=` when only the line is too long,
+/// otherwise one element per line, or several per line when every element is short.
+fn const_str_slice(indent: usize, decl: &str, items: &[String]) -> String {
+    let pad = " ".repeat(indent);
+    let content = items.join(", ");
+    if content.len() <= ARRAY_WIDTH {
+        let one_line = format!("{pad}{decl} = &[{content}];");
+        if one_line.len() <= MAX_WIDTH {
+            return one_line;
+        }
+        let next_line = format!("{pad}    &[{content}];");
+        if next_line.len() <= MAX_WIDTH {
+            return format!("{pad}{decl} =\n{next_line}");
+        }
+    }
+    let inner = format!("{pad}    ");
+    let mut out = format!("{pad}{decl} = &[\n");
+    if items.iter().all(|item| item.len() <= SHORT_ARRAY_ELEMENT) {
+        let mut line = String::new();
+        for item in items {
+            let candidate = if line.is_empty() {
+                item.clone()
+            } else {
+                format!("{line}, {item}")
+            };
+            if !line.is_empty() && inner.len() + candidate.len() + 1 > MAX_WIDTH {
+                out.push_str(&format!("{inner}{line},\n"));
+                line = item.clone();
+            } else {
+                line = candidate;
+            }
+        }
+        out.push_str(&format!("{inner}{line},\n"));
+    } else {
+        for item in items {
+            out.push_str(&format!("{inner}{item},\n"));
+        }
+    }
+    out.push_str(&format!("{pad}];"));
+    out
+}
+
 /// A Rust string literal for `text`.
 fn lit(text: &str) -> String {
     format!("{text:?}")
@@ -65,9 +135,12 @@ fn serde_attr(args: &[String], indent: usize) -> Option<String> {
         return None;
     }
     let one_line = format!("#[serde({})]", args.join(", "));
-    // rustfmt keeps a function-like attribute on one line while `serde(...)` fits
-    // `attr_fn_like_width` (70 with the default `max_width` of 100) and the line fits too.
-    if one_line.len() - 3 <= ATTR_FN_LIKE_WIDTH && indent + one_line.len() <= MAX_WIDTH {
+    // rustfmt keeps a function-like attribute on one line while its arguments fit
+    // `attr_fn_like_width` (70 with the default `max_width` of 100) and the line fits too;
+    // a single argument stays on the line in any case.
+    let args_width = args.iter().map(String::len).sum::<usize>() + 2 * (args.len() - 1);
+    let fits_line = indent + one_line.len() <= MAX_WIDTH;
+    if fits_line && (args.len() == 1 || args_width <= ATTR_FN_LIKE_WIDTH) {
         return Some(one_line);
     }
     let pad = " ".repeat(indent);
@@ -96,6 +169,8 @@ struct FieldView {
     doc: Vec<String>,
     ident: String,
     ty: String,
+    /// `pub ident: Type,` for a struct field, broken after the colon when too long.
+    decl: String,
     attr: Option<String>,
     ser_attr: Option<String>,
     de_attr: Option<String>,
@@ -123,9 +198,16 @@ fn field_view(field: &Field) -> FieldView {
     } else {
         (format!("&'a {}", field.ty), format!("&self.{}", field.ident))
     };
+    let one_line = format!("    pub {}: {ty},", field.ident);
+    let decl = if one_line.len() <= MAX_WIDTH {
+        one_line
+    } else {
+        format!("    pub {}:\n        {ty},", field.ident)
+    };
     FieldView {
         doc: field.doc.clone(),
         ident: field.ident.clone(),
+        decl,
         ty,
         attr: serde_attr(&args, 4),
         ser_attr: serde_attr(&args, 12),
@@ -139,7 +221,10 @@ fn field_view(field: &Field) -> FieldView {
 struct VariantView {
     ident: String,
     wire: String,
-    lit: String,
+    /// The `as_str` match arm.
+    to_wire: String,
+    /// The `From<&str>` match arm.
+    from_wire: String,
 }
 
 #[derive(Serialize)]
@@ -150,7 +235,11 @@ struct ItemView {
     derive: String,
     fields: Vec<FieldView>,
     variants: Vec<VariantView>,
-    variants_list: String,
+    variants_const: String,
+    impl_from: String,
+    impl_display: String,
+    impl_serialize: String,
+    impl_deserialize: String,
 }
 
 #[derive(Serialize)]
@@ -208,7 +297,11 @@ pub fn render_kind(env: &Environment<'_>, model: &KindModel, header: Vec<String>
                     derive: format!("Debug, Clone, PartialEq, {default}Serialize, Deserialize"),
                     fields: s.fields.iter().map(field_view).collect(),
                     variants: Vec::new(),
-                    variants_list: String::new(),
+                    variants_const: String::new(),
+                    impl_from: String::new(),
+                    impl_display: String::new(),
+                    impl_serialize: String::new(),
+                    impl_deserialize: String::new(),
                 }
             }
             Item::Enum(e) => ItemView {
@@ -223,10 +316,19 @@ pub fn render_kind(env: &Environment<'_>, model: &KindModel, header: Vec<String>
                     .map(|(ident, wire)| VariantView {
                         ident: ident.clone(),
                         wire: wire.clone(),
-                        lit: lit(wire),
+                        to_wire: match_arm(12, &format!("Self::{ident}"), &lit(wire)),
+                        from_wire: match_arm(12, &lit(wire), &format!("Self::{ident}")),
                     })
                     .collect(),
-                variants_list: e.variants.iter().map(|(_, w)| lit(w)).collect::<Vec<_>>().join(", "),
+                variants_const: const_str_slice(
+                    4,
+                    "pub const VARIANTS: &'static [&'static str]",
+                    &e.variants.iter().map(|(_, w)| lit(w)).collect::<Vec<_>>(),
+                ),
+                impl_from: impl_header(" From<&str>", &e.name),
+                impl_display: impl_header(" std::fmt::Display", &e.name),
+                impl_serialize: impl_header(" Serialize", &e.name),
+                impl_deserialize: impl_header("<'de> Deserialize<'de>", &e.name),
             },
         })
         .collect();
