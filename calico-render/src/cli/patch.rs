@@ -9,7 +9,7 @@ use std::io::{self, Read, Write};
 use std::process::ExitCode;
 
 use anyhow::Context;
-use calico_render::patch::{self, PatchError, StreamPatch};
+use calico_render::patch::{self, PatchError};
 use calico_spec::source::{self, Limits};
 use serde_json::Value;
 
@@ -74,7 +74,11 @@ pub fn run(args: Args) -> super::Outcome {
         Err(err) if err.is_internal() => return Err(err.into()),
         Err(err) => return Ok(report_patch_error(&err)),
     };
-    let text = match output(&stream, args.output) {
+    let format = match args.output {
+        Format::Json => patch::Format::Json,
+        Format::Kubectl => patch::Format::Kubectl,
+    };
+    let text = match patch::render_output(&stream, format) {
         Ok(text) => text,
         Err(err) => return Ok(report_patch_error(&err)),
     };
@@ -96,34 +100,6 @@ pub fn run(args: Args) -> super::Outcome {
         .context("cannot write to standard output")?;
     stdout.flush().context("cannot write to standard output")?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// Format the whole output before printing anything, so that an error leaves stdout empty.
-fn output(stream: &StreamPatch, format: Format) -> Result<String, PatchError> {
-    let mut text = String::new();
-    match format {
-        Format::Json if stream.is_single() => {
-            // With one live object the output is exactly the array `kubectl patch -p` takes,
-            // `[]` when nothing differs.
-            if let Some(object) = stream.patches().first() {
-                text.push_str(&object.to_json());
-                text.push('\n');
-            }
-        }
-        Format::Json => {
-            for object in stream.changed() {
-                text.push_str(&object.to_json_line());
-                text.push('\n');
-            }
-        }
-        Format::Kubectl => {
-            for object in stream.changed() {
-                text.push_str(&patch::kubectl_command(object)?);
-                text.push('\n');
-            }
-        }
-    }
-    Ok(text)
 }
 
 /// Print a patch error the way the user can act on it, and choose the exit code.

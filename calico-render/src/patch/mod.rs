@@ -133,6 +133,47 @@ impl StreamPatch {
     }
 }
 
+/// How [`render_output`] prints a stream's patches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum Format {
+    /// RFC 6902 JSON: with one live object, its bare array (`[]` when nothing differs); with
+    /// several, one `{"apiVersion","kind","name","namespace","patch"}` line per object that
+    /// differs.
+    Json,
+    /// One `kubectl patch ... --type=json -p '...'` command line per object that differs.
+    Kubectl,
+}
+
+/// The complete standard output for a stream's patches, one line per patch or command.
+///
+/// Everything is formatted before anything is printed, so that an error leaves the output
+/// empty.
+pub fn render_output(stream: &StreamPatch, format: Format) -> Result<String, PatchError> {
+    let mut text = String::new();
+    match format {
+        Format::Json if stream.is_single() => {
+            if let Some(object) = stream.patches().first() {
+                text.push_str(&object.to_json());
+                text.push('\n');
+            }
+        }
+        Format::Json => {
+            for object in stream.changed() {
+                text.push_str(&object.to_json_line());
+                text.push('\n');
+            }
+        }
+        Format::Kubectl => {
+            for object in stream.changed() {
+                text.push_str(&kubectl_command(object)?);
+                text.push('\n');
+            }
+        }
+    }
+    Ok(text)
+}
+
 /// Something the user should know that does not stop the patch (printed on standard error).
 #[derive(Debug, Clone, PartialEq, Eq)]
 #[non_exhaustive]
