@@ -6,7 +6,7 @@
 
 use std::path::Path;
 
-use crate::error::CodegenError;
+use crate::error::{CodegenError, SchemaError};
 use crate::ir::{self, Schema};
 use crate::tree::Tree;
 
@@ -186,13 +186,13 @@ fn parse_crd(source: &Source, doc_idx: usize, doc: &Tree) -> Result<Crd, Codegen
                 ))
             })?;
         let schema = ir::parse_schema(schema_tree, ".").map_err(|p| {
-            CodegenError::UnsupportedSchema {
+            CodegenError::UnsupportedSchema(Box::new(SchemaError {
                 file: source.name.clone(),
                 crd: name.clone(),
                 version: version.clone(),
                 path: p.path,
                 message: p.message,
-            }
+            }))
         })?;
         versions.push(CrdVersion {
             name: version,

@@ -38,37 +38,11 @@ pub enum CodegenError {
         message: String,
     },
     /// A schema node has a shape the engine cannot map to Rust.
-    #[error(
-        "{file}: CustomResourceDefinition {crd}, version {version}, schema path {path}: {message}"
-    )]
-    UnsupportedSchema {
-        /// The file as given.
-        file: String,
-        /// The CRD's `metadata.name`.
-        crd: String,
-        /// The CRD version whose schema failed.
-        version: String,
-        /// The path inside `openAPIV3Schema` (`spec.ipPools[*].cidr`; `.` is the root).
-        path: String,
-        /// What is wrong and what the engine accepts instead.
-        message: String,
-    },
+    #[error("{0}")]
+    UnsupportedSchema(Box<SchemaError>),
     /// Two inputs define the same kind in the same group and version.
-    #[error(
-        "{group}/{version} {kind} is defined twice, in {first} and in {second}; pass each CRD only once (a directory and a bundle containing the same CRD count twice)"
-    )]
-    DuplicateKind {
-        /// API group.
-        group: String,
-        /// API version.
-        version: String,
-        /// Kind.
-        kind: String,
-        /// The input that defined it first.
-        first: String,
-        /// The input that defined it again.
-        second: String,
-    },
+    #[error("{0}")]
+    DuplicateKind(Box<DuplicateKind>),
     /// None of the inputs contained a CustomResourceDefinition with a served version.
     #[error(
         "no CustomResourceDefinition with a served version found in {inputs}; pass CRD YAML files, multi-document bundles or directories of them"
@@ -94,4 +68,56 @@ pub enum CodegenError {
         #[source]
         source: std::io::Error,
     },
+}
+
+/// Where and why a schema could not be mapped (boxed inside [`CodegenError`] to keep it small).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct SchemaError {
+    /// The file as given.
+    pub file: String,
+    /// The CRD's `metadata.name`.
+    pub crd: String,
+    /// The CRD version whose schema failed.
+    pub version: String,
+    /// The path inside `openAPIV3Schema` (`spec.ipPools[*].cidr`; `.` is the root).
+    pub path: String,
+    /// What is wrong and what the engine accepts instead.
+    pub message: String,
+}
+
+impl std::fmt::Display for SchemaError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}: CustomResourceDefinition {}, version {}, schema path {}: {}",
+            self.file, self.crd, self.version, self.path, self.message
+        )
+    }
+}
+
+/// A kind defined by two inputs (boxed inside [`CodegenError`] to keep it small).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DuplicateKind {
+    /// API group.
+    pub group: String,
+    /// API version.
+    pub version: String,
+    /// Kind.
+    pub kind: String,
+    /// The input that defined it first.
+    pub first: String,
+    /// The input that defined it again.
+    pub second: String,
+}
+
+impl std::fmt::Display for DuplicateKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{}/{} {} is defined twice, in {} and in {}; pass each CRD only once (a directory and a bundle containing the same CRD count twice)",
+            self.group, self.version, self.kind, self.first, self.second
+        )
+    }
 }

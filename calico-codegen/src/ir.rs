@@ -247,7 +247,9 @@ pub fn parse_schema(tree: &Tree, path: &str) -> Result<Schema, SchemaProblem> {
     } else {
         let implied = match declared.as_deref() {
             Some(t) => Some(t.to_string()),
-            None if tree.get("properties").is_some() || tree.get("additionalProperties").is_some() => {
+            None if tree.get("properties").is_some()
+                || tree.get("additionalProperties").is_some() =>
+            {
                 Some("object".to_string())
             }
             None if tree.get("items").is_some() => Some("array".to_string()),
@@ -315,7 +317,10 @@ fn parse_object(tree: &Tree, path: &str) -> Result<SchemaType, SchemaProblem> {
         Some(other) => {
             return Err(problem(
                 path,
-                format!("`properties` must be a mapping, found a {}", other.type_name()),
+                format!(
+                    "`properties` must be a mapping, found a {}",
+                    other.type_name()
+                ),
             ));
         }
     }
@@ -337,7 +342,10 @@ fn parse_object(tree: &Tree, path: &str) -> Result<SchemaType, SchemaProblem> {
             constraints: Constraints::default(),
             description: None,
         })),
-        Some(sub @ Tree::Map(_)) => Some(Box::new(parse_schema(sub, &format!("{}.*", path_or_root(path)))?)),
+        Some(sub @ Tree::Map(_)) => Some(Box::new(parse_schema(
+            sub,
+            &format!("{}.*", path_or_root(path)),
+        )?)),
         Some(other) => {
             return Err(problem(
                 path,
@@ -413,7 +421,8 @@ fn parse_constraints(tree: &Tree, path: &str) -> Result<Constraints, SchemaProbl
         if c.enum_values.is_empty() {
             c.enum_values = part.constraints.enum_values.clone();
         } else {
-            c.enum_values.retain(|v| part.constraints.enum_values.contains(v));
+            c.enum_values
+                .retain(|v| part.constraints.enum_values.contains(v));
         }
     }
     Ok(c)
@@ -429,7 +438,10 @@ fn alternatives(tree: &Tree, key: &str, path: &str) -> Result<Vec<Schema>, Schem
             .collect(),
         Some(other) => Err(problem(
             path,
-            format!("`{key}` must be a list of schemas, found a {}", other.type_name()),
+            format!(
+                "`{key}` must be a list of schemas, found a {}",
+                other.type_name()
+            ),
         )),
     }
 }
@@ -481,12 +493,19 @@ fn opt_bool(tree: &Tree, key: &str, path: &str) -> Result<bool, SchemaProblem> {
         Some(Tree::Bool(b)) => Ok(*b),
         Some(other) => Err(problem(
             path,
-            format!("`{key}` must be true or false, found a {}", other.type_name()),
+            format!(
+                "`{key}` must be true or false, found a {}",
+                other.type_name()
+            ),
         )),
     }
 }
 
-fn opt_number(tree: &Tree, key: &str, path: &str) -> Result<Option<serde_json::Number>, SchemaProblem> {
+fn opt_number(
+    tree: &Tree,
+    key: &str,
+    path: &str,
+) -> Result<Option<serde_json::Number>, SchemaProblem> {
     match tree.get(key) {
         None | Some(Tree::Null) => Ok(None),
         Some(Tree::Number(n)) => Ok(Some(n.clone())),
@@ -503,7 +522,10 @@ fn opt_u64(tree: &Tree, key: &str, path: &str) -> Result<Option<u64>, SchemaProb
         Some(Tree::Number(n)) if n.as_u64().is_some() => Ok(n.as_u64()),
         Some(other) => Err(problem(
             path,
-            format!("`{key}` must be a non-negative integer, found {}", describe(other)),
+            format!(
+                "`{key}` must be a non-negative integer, found {}",
+                describe(other)
+            ),
         )),
     }
 }
@@ -524,14 +546,20 @@ fn string_list(tree: &Tree, key: &str, path: &str) -> Result<Vec<String>, Schema
                 item.as_str().map(str::to_string).ok_or_else(|| {
                     problem(
                         path,
-                        format!("`{key}` must be a list of strings, found a {}", item.type_name()),
+                        format!(
+                            "`{key}` must be a list of strings, found a {}",
+                            item.type_name()
+                        ),
                     )
                 })
             })
             .collect(),
         Some(other) => Err(problem(
             path,
-            format!("`{key}` must be a list of strings, found a {}", other.type_name()),
+            format!(
+                "`{key}` must be a list of strings, found a {}",
+                other.type_name()
+            ),
         )),
     }
 }

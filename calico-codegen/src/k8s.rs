@@ -54,52 +54,151 @@ pub const CANDIDATES: &[(&str, &[K8sType])] = {
     use k8s_openapi::api::core::v1 as core;
     use k8s_openapi::apimachinery::pkg::apis::meta::v1 as meta;
     &[
-        ("affinity", &[k8s!("k8s_openapi::api::core::v1::Affinity", core::Affinity)]),
+        (
+            "affinity",
+            &[k8s!("k8s_openapi::api::core::v1::Affinity", core::Affinity)],
+        ),
         (
             "conditions",
-            &[k8s!("k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition", meta::Condition)],
+            &[k8s!(
+                "k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition",
+                meta::Condition
+            )],
         ),
-        ("containers", &[k8s!("k8s_openapi::api::core::v1::Container", core::Container)]),
-        ("dnsConfig", &[k8s!("k8s_openapi::api::core::v1::PodDNSConfig", core::PodDNSConfig)]),
-        ("env", &[k8s!("k8s_openapi::api::core::v1::EnvVar", core::EnvVar)]),
-        ("envFrom", &[k8s!("k8s_openapi::api::core::v1::EnvFromSource", core::EnvFromSource)]),
-        ("hostAliases", &[k8s!("k8s_openapi::api::core::v1::HostAlias", core::HostAlias)]),
+        (
+            "containers",
+            &[k8s!(
+                "k8s_openapi::api::core::v1::Container",
+                core::Container
+            )],
+        ),
+        (
+            "dnsConfig",
+            &[k8s!(
+                "k8s_openapi::api::core::v1::PodDNSConfig",
+                core::PodDNSConfig
+            )],
+        ),
+        (
+            "env",
+            &[k8s!("k8s_openapi::api::core::v1::EnvVar", core::EnvVar)],
+        ),
+        (
+            "envFrom",
+            &[k8s!(
+                "k8s_openapi::api::core::v1::EnvFromSource",
+                core::EnvFromSource
+            )],
+        ),
+        (
+            "hostAliases",
+            &[k8s!(
+                "k8s_openapi::api::core::v1::HostAlias",
+                core::HostAlias
+            )],
+        ),
         (
             "imagePullSecrets",
-            &[k8s!("k8s_openapi::api::core::v1::LocalObjectReference", core::LocalObjectReference)],
+            &[k8s!(
+                "k8s_openapi::api::core::v1::LocalObjectReference",
+                core::LocalObjectReference
+            )],
         ),
-        ("initContainers", &[k8s!("k8s_openapi::api::core::v1::Container", core::Container)]),
-        ("lifecycle", &[k8s!("k8s_openapi::api::core::v1::Lifecycle", core::Lifecycle)]),
-        ("livenessProbe", &[k8s!("k8s_openapi::api::core::v1::Probe", core::Probe)]),
-        ("nodeAffinity", &[k8s!("k8s_openapi::api::core::v1::NodeAffinity", core::NodeAffinity)]),
-        ("podAffinity", &[k8s!("k8s_openapi::api::core::v1::PodAffinity", core::PodAffinity)]),
+        (
+            "initContainers",
+            &[k8s!(
+                "k8s_openapi::api::core::v1::Container",
+                core::Container
+            )],
+        ),
+        (
+            "lifecycle",
+            &[k8s!(
+                "k8s_openapi::api::core::v1::Lifecycle",
+                core::Lifecycle
+            )],
+        ),
+        (
+            "livenessProbe",
+            &[k8s!("k8s_openapi::api::core::v1::Probe", core::Probe)],
+        ),
+        (
+            "nodeAffinity",
+            &[k8s!(
+                "k8s_openapi::api::core::v1::NodeAffinity",
+                core::NodeAffinity
+            )],
+        ),
+        (
+            "podAffinity",
+            &[k8s!(
+                "k8s_openapi::api::core::v1::PodAffinity",
+                core::PodAffinity
+            )],
+        ),
         (
             "podAntiAffinity",
-            &[k8s!("k8s_openapi::api::core::v1::PodAntiAffinity", core::PodAntiAffinity)],
+            &[k8s!(
+                "k8s_openapi::api::core::v1::PodAntiAffinity",
+                core::PodAntiAffinity
+            )],
         ),
-        ("ports", &[k8s!("k8s_openapi::api::core::v1::ContainerPort", core::ContainerPort)]),
-        ("readinessProbe", &[k8s!("k8s_openapi::api::core::v1::Probe", core::Probe)]),
+        (
+            "ports",
+            &[k8s!(
+                "k8s_openapi::api::core::v1::ContainerPort",
+                core::ContainerPort
+            )],
+        ),
+        (
+            "readinessProbe",
+            &[k8s!("k8s_openapi::api::core::v1::Probe", core::Probe)],
+        ),
         (
             "resourceRequirements",
-            &[k8s!("k8s_openapi::api::core::v1::ResourceRequirements", core::ResourceRequirements)],
+            &[k8s!(
+                "k8s_openapi::api::core::v1::ResourceRequirements",
+                core::ResourceRequirements
+            )],
         ),
         (
             "resources",
-            &[k8s!("k8s_openapi::api::core::v1::ResourceRequirements", core::ResourceRequirements)],
+            &[k8s!(
+                "k8s_openapi::api::core::v1::ResourceRequirements",
+                core::ResourceRequirements
+            )],
         ),
         (
             "securityContext",
             &[
-                k8s!("k8s_openapi::api::core::v1::SecurityContext", core::SecurityContext),
-                k8s!("k8s_openapi::api::core::v1::PodSecurityContext", core::PodSecurityContext),
+                k8s!(
+                    "k8s_openapi::api::core::v1::SecurityContext",
+                    core::SecurityContext
+                ),
+                k8s!(
+                    "k8s_openapi::api::core::v1::PodSecurityContext",
+                    core::PodSecurityContext
+                ),
             ],
         ),
         (
             "selector",
-            &[k8s!("k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector", meta::LabelSelector)],
+            &[k8s!(
+                "k8s_openapi::apimachinery::pkg::apis::meta::v1::LabelSelector",
+                meta::LabelSelector
+            )],
         ),
-        ("startupProbe", &[k8s!("k8s_openapi::api::core::v1::Probe", core::Probe)]),
-        ("tolerations", &[k8s!("k8s_openapi::api::core::v1::Toleration", core::Toleration)]),
+        (
+            "startupProbe",
+            &[k8s!("k8s_openapi::api::core::v1::Probe", core::Probe)],
+        ),
+        (
+            "tolerations",
+            &[k8s!(
+                "k8s_openapi::api::core::v1::Toleration",
+                core::Toleration
+            )],
+        ),
         (
             "topologySpreadConstraints",
             &[k8s!(
@@ -107,8 +206,17 @@ pub const CANDIDATES: &[(&str, &[K8sType])] = {
                 core::TopologySpreadConstraint
             )],
         ),
-        ("volumeMounts", &[k8s!("k8s_openapi::api::core::v1::VolumeMount", core::VolumeMount)]),
-        ("volumes", &[k8s!("k8s_openapi::api::core::v1::Volume", core::Volume)]),
+        (
+            "volumeMounts",
+            &[k8s!(
+                "k8s_openapi::api::core::v1::VolumeMount",
+                core::VolumeMount
+            )],
+        ),
+        (
+            "volumes",
+            &[k8s!("k8s_openapi::api::core::v1::Volume", core::Volume)],
+        ),
     ]
 };
 
@@ -147,7 +255,10 @@ fn k8s_type(k8s: &Value) -> Option<&str> {
     match k8s.get("type") {
         Some(Value::String(t)) => Some(t),
         // schemars writes `["string", "null"]` for nullable values.
-        Some(Value::Array(types)) => types.iter().filter_map(Value::as_str).find(|t| *t != "null"),
+        Some(Value::Array(types)) => types
+            .iter()
+            .filter_map(Value::as_str)
+            .find(|t| *t != "null"),
         _ => None,
     }
 }
@@ -183,7 +294,10 @@ fn compatible(schema: &Schema, k8s: &Value) -> bool {
                     .is_some_and(|a| a.is_object() && compatible(additional, a));
             }
             let empty = serde_json::Map::new();
-            let k8s_props = k8s.get("properties").and_then(Value::as_object).unwrap_or(&empty);
+            let k8s_props = k8s
+                .get("properties")
+                .and_then(Value::as_object)
+                .unwrap_or(&empty);
             let all_known = properties.iter().all(|prop| {
                 k8s_props
                     .get(&prop.name)
@@ -191,9 +305,9 @@ fn compatible(schema: &Schema, k8s: &Value) -> bool {
             });
             let k8s_required = k8s.get("required").and_then(Value::as_array);
             let required_ok = k8s_required.is_none_or(|req| {
-                req.iter().filter_map(Value::as_str).all(|name| {
-                    properties.iter().any(|p| p.name == name && p.required)
-                })
+                req.iter()
+                    .filter_map(Value::as_str)
+                    .all(|name| properties.iter().any(|p| p.name == name && p.required))
             });
             all_known && required_ok
         }

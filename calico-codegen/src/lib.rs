@@ -88,11 +88,12 @@ fn shell_word(word: &str) -> String {
     }
 }
 
+/// Version -> kind -> (CRD, index of the version in `Crd::versions`), for one API group.
+type KindsByVersion = BTreeMap<String, BTreeMap<String, (crd::Crd, usize)>>;
+
 /// Generates the module tree for all CRDs in `sources`.
 pub fn generate(sources: &[Source], options: &Options) -> Result<Vec<GeneratedFile>, CodegenError> {
-    // group -> version -> kind -> (crd, version index)
-    let mut tree: BTreeMap<String, BTreeMap<String, BTreeMap<String, (crd::Crd, usize)>>> =
-        BTreeMap::new();
+    let mut tree: BTreeMap<String, KindsByVersion> = BTreeMap::new();
     for source in sources {
         for crd in crd::parse_source(source)? {
             for (idx, version) in crd.versions.iter().enumerate() {
@@ -102,13 +103,15 @@ pub fn generate(sources: &[Source], options: &Options) -> Result<Vec<GeneratedFi
                     .entry(version.name.clone())
                     .or_default();
                 if let Some((first, _)) = kinds.get(&crd.kind) {
-                    return Err(CodegenError::DuplicateKind {
-                        group: crd.group.clone(),
-                        version: version.name.clone(),
-                        kind: crd.kind.clone(),
-                        first: first.source.clone(),
-                        second: crd.source.clone(),
-                    });
+                    return Err(CodegenError::DuplicateKind(Box::new(
+                        error::DuplicateKind {
+                            group: crd.group.clone(),
+                            version: version.name.clone(),
+                            kind: crd.kind.clone(),
+                            first: first.source.clone(),
+                            second: crd.source.clone(),
+                        },
+                    )));
                 }
                 kinds.insert(crd.kind.clone(), (crd.clone(), idx));
             }
@@ -223,7 +226,12 @@ pub fn write_output(dir: &Path, files: &[GeneratedFile]) -> Result<WriteReport, 
     while let Some(current) = stack.pop() {
         let entries = match std::fs::read_dir(&current) {
             Ok(entries) => entries,
-            Err(source) => return Err(CodegenError::Write { path: current, source }),
+            Err(source) => {
+                return Err(CodegenError::Write {
+                    path: current,
+                    source,
+                });
+            }
         };
         let mut paths: Vec<PathBuf> = Vec::new();
         for entry in entries {
@@ -249,6 +257,10 @@ pub fn write_output(dir: &Path, files: &[GeneratedFile]) -> Result<WriteReport, 
 /// True when the file's first line is the engine's header marker.
 pub fn is_generated(path: &Path) -> bool {
     std::fs::read_to_string(path)
-        .map(|text| text.lines().next().is_some_and(|line| line.starts_with(HEADER_MARKER)))
+        .map(|text| {
+            text.lines()
+                .next()
+                .is_some_and(|line| line.starts_with(HEADER_MARKER))
+        })
         .unwrap_or(false)
 }

@@ -164,7 +164,12 @@ impl Names {
 }
 
 /// Lowers one served version of a CRD.
-pub fn lower_kind(crd: &Crd, version: &CrdVersion, names: &mut Names, options: LowerOptions) -> KindModel {
+pub fn lower_kind(
+    crd: &Crd,
+    version: &CrdVersion,
+    names: &mut Names,
+    options: LowerOptions,
+) -> KindModel {
     let mut lowerer = Lowerer {
         names,
         options,
@@ -185,7 +190,9 @@ pub fn lower_kind(crd: &Crd, version: &CrdVersion, names: &mut Names, options: L
             root_fields.push(lowerer.field(prop, &crd.kind));
         }
     }
-    let root_default = root_fields.iter().all(|f| f.optional || lowerer.defaultable(&f.ty));
+    let root_default = root_fields
+        .iter()
+        .all(|f| f.optional || lowerer.defaultable(&f.ty));
     let mut root_doc = Vec::new();
     if options.docs {
         push_description(&mut root_doc, version.schema.description.as_deref());
@@ -273,9 +280,13 @@ impl Lowerer<'_> {
             ),
             SchemaType::Any { reason } => {
                 let why = match reason {
-                    AnyReason::PreserveUnknown => "any JSON value (x-kubernetes-preserve-unknown-fields)",
+                    AnyReason::PreserveUnknown => {
+                        "any JSON value (x-kubernetes-preserve-unknown-fields)"
+                    }
                     AnyReason::Untyped => "any JSON value (untyped schema)",
-                    AnyReason::Alternatives => "any JSON value (oneOf/anyOf alternatives of different types)",
+                    AnyReason::Alternatives => {
+                        "any JSON value (oneOf/anyOf alternatives of different types)"
+                    }
                 };
                 (self.import("serde_json::Value"), why.to_string())
             }
@@ -339,7 +350,10 @@ impl Lowerer<'_> {
                 }
                 if let Some(path) = self.k8s_match(property, schema) {
                     let short = self.import(path);
-                    return (short.clone(), format!("object, the Kubernetes `{short}` shape"));
+                    return (
+                        short.clone(),
+                        format!("object, the Kubernetes `{short}` shape"),
+                    );
                 }
                 let name = self.struct_item(schema, properties, hint, property);
                 (name, "object".to_string())
@@ -397,7 +411,13 @@ impl Lowerer<'_> {
         name
     }
 
-    fn enum_item(&mut self, schema: &Schema, hint: &str, property: &str, values: Vec<String>) -> String {
+    fn enum_item(
+        &mut self,
+        schema: &Schema,
+        hint: &str,
+        property: &str,
+        values: Vec<String>,
+    ) -> String {
         let key = (property.to_string(), values);
         if let Some(&idx) = self.enum_index.get(&key)
             && let Item::Enum(existing) = &mut self.items[idx].1
@@ -409,7 +429,11 @@ impl Lowerer<'_> {
         let mut variants = Vec::new();
         for value in &key.1 {
             let base = naming::variant_ident(value);
-            let mut ident = if base == "Unknown" { "UnknownValue".to_string() } else { base };
+            let mut ident = if base == "Unknown" {
+                "UnknownValue".to_string()
+            } else {
+                base
+            };
             let mut n = 2usize;
             let stem = ident.clone();
             while !taken.insert(ident.clone()) {
@@ -510,11 +534,19 @@ fn describe_constraints(schema: &Schema, parts: &mut Vec<String>) {
         parts.push(format!("default {}", code(&default.to_string())));
     }
     if let Some(min) = &c.minimum {
-        let op = if c.exclusive_minimum { "greater than" } else { "minimum" };
+        let op = if c.exclusive_minimum {
+            "greater than"
+        } else {
+            "minimum"
+        };
         parts.push(format!("{op} {}", number(min)));
     }
     if let Some(max) = &c.maximum {
-        let op = if c.exclusive_maximum { "less than" } else { "maximum" };
+        let op = if c.exclusive_maximum {
+            "less than"
+        } else {
+            "maximum"
+        };
         parts.push(format!("{op} {}", number(max)));
     }
     if let Some(n) = c.min_length {
@@ -569,7 +601,11 @@ fn describe_constraints(schema: &Schema, parts: &mut Vec<String>) {
             parts.push(format!("list type {}", code(list_type)));
         } else {
             let keys: Vec<String> = c.list_map_keys.iter().map(|k| code(k)).collect();
-            parts.push(format!("list type {} keyed by {}", code(list_type), keys.join(", ")));
+            parts.push(format!(
+                "list type {} keyed by {}",
+                code(list_type),
+                keys.join(", ")
+            ));
         }
     }
     if let Some(map_type) = &c.map_type {
@@ -588,7 +624,8 @@ fn describe_constraints(schema: &Schema, parts: &mut Vec<String>) {
                 if alt.constraints.required.is_empty() {
                     alt_summary(alt)
                 } else {
-                    let keys: Vec<String> = alt.constraints.required.iter().map(|k| code(k)).collect();
+                    let keys: Vec<String> =
+                        alt.constraints.required.iter().map(|k| code(k)).collect();
                     format!("requires {}", keys.join(" and "))
                 }
             })

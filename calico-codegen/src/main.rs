@@ -33,7 +33,9 @@ fn main() -> ExitCode {
                 return ExitCode::SUCCESS;
             }
             other => {
-                eprintln!("error: unknown argument {other}; valid flags are --crd, --out, --docs\n{USAGE}");
+                eprintln!(
+                    "error: unknown argument {other}; valid flags are --crd, --out, --docs\n{USAGE}"
+                );
                 return ExitCode::from(2);
             }
         }

@@ -7,11 +7,11 @@
 
 /// Keywords that can be used as raw identifiers (`r#type`).
 const RAW_KEYWORDS: &[&str] = &[
-    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "do",
-    "dyn", "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in",
-    "let", "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref",
-    "return", "static", "struct", "trait", "true", "try", "type", "typeof", "unsafe", "unsized",
-    "use", "virtual", "where", "while", "yield",
+    "abstract", "as", "async", "await", "become", "box", "break", "const", "continue", "do", "dyn",
+    "else", "enum", "extern", "false", "final", "fn", "for", "gen", "if", "impl", "in", "let",
+    "loop", "macro", "match", "mod", "move", "mut", "override", "priv", "pub", "ref", "return",
+    "static", "struct", "trait", "true", "try", "type", "typeof", "unsafe", "unsized", "use",
+    "virtual", "where", "while", "yield",
 ];
 
 /// Keywords that cannot be raw identifiers; they get a trailing underscore instead.
@@ -129,7 +129,13 @@ pub fn kind_module(kind: &str) -> String {
 pub fn group_module(group: &str) -> String {
     let replaced: String = group
         .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c.to_ascii_lowercase() } else { '_' })
+        .map(|c| {
+            if c.is_ascii_alphanumeric() {
+                c.to_ascii_lowercase()
+            } else {
+                '_'
+            }
+        })
         .collect();
     safe_ident(replaced, "field")
 }
@@ -151,7 +157,10 @@ mod tests {
     fn field_names() {
         check_field("ipPools", "ip_pools");
         check_field("IPIPMode", "ipip_mode");
-        check_field("bpfKubeProxyIptablesCleanupEnabled", "bpf_kube_proxy_iptables_cleanup_enabled");
+        check_field(
+            "bpfKubeProxyIptablesCleanupEnabled",
+            "bpf_kube_proxy_iptables_cleanup_enabled",
+        );
         check_field("ipv6Support", "ipv6_support");
         check_field("vxlanMTUV6", "vxlan_mtuv6");
         check_field("asNumber", "as_number");

@@ -43,7 +43,11 @@ pub fn environment() -> Environment<'static> {
     env
 }
 
-fn render<S: Serialize>(env: &Environment<'_>, template: &str, view: &S) -> Result<String, CodegenError> {
+fn render<S: Serialize>(
+    env: &Environment<'_>,
+    template: &str,
+    view: &S,
+) -> Result<String, CodegenError> {
     let to_err = |err: minijinja::Error| CodegenError::Template {
         template: template.to_string(),
         message: format!("{err:#}"),
@@ -196,7 +200,10 @@ fn field_view(field: &Field) -> FieldView {
             format!("self.{}.as_ref()", field.ident),
         )
     } else {
-        (format!("&'a {}", field.ty), format!("&self.{}", field.ident))
+        (
+            format!("&'a {}", field.ty),
+            format!("&self.{}", field.ident),
+        )
     };
     let one_line = format!("    pub {}: {ty},", field.ident);
     let decl = if one_line.len() <= MAX_WIDTH {
@@ -263,7 +270,13 @@ struct KindView {
 }
 
 fn path_doc(paths: &[String]) -> Vec<String> {
-    let show = |p: &String| if p == "." { "(root)".to_string() } else { format!("`{p}`") };
+    let show = |p: &String| {
+        if p == "." {
+            "(root)".to_string()
+        } else {
+            format!("`{p}`")
+        }
+    };
     let mut doc = vec![format!("Schema path {}.", show(&paths[0]))];
     if paths.len() > 1 {
         let others: Vec<String> = paths[1..].iter().map(show).collect();
@@ -274,7 +287,11 @@ fn path_doc(paths: &[String]) -> Vec<String> {
 }
 
 /// Renders one kind's file.
-pub fn render_kind(env: &Environment<'_>, model: &KindModel, header: Vec<String>) -> Result<String, CodegenError> {
+pub fn render_kind(
+    env: &Environment<'_>,
+    model: &KindModel,
+    header: Vec<String>,
+) -> Result<String, CodegenError> {
     let mut uses: Vec<String> = vec![
         "k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta".to_string(),
         "serde::{Deserialize, Deserializer, Serialize, Serializer}".to_string(),

@@ -102,7 +102,8 @@ impl<'de> Visitor<'de> for TreeVisitor {
 
     fn visit_f64<E: de::Error>(self, v: f64) -> Result<Tree, E> {
         // Non-finite floats have no JSON form; keep their text so nothing is lost silently.
-        Ok(serde_json::Number::from_f64(v).map_or_else(|| Tree::String(v.to_string()), Tree::Number))
+        Ok(serde_json::Number::from_f64(v)
+            .map_or_else(|| Tree::String(v.to_string()), Tree::Number))
     }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Tree, E> {

@@ -39,8 +39,8 @@ pub fn run(args: Args) -> super::Outcome {
         // The input was read but cannot be mapped: that is invalid input, exit code 1.
         Err(
             err @ (CodegenError::InvalidCrd { .. }
-            | CodegenError::UnsupportedSchema { .. }
-            | CodegenError::DuplicateKind { .. }
+            | CodegenError::UnsupportedSchema(_)
+            | CodegenError::DuplicateKind(_)
             | CodegenError::NoCrds { .. }),
         ) => {
             eprintln!("error: {err}");
