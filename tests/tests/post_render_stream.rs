@@ -1,0 +1,329 @@
+//! The post-render stream transformer, driven through the library with hand-written objects:
+//! pass-through byte for byte, the merge rule, validity before output, spooling, fallbacks.
+
+use calico_render::post_render::{
+    Finish, Options, Placement, PlainFinish, PostRenderError, merge_object, post_render,
+};
+use calico_spec::diag::{Diagnostic, Severity};
+use serde_json::{Value, json};
+
+/// A chart stream as Helm 4 writes it for a post-renderer, with the documents a scanner must
+/// not be fooled by: comment-only and empty documents, flow style, an anchor, a block scalar
+/// holding `---`-looking text, a JSON document, a `...` end marker and CRLF line ends.
+const CHART: &str = "\
+---
+# Source: tigera-operator/templates/tigera-operator/02-serviceaccount-tigera-operator.yaml
+apiVersion: v1
+kind: ServiceAccount
+metadata:
+  name: tigera-operator
+  namespace: calico-system
+---
+# Source: tigera-operator/templates/empty.yaml
+---
+# Source: tigera-operator/templates/tigera-operator/01-kubernetes-services-endpoint.yaml
+kind: ConfigMap
+apiVersion: v1
+metadata:
+  name: kubernetes-services-endpoint
+  namespace: calico-system
+  annotations:
+    postrenderer.helm.sh/postrender-filename: tigera-operator/templates/tigera-operator/01-kubernetes-services-endpoint.yaml
+data:
+  KUBERNETES_SERVICE_HOST: \"old.example\"
+  KUBERNETES_SERVICE_PORT: \"443\"
+  EXTRA_KEY: \"kept\"
+---
+# Source: tigera-operator/templates/odd.yaml
+{\"apiVersion\": \"v1\", \"kind\": \"ConfigMap\", \"metadata\": {\"name\": \"json-style\"}}
+---
+# Source: tigera-operator/templates/anchors.yaml
+apiVersion: v1
+kind: ConfigMap
+metadata: &meta
+  name: anchored
+data:
+  script: |
+    ---
+    kind: Installation
+---
+# Source: tigera-operator/templates/tigera-operator/02-tigera-operator.yaml
+apiVersion: apps/v1
+kind: Deployment
+metadata:
+  name: tigera-operator
+  namespace: calico-system
+spec:
+  replicas: 1\r
+  template: {}\r
+---
+# Source: tigera-operator/templates/crs/custom-resources.yaml
+apiVersion: operator.tigera.io/v1
+kind: Installation
+metadata:
+  name: default
+  annotations:
+    postrenderer.helm.sh/postrender-filename: tigera-operator/templates/crs/custom-resources.yaml
+spec:
+  registry: registry.example/
+  kubeletVolumePluginPath: None
+  calicoNetwork:
+    bgp: Enabled
+    ipPools:
+    - cidr: 192.168.0.0/16
+      name: chart-pool
+...
+---
+# Source: tigera-operator/templates/tail.yaml
+apiVersion: v1
+kind: Secret
+metadata:
+  name: last
+type: Opaque
+";
+
+fn ours() -> Vec<Value> {
+    vec![
+        json!({"apiVersion": "v1", "kind": "ConfigMap",
+               "metadata": {"name": "kubernetes-services-endpoint", "namespace": "tigera-operator"},
+               "data": {"KUBERNETES_SERVICE_HOST": "control.k8s.example.com",
+                        "KUBERNETES_SERVICE_PORT": "6443"}}),
+        json!({"apiVersion": "operator.tigera.io/v1", "kind": "Installation",
+               "metadata": {"name": "default"},
+               "spec": {"calicoNetwork": {"bgp": "Disabled", "linuxDataplane": "BPF",
+                        "ipPools": [{"name": "default-ipv4-ippool", "cidr": "10.244.0.0/16",
+                                     "encapsulation": "VXLANCrossSubnet"}]}}}),
+        json!({"apiVersion": "operator.tigera.io/v1", "kind": "APIServer",
+               "metadata": {"name": "default"}, "spec": {}}),
+        json!({"apiVersion": "projectcalico.org/v3", "kind": "BGPConfiguration",
+               "metadata": {"name": "default"}, "spec": {"asNumber": 64512}}),
+    ]
+}
+
+fn run(
+    input: &str,
+    ours: &[Value],
+    finish: &dyn Finish,
+    options: &Options,
+) -> (
+    Vec<u8>,
+    Result<calico_render::post_render::Summary, PostRenderError>,
+) {
+    let mut output = Vec::new();
+    let result = post_render(&mut input.as_bytes(), &mut output, ours, finish, options);
+    (output, result)
+}
+
+/// The documents of `text` split on `---` lines, with their bytes.
+fn chunks(text: &str) -> Vec<&str> {
+    let mut out = Vec::new();
+    let mut start = 0;
+    for (idx, _) in text.match_indices("---\n") {
+        if (idx == 0 || text.as_bytes()[idx - 1] == b'\n') && idx > start {
+            out.push(&text[start..idx]);
+            start = idx;
+        } else if idx == 0 {
+            start = 0;
+        }
+    }
+    out.push(&text[start..]);
+    out
+}
+
+#[test]
+fn untouched_documents_pass_byte_for_byte() {
+    let (output, result) = run(CHART, &ours(), &PlainFinish, &Options::default());
+    let summary = result.expect("post-render succeeds");
+    let output = String::from_utf8(output).expect("utf-8");
+    let input_chunks = chunks(CHART);
+    let output_chunks = chunks(&output);
+    // Same number of documents plus the two we append (APIServer, BGPConfiguration).
+    assert_eq!(output_chunks.len(), input_chunks.len() + 2, "{output}");
+    for (input, out) in input_chunks.iter().zip(&output_chunks) {
+        let ours = input.contains("name: kubernetes-services-endpoint")
+            || input.contains("kind: Installation\nmetadata:\n  name: default");
+        if ours {
+            // The `---` line and the `# Source:` comment stay; the body is rewritten.
+            let preamble: String = input.lines().take(2).map(|l| format!("{l}\n")).collect();
+            assert!(out.starts_with(&preamble), "preamble kept:\n{out}");
+            assert_ne!(input, out);
+        } else {
+            assert_eq!(input, out, "untouched document changed");
+        }
+    }
+    assert_eq!(
+        summary
+            .objects
+            .iter()
+            .map(|(_, _, p)| p.clone())
+            .collect::<Vec<_>>(),
+        vec![
+            Placement::Merged { line: 10 },
+            Placement::Merged { line: 46 },
+            Placement::Appended,
+            Placement::Appended
+        ]
+    );
+    assert_eq!(summary.documents, 8);
+    assert_eq!(
+        summary.parsed_fallback, 3,
+        "the JSON, the anchored and the `...` documents"
+    );
+    insta::with_settings!({
+        snapshot_path => concat!(env!("CARGO_MANIFEST_DIR"), "/../snapshots/adapters"),
+        prepend_module_to_snapshot => false,
+    }, {
+        insta::assert_snapshot!("post_render_stream", output);
+    });
+}
+
+#[test]
+fn spooling_to_a_file_gives_the_same_bytes() {
+    let (in_memory, result) = run(CHART, &ours(), &PlainFinish, &Options::default());
+    result.expect("in memory");
+    let tiny = Options {
+        spool_memory: 16,
+        read_buffer: 1,
+        line_prefix: 8,
+    };
+    let (spooled, result) = run(CHART, &ours(), &PlainFinish, &tiny);
+    result.expect("spooled");
+    assert_eq!(
+        String::from_utf8_lossy(&spooled),
+        String::from_utf8_lossy(&in_memory)
+    );
+}
+
+/// A check that refuses everything, to prove nothing is written before the check.
+struct Refuse;
+
+impl Finish for Refuse {
+    fn check(&self, _objects: &[Value]) -> Vec<Diagnostic> {
+        vec![Diagnostic {
+            severity: Severity::Error,
+            code: "CR0000",
+            path: "spec".to_owned(),
+            message: "refused".to_owned(),
+            hint: None,
+            location: None,
+        }]
+    }
+
+    fn to_yaml(&self, object: &Value) -> Result<String, String> {
+        PlainFinish.to_yaml(object)
+    }
+}
+
+#[test]
+fn failures_write_nothing() {
+    let check = |input: &str, ours: &[Value], finish: &dyn Finish, expected: &str| {
+        let (output, result) = run(input, ours, finish, &Options::default());
+        let err = result.expect_err("must fail");
+        assert!(output.is_empty(), "nothing written on {err}");
+        assert!(
+            format!("{err}").contains(expected),
+            "{err} should contain {expected:?}"
+        );
+    };
+    check(CHART, &ours(), &Refuse, "invalid (1 errors)");
+    check(
+        "kind: A\n---\n[unclosed\n",
+        &ours(),
+        &PlainFinish,
+        "document 1 of the rendered chart (line 3) is not valid YAML",
+    );
+    check(
+        "apiVersion: operator.tigera.io/v1\nkind: Installation\nmetadata:\n  name: default\n---\n\
+         apiVersion: operator.tigera.io/v1\nkind: Installation\nmetadata:\n  name: default\n",
+        &ours(),
+        &PlainFinish,
+        "Installation `default` twice (lines 1 and 5)",
+    );
+    check("", &[], &PlainFinish, "nothing to write");
+    check("  \n", &[], &PlainFinish, "nothing to write");
+}
+
+#[test]
+fn empty_chart_gets_our_objects() {
+    let (output, result) = run("", &ours()[2..3], &PlainFinish, &Options::default());
+    result.expect("succeeds");
+    assert_eq!(
+        String::from_utf8(output).expect("utf-8"),
+        "apiVersion: operator.tigera.io/v1\nkind: APIServer\nmetadata:\n  name: default\nspec: {}\n"
+    );
+    // A chart without a final line break still gets a clean separator.
+    let (output, result) = run("kind: A", &ours()[2..3], &PlainFinish, &Options::default());
+    result.expect("succeeds");
+    assert!(
+        String::from_utf8(output)
+            .expect("utf-8")
+            .starts_with("kind: A\n---\napiVersion")
+    );
+}
+
+#[test]
+fn merge_rule() {
+    let check = |chart: Value, ours: Value, expected: Value| {
+        assert_eq!(
+            merge_object(&chart, &ours),
+            expected,
+            "chart {chart} + ours {ours}"
+        );
+    };
+    // Our fields win, chart-only fields stay, lists are replaced whole.
+    check(
+        json!({"spec": {"registry": "r/", "calicoNetwork": {"bgp": "Enabled", "ipPools": [{"cidr": "a"}, {"cidr": "b"}]}}}),
+        json!({"spec": {"calicoNetwork": {"bgp": "Disabled", "ipPools": [{"cidr": "c"}]}}}),
+        json!({"spec": {"registry": "r/", "calicoNetwork": {"bgp": "Disabled", "ipPools": [{"cidr": "c"}]}}}),
+    );
+    // The chart's namespace, labels and annotations stay; ours are added.
+    check(
+        json!({"metadata": {"name": "x", "namespace": "release", "labels": {"a": "1"},
+               "annotations": {"postrenderer.helm.sh/postrender-filename": "f.yaml"}}}),
+        json!({"metadata": {"name": "x", "namespace": "tigera-operator", "labels": {"b": "2"}}}),
+        json!({"metadata": {"name": "x", "namespace": "release", "labels": {"a": "1", "b": "2"},
+               "annotations": {"postrenderer.helm.sh/postrender-filename": "f.yaml"}}}),
+    );
+    // Our apiVersion replaces the chart's crd.projectcalico.org/v1.
+    check(
+        json!({"apiVersion": "crd.projectcalico.org/v1", "kind": "FelixConfiguration", "spec": {"logSeverityScreen": "Info"}}),
+        json!({"apiVersion": "projectcalico.org/v3", "kind": "FelixConfiguration", "spec": {"bpfLogLevel": "Off"}}),
+        json!({"apiVersion": "projectcalico.org/v3", "kind": "FelixConfiguration", "spec": {"logSeverityScreen": "Info", "bpfLogLevel": "Off"}}),
+    );
+    // A scalar where we have a mapping (or the reverse) is ours.
+    check(
+        json!({"spec": "x"}),
+        json!({"spec": {"a": 1}}),
+        json!({"spec": {"a": 1}}),
+    );
+    check(
+        json!({"spec": {"a": 1}}),
+        json!({"spec": {}}),
+        json!({"spec": {"a": 1}}),
+    );
+}
+
+#[test]
+fn added_config_map_follows_the_operator_namespace() {
+    let chart = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: tigera-operator\n  namespace: calico-system\n";
+    let (output, result) = run(chart, &ours()[0..1], &PlainFinish, &Options::default());
+    result.expect("succeeds");
+    let output = String::from_utf8(output).expect("utf-8");
+    assert!(output.starts_with(chart), "{output}");
+    assert!(
+        output.contains("  name: kubernetes-services-endpoint\n  namespace: calico-system\n"),
+        "{output}"
+    );
+}
+
+#[test]
+fn calico_kinds_match_across_groups() {
+    let chart = "apiVersion: crd.projectcalico.org/v1\nkind: BGPConfiguration\nmetadata:\n  name: default\nspec:\n  logSeverityScreen: Info\n";
+    let (output, result) = run(chart, &ours()[3..4], &PlainFinish, &Options::default());
+    let summary = result.expect("succeeds");
+    assert_eq!(summary.objects[0].2, Placement::Merged { line: 1 });
+    assert_eq!(
+        String::from_utf8(output).expect("utf-8"),
+        "apiVersion: projectcalico.org/v3\nkind: BGPConfiguration\nmetadata:\n  name: default\nspec:\n  asNumber: 64512\n  logSeverityScreen: Info\n"
+    );
+}
