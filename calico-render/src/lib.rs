@@ -7,3 +7,4 @@ pub mod post_render;
 pub mod scan;
 pub mod yaml;
 pub mod schema;
+pub mod bundle;

@@ -1,1 +1,186 @@
 //! The wire objects calico-spec knows, as one enum in bundle order.
+//!
+//! [`Object`] is what `compile` produces and what the bundle writer, the patcher and the stream
+//! adapters consume. Its variants are declared in bundle order (endpoint ConfigMap,
+//! Installation, APIServer, then the projectcalico.org/v3 kinds), and [`Object::rank`] gives that
+//! order as a number so that sorting a bundle is one `sort_by_key`.
+//!
+//! Serializing an `Object` writes the wire form with a fixed key order: `apiVersion`, `kind`,
+//! `metadata`, then `spec` (or `data`). k8s-openapi's own ConfigMap writes its keys
+//! alphabetically (`data` before `metadata`), so the ConfigMap is written through a small
+//! ordered view here rather than by k8s-openapi.
+
+use std::collections::BTreeMap;
+
+use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde::{Serialize, Serializer};
+
+use crate::generated::operator_tigera_io::v1;
+use crate::generated::projectcalico_org::v3;
+
+/// One object of a rendered bundle.
+#[derive(Debug, Clone, PartialEq)]
+// The Installation variant is several kilobytes (pod template overrides) and the others a few
+// hundred bytes; a bundle holds a handful of objects, so the space is irrelevant, and unboxed
+// variants keep construction and matching plain for every consumer.
+#[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
+pub enum Object {
+    /// The `kubernetes-services-endpoint` ConfigMap in the operator's namespace.
+    ConfigMap(ConfigMap),
+    /// `operator.tigera.io/v1` Installation (`default`).
+    Installation(v1::Installation),
+    /// `operator.tigera.io/v1` APIServer (`default`).
+    APIServer(v1::APIServer),
+    /// `projectcalico.org/v3` FelixConfiguration.
+    FelixConfiguration(v3::FelixConfiguration),
+    /// `projectcalico.org/v3` BGPConfiguration.
+    BGPConfiguration(v3::BGPConfiguration),
+    /// `projectcalico.org/v3` BGPPeer.
+    BGPPeer(v3::BGPPeer),
+    /// `projectcalico.org/v3` IPPool.
+    IPPool(v3::IPPool),
+}
+
+impl Object {
+    /// The object's `apiVersion`.
+    pub fn api_version(&self) -> &'static str {
+        match self {
+            Object::ConfigMap(_) => k8s_openapi::api_version(&ConfigMap::default()),
+            Object::Installation(o) => k8s_openapi::api_version(o),
+            Object::APIServer(o) => k8s_openapi::api_version(o),
+            Object::FelixConfiguration(o) => k8s_openapi::api_version(o),
+            Object::BGPConfiguration(o) => k8s_openapi::api_version(o),
+            Object::BGPPeer(o) => k8s_openapi::api_version(o),
+            Object::IPPool(o) => k8s_openapi::api_version(o),
+        }
+    }
+
+    /// The object's `kind`.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Object::ConfigMap(_) => k8s_openapi::kind(&ConfigMap::default()),
+            Object::Installation(o) => k8s_openapi::kind(o),
+            Object::APIServer(o) => k8s_openapi::kind(o),
+            Object::FelixConfiguration(o) => k8s_openapi::kind(o),
+            Object::BGPConfiguration(o) => k8s_openapi::kind(o),
+            Object::BGPPeer(o) => k8s_openapi::kind(o),
+            Object::IPPool(o) => k8s_openapi::kind(o),
+        }
+    }
+
+    /// The object's metadata.
+    pub fn metadata(&self) -> &ObjectMeta {
+        match self {
+            Object::ConfigMap(o) => &o.metadata,
+            Object::Installation(o) => &o.metadata,
+            Object::APIServer(o) => &o.metadata,
+            Object::FelixConfiguration(o) => &o.metadata,
+            Object::BGPConfiguration(o) => &o.metadata,
+            Object::BGPPeer(o) => &o.metadata,
+            Object::IPPool(o) => &o.metadata,
+        }
+    }
+
+    /// The object's `metadata.name` (empty if unset, which compile never produces).
+    pub fn name(&self) -> &str {
+        self.metadata().name.as_deref().unwrap_or("")
+    }
+
+    /// The object's `metadata.namespace`; only the ConfigMap is namespaced.
+    pub fn namespace(&self) -> Option<&str> {
+        self.metadata().namespace.as_deref()
+    }
+
+    /// The position of the object's kind in a bundle: 0 for the endpoint ConfigMap up to 6 for
+    /// IPPools. Objects of the same kind keep the order they were compiled in.
+    pub fn rank(&self) -> u8 {
+        match self {
+            Object::ConfigMap(_) => 0,
+            Object::Installation(_) => 1,
+            Object::APIServer(_) => 2,
+            Object::FelixConfiguration(_) => 3,
+            Object::BGPConfiguration(_) => 4,
+            Object::BGPPeer(_) => 5,
+            Object::IPPool(_) => 6,
+        }
+    }
+
+    /// True for objects that can be created right after the operator (the core and
+    /// operator.tigera.io kinds); false for projectcalico.org/v3 objects, which need the Calico
+    /// API server or the native v3 CRDs first.
+    pub fn is_operator_stage(&self) -> bool {
+        self.rank() <= 2
+    }
+
+    /// The wire form as an untyped JSON value (keys sorted, as serde_json's map keeps them).
+    pub fn to_value(&self) -> serde_json::Value {
+        serde_json::to_value(self)
+            .expect("invariant: wire objects hold only strings, numbers, booleans, lists and maps")
+    }
+}
+
+impl Serialize for Object {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Object::ConfigMap(o) => OrderedConfigMap::from(o).serialize(serializer),
+            Object::Installation(o) => o.serialize(serializer),
+            Object::APIServer(o) => o.serialize(serializer),
+            Object::FelixConfiguration(o) => o.serialize(serializer),
+            Object::BGPConfiguration(o) => o.serialize(serializer),
+            Object::BGPPeer(o) => o.serialize(serializer),
+            Object::IPPool(o) => o.serialize(serializer),
+        }
+    }
+}
+
+/// A ConfigMap's wire form with `metadata` before `data`.
+#[derive(Serialize)]
+struct OrderedConfigMap<'a> {
+    #[serde(rename = "apiVersion")]
+    api_version: &'static str,
+    kind: &'static str,
+    metadata: &'a ObjectMeta,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    data: Option<&'a BTreeMap<String, String>>,
+    #[serde(rename = "binaryData", skip_serializing_if = "Option::is_none")]
+    binary_data: Option<&'a BTreeMap<String, k8s_openapi::ByteString>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    immutable: Option<bool>,
+}
+
+impl<'a> From<&'a ConfigMap> for OrderedConfigMap<'a> {
+    fn from(config_map: &'a ConfigMap) -> Self {
+        OrderedConfigMap {
+            api_version: k8s_openapi::api_version(config_map),
+            kind: k8s_openapi::kind(config_map),
+            metadata: &config_map.metadata,
+            data: config_map.data.as_ref(),
+            binary_data: config_map.binary_data.as_ref(),
+            immutable: config_map.immutable,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn config_map_keys_in_wire_order() {
+        let config_map = ConfigMap {
+            metadata: ObjectMeta {
+                name: Some("x".into()),
+                ..ObjectMeta::default()
+            },
+            data: Some(BTreeMap::from([("K".to_owned(), "v".to_owned())])),
+            ..ConfigMap::default()
+        };
+        let json = serde_json::to_string(&Object::ConfigMap(config_map)).unwrap();
+        assert_eq!(
+            json,
+            r#"{"apiVersion":"v1","kind":"ConfigMap","metadata":{"name":"x"},"data":{"K":"v"}}"#
+        );
+    }
+}

@@ -1,13 +1,191 @@
-//! The `render` subcommand (not implemented yet).
+//! The `render` subcommand: ClusterNetwork file -> manifests on standard output or in a
+//! directory.
+//!
+//! Nothing is written until the whole bundle has been compiled and serialized, so an invalid
+//! input leaves standard output (and `--out-dir`) untouched.
 
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+
+use anyhow::{Context, bail};
+use calico_render::bundle::{self, Format, RenderConfig, Stage};
+use calico_spec::cluster_network::{self, ParseError};
+use calico_spec::diag::Diagnostic;
 
 /// Arguments of `calico-render render`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+#[command(
+    long_about = "Render a ClusterNetwork into the manifests the tigera-operator expects.\n\n\
+    The output is a YAML stream in a fixed order (endpoint ConfigMap, Installation, APIServer, \
+    then the projectcalico.org/v3 FelixConfiguration, BGPConfiguration, BGPPeer and IPPool \
+    objects), byte-for-byte deterministic. Everything is checked before anything is printed: \
+    an invalid input prints diagnostics on standard error, nothing on standard output, and \
+    exits 1.\n\n\
+    Stages: `--stage operator` gives what can be created right after the operator \
+    (`kubectl create -f -`). `--stage calico` gives the projectcalico.org/v3 objects, which \
+    need the Calico API server first; apply them with `kubectl apply --server-side -f -`, not \
+    `create`, because the operator creates FelixConfiguration `default` itself.\n\n\
+    Exit status: 0 rendered (warnings allowed), 1 invalid input, 2 usage or IO error or text \
+    that is not YAML."
+)]
+pub struct Args {
+    /// The ClusterNetwork file (`-` for standard input).
+    #[arg(short = 'f', long = "filename", value_name = "FILE")]
+    file: String,
+
+    /// Output format.
+    #[arg(short = 'o', long = "output", value_enum, default_value_t = OutputFormat::Yaml)]
+    output: OutputFormat,
+
+    /// Write one file per object into DIR (`NN-<kind>-<name>.yaml`) instead of standard output.
+    /// Earlier files of that naming pattern that this render does not produce are removed.
+    #[arg(long, value_name = "DIR")]
+    out_dir: Option<PathBuf>,
+
+    /// Which objects to emit: `operator` (ConfigMap, Installation, APIServer: create them right
+    /// after the operator), `calico` (projectcalico.org/v3 objects: apply them with
+    /// `kubectl apply --server-side` once the Calico API server runs, since the operator
+    /// creates FelixConfiguration `default` itself), or `all`.
+    #[arg(long, value_enum, default_value_t = StageArg::All)]
+    stage: StageArg,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum OutputFormat {
+    /// A multi-document YAML stream.
+    Yaml,
+    /// A JSON `v1` `List`.
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+enum StageArg {
+    /// ConfigMap, Installation and APIServer.
+    Operator,
+    /// The projectcalico.org/v3 objects.
+    Calico,
+    /// Everything.
+    All,
+}
 
 /// Run the subcommand.
-pub fn run(_args: Args) -> super::Outcome {
-    eprintln!("error: `render` is not implemented yet");
-    Ok(ExitCode::from(super::EXIT_USAGE))
+pub fn run(args: Args) -> super::Outcome {
+    let text = read_input(&args.file)?;
+    let parsed = match cluster_network::parse(&args.file, &text) {
+        Ok(parsed) => parsed,
+        Err(ParseError::NotYaml {
+            file,
+            line,
+            column,
+            message,
+        }) => {
+            eprintln!("error: {file}:{line}:{column}: the input is not YAML: {message}");
+            return Ok(ExitCode::from(super::EXIT_USAGE));
+        }
+        Err(ParseError::Invalid { diagnostics }) => {
+            print_diagnostics(&diagnostics);
+            return Ok(ExitCode::from(super::EXIT_INVALID));
+        }
+        Err(other) => {
+            eprintln!("error: {other}");
+            return Ok(ExitCode::from(super::EXIT_INVALID));
+        }
+    };
+    print_diagnostics(&parsed.warnings);
+    let objects = match cluster_network::compile(&parsed.cluster_network) {
+        Ok(objects) => objects,
+        Err(err) => {
+            eprintln!("error: {err}");
+            return Ok(ExitCode::from(super::EXIT_INVALID));
+        }
+    };
+
+    let stage = match args.stage {
+        StageArg::Operator => Stage::Operator,
+        StageArg::Calico => Stage::Calico,
+        StageArg::All => Stage::All,
+    };
+    let format = match args.output {
+        OutputFormat::Yaml => Format::Yaml,
+        OutputFormat::Json => Format::Json,
+    };
+    let config = RenderConfig { stage, format };
+    match &args.out_dir {
+        Some(dir) => {
+            if matches!(args.output, OutputFormat::Json) {
+                bail!("--out-dir writes YAML files; leave out `-o json` or leave out --out-dir");
+            }
+            let files = bundle::bundle_files(&config, &objects)?;
+            write_out_dir(dir, &files)?;
+        }
+        None => {
+            let text = bundle::render_bundle(&config, &objects)?;
+            let mut stdout = std::io::stdout().lock();
+            stdout
+                .write_all(text.as_bytes())
+                .context("cannot write to standard output")?;
+            stdout.flush().context("cannot write to standard output")?;
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn read_input(file: &str) -> anyhow::Result<String> {
+    let mut text = String::new();
+    if file == "-" {
+        std::io::stdin()
+            .read_to_string(&mut text)
+            .context("cannot read the ClusterNetwork from standard input")?;
+    } else {
+        text = std::fs::read_to_string(file)
+            .with_context(|| format!("cannot read the ClusterNetwork file `{file}`"))?;
+    }
+    Ok(text)
+}
+
+/// Diagnostics on standard error, one per line plus its hint.
+fn print_diagnostics(diagnostics: &[Diagnostic]) {
+    let mut stderr = std::io::stderr().lock();
+    for diag in diagnostics {
+        let position = diag
+            .location
+            .as_ref()
+            .map(|loc| match (loc.line, loc.column) {
+                (Some(line), Some(column)) => format!("{}:{line}:{column}: ", loc.file),
+                _ => format!("{}: ", loc.file),
+            });
+        let _ = writeln!(stderr, "{}{diag}", position.unwrap_or_default());
+        if let Some(hint) = &diag.hint {
+            let _ = writeln!(stderr, "  hint: {hint}");
+        }
+    }
+}
+
+/// Write the bundle files into `dir` (created if missing) and remove files of our naming
+/// pattern left by an earlier render, so that `kubectl apply -f DIR` sees exactly this bundle.
+fn write_out_dir(dir: &Path, files: &[bundle::BundleFile]) -> anyhow::Result<()> {
+    std::fs::create_dir_all(dir)
+        .with_context(|| format!("cannot create the output directory `{}`", dir.display()))?;
+    let entries = std::fs::read_dir(dir)
+        .with_context(|| format!("cannot list the output directory `{}`", dir.display()))?;
+    let mut stale = Vec::new();
+    for entry in entries {
+        let entry = entry.with_context(|| format!("cannot list `{}`", dir.display()))?;
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if bundle::is_bundle_file_name(&name) && !files.iter().any(|file| file.name == name) {
+            stale.push(entry.path());
+        }
+    }
+    stale.sort();
+    for path in stale {
+        std::fs::remove_file(&path)
+            .with_context(|| format!("cannot remove the stale bundle file `{}`", path.display()))?;
+    }
+    for file in files {
+        let path = dir.join(&file.name);
+        std::fs::write(&path, &file.contents)
+            .with_context(|| format!("cannot write `{}`", path.display()))?;
+    }
+    Ok(())
 }

@@ -10,8 +10,10 @@
 
 use ipnet::IpNet;
 
+use super::compile;
 use super::spec::{ClusterNetwork, Dataplane, Encapsulation};
 use crate::diag::{Diagnostic, Severity};
+use crate::vocab;
 
 /// A field the ClusterNetwork kind does not have.
 pub const CODE_UNKNOWN_FIELD: &str = "CN0001";
@@ -37,6 +39,8 @@ pub const CODE_LINK_LOCAL: &str = "CN0108";
 pub const CODE_NAME: &str = "CN0109";
 /// An empty or malformed API endpoint host.
 pub const CODE_API_HOST: &str = "CN0110";
+/// A Calico selector that does not parse.
+pub const CODE_SELECTOR: &str = "CN0111";
 /// Lint: a pool overlaps a range listed under `network` (a LAN, the nodes, the Services).
 pub const CODE_LINT_OVERLAP: &str = "CN0201";
 /// Lint: the eBPF dataplane without `apiEndpoint`.
@@ -94,7 +98,12 @@ pub fn check(cluster_network: &ClusterNetwork) -> Vec<Diagnostic> {
         let path = format!("spec.podPools[{pool_idx}]");
         check_name(&mut out, &format!("{path}.name"), &pool.name);
         check_cidr(&mut out, &format!("{path}.cidr"), pool.cidr);
-        check_block_size(&mut out, &path, pool.cidr, pool.block_size);
+        // The default block size is checked too: a pool smaller than one default block needs
+        // an explicit, longer block size.
+        let block_size = pool
+            .block_size
+            .unwrap_or_else(|| compile::default_block_size(pool.cidr));
+        check_block_size(&mut out, &path, pool.cidr, Some(block_size));
         let encapsulation = pool
             .encapsulation
             .unwrap_or(Encapsulation::VxlanCrossSubnet);
@@ -120,6 +129,11 @@ pub fn check(cluster_network: &ClusterNetwork) -> Vec<Diagnostic> {
                 "use VXLAN or VXLANCrossSubnet, or set spec.bgp.enabled: true",
             );
         }
+        check_selector(
+            &mut out,
+            &format!("{path}.nodeSelector"),
+            pool.node_selector.as_deref(),
+        );
         ranges.push((pool.cidr, path, "pod pool"));
     }
     for (pool_idx, pool) in spec.load_balancer_pools.iter().enumerate() {
@@ -180,6 +194,11 @@ pub fn check(cluster_network: &ClusterNetwork) -> Vec<Diagnostic> {
     for (peer_idx, peer) in bgp.peers.iter().enumerate() {
         let path = format!("spec.bgp.peers[{peer_idx}]");
         check_name(&mut out, &format!("{path}.name"), &peer.name);
+        check_selector(
+            &mut out,
+            &format!("{path}.nodeSelector"),
+            peer.node_selector.as_deref(),
+        );
         if bgp.peers[..peer_idx]
             .iter()
             .any(|other| other.name == peer.name)
@@ -291,16 +310,8 @@ fn check_cidr(out: &mut Checker, path: &str, cidr: IpNet) {
             location: None,
         });
     }
-    let link_local: IpNet = match cidr {
-        IpNet::V4(_) => IpNet::V4(
-            ipnet::Ipv4Net::new(std::net::Ipv4Addr::new(169, 254, 0, 0), 16).expect("valid prefix"),
-        ),
-        IpNet::V6(_) => IpNet::V6(
-            ipnet::Ipv6Net::new(std::net::Ipv6Addr::new(0xfe80, 0, 0, 0, 0, 0, 0, 0), 10)
-                .expect("valid prefix"),
-        ),
-    };
-    if path.contains("Pools") && overlaps(cidr, link_local) {
+    let link_local = vocab::cidr::overlapped_link_local(&cidr);
+    if let Some(link_local) = link_local.filter(|_| path.contains("Pools")) {
         out.error(
             CODE_LINK_LOCAL,
             path,
@@ -411,17 +422,7 @@ fn check_network_lints(
 }
 
 fn check_name(out: &mut Checker, path: &str, name: &str) {
-    let is_valid = !name.is_empty()
-        && name.len() <= 253
-        && name.split('.').all(|label| {
-            !label.is_empty()
-                && label
-                    .bytes()
-                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-                && !label.starts_with('-')
-                && !label.ends_with('-')
-        });
-    if !is_valid {
+    if name.is_empty() || !vocab::is_dns_subdomain(name) {
         out.error(
             CODE_NAME,
             path,
@@ -431,38 +432,35 @@ fn check_name(out: &mut Checker, path: &str, name: &str) {
     }
 }
 
-fn check_host(out: &mut Checker, host: &str) {
-    let path = "spec.apiEndpoint.host";
-    if host.parse::<std::net::IpAddr>().is_ok() {
-        return;
-    }
-    let is_dns_name = !host.is_empty()
-        && host.len() <= 253
-        && host.trim_end_matches('.').split('.').all(|label| {
-            !label.is_empty()
-                && label.len() <= 63
-                && label
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || b == b'-')
-                && !label.starts_with('-')
-                && !label.ends_with('-')
-        });
-    if !is_dns_name {
-        let hint = if host.starts_with('[') || host.contains(':') {
-            "write an IPv6 address without brackets and without a port (the port goes in spec.apiEndpoint.port)"
-        } else {
-            "write a DNS name such as control.k8s.example.com or an IP address"
-        };
+fn check_selector(out: &mut Checker, path: &str, selector: Option<&str>) {
+    let Some(selector) = selector else { return };
+    if let Err(err) = vocab::selector::parse_selector(selector) {
         out.error(
-            CODE_API_HOST,
+            CODE_SELECTOR,
             path,
-            format!("api endpoint host `{host}` is not a DNS name or IP address"),
-            hint,
+            format!("selector `{selector}` is invalid: {err}"),
+            "write a Calico selector such as all(), has(label) or role == 'worker'",
         );
     }
 }
 
-/// Two ranges overlap iff one contains the other's network address.
+fn check_host(out: &mut Checker, host: &str) {
+    if vocab::parse_host(host).is_ok() {
+        return;
+    }
+    let hint = if host.starts_with('[') || host.contains(':') {
+        "write an IPv6 address without brackets and without a port (the port goes in spec.apiEndpoint.port)"
+    } else {
+        "write a DNS name such as control.k8s.example.com or an IP address"
+    };
+    out.error(
+        CODE_API_HOST,
+        "spec.apiEndpoint.host",
+        format!("api endpoint host `{host}` is not a DNS name or IP address"),
+        hint,
+    );
+}
+
 fn overlaps(a: IpNet, b: IpNet) -> bool {
-    a.contains(&b.network()) || b.contains(&a.network())
+    vocab::cidr::overlaps(&a, &b)
 }

@@ -136,11 +136,21 @@ impl SpanIndex {
         }
     }
 
-    /// The field path of the key or value that starts at `position`, if any.
+    /// The field path of the key or value that starts at `position`, if any (for a value, the
+    /// innermost node starting there).
     pub fn path_at(&self, position: Position) -> Option<&str> {
-        self.entries
+        // A key match wins: a block mapping's value starts where its first key does.
+        let by_key = self
+            .entries
             .iter()
-            .find(|entry| entry.key == Some(position) || entry.value == position)
+            .find(|entry| entry.key == Some(position));
+        by_key
+            .or_else(|| {
+                self.entries
+                    .iter()
+                    .rev()
+                    .find(|entry| entry.value == position)
+            })
             .map(|entry| entry.path.as_str())
     }
 

@@ -4,9 +4,11 @@
 //! engineer's terms, what the cluster's Calico network is: the dataplane, the pod pools, BGP,
 //! LoadBalancer pools, the API endpoint the nodes reach. The flow is
 //! [`parse`] (text -> [`ClusterNetwork`], strict, with positions) -> [`check`] (cross-field
-//! rules, run by `parse`) -> `compile` (-> wire objects in bundle order).
+//! rules, run by `parse`) -> [`compile`] (-> wire objects in bundle order).
+//! [`origin`] maps a field of a compiled object back to the ClusterNetwork field it came from.
 
 mod check;
+mod compile;
 mod locate;
 mod parse;
 mod spec;
@@ -16,6 +18,10 @@ pub use check::{
     CODE_CIDR_NOT_MASKED, CODE_ENCAPSULATION, CODE_INVALID_VALUE, CODE_LINK_LOCAL,
     CODE_LINT_BPF_ENDPOINT, CODE_LINT_BPF_FELIX, CODE_LINT_OVERLAP, CODE_NAME, CODE_POOL_CONFLICT,
     CODE_UNKNOWN_FIELD, check,
+};
+pub use compile::{
+    CompileError, DEFAULT_NAME, ENDPOINT_CONFIG_MAP, OPERATOR_NAMESPACE, compile,
+    default_block_size, default_load_balancer_block_size, origin,
 };
 pub use locate::{Position, SpanIndex};
 pub use parse::{ParseError, Parsed, locate, parse};

@@ -139,6 +139,21 @@ fn from_yaml_error(file: &str, text: &str, err: &YamlError) -> ParseError {
             | YamlError::IndentationError { .. }
             | YamlError::UnknownAnchor { .. }
     );
+    // serde-saphyr parses lazily, so a type error early in the file can hide a syntax error
+    // later on; text that is not YAML is reported as such (exit 2) whatever else is wrong.
+    let syntax_error = if is_syntax {
+        None
+    } else {
+        first_syntax_error(text)
+    };
+    if let Some((position, message)) = syntax_error {
+        return ParseError::NotYaml {
+            file: file.to_owned(),
+            line: position.line,
+            column: position.column,
+            message,
+        };
+    }
     if is_syntax {
         let position = position.unwrap_or(Position { line: 1, column: 1 });
         return ParseError::NotYaml {
@@ -153,11 +168,10 @@ fn from_yaml_error(file: &str, text: &str, err: &YamlError) -> ParseError {
         YamlError::SerdeUnknownField {
             field, expected, ..
         } => {
-            let parent = position.and_then(|p| index.enclosing_path(p)).unwrap_or("");
-            let path = if parent.is_empty() {
-                field.clone()
-            } else {
-                format!("{parent}.{field}")
+            // The unknown key is itself indexed; its path is the one to report.
+            let path = match position.and_then(|p| index.path_at(p)) {
+                Some(path) => path.to_owned(),
+                None => field.clone(),
             };
             let message = format!("unknown field `{field}`");
             (
@@ -220,24 +234,44 @@ fn from_yaml_error(file: &str, text: &str, err: &YamlError) -> ParseError {
     }
 }
 
+/// The first error the YAML parser reports anywhere in `text`, if any.
+fn first_syntax_error(text: &str) -> Option<(Position, String)> {
+    for item in serde_saphyr::granit_parser::Parser::new_from_str(text) {
+        if let Err(err) = item {
+            let marker = err.marker();
+            let position = Position {
+                line: marker.line(),
+                column: marker.col() + 1,
+            };
+            return Some((position, err.info()));
+        }
+    }
+    None
+}
+
 /// serde-saphyr prefixes messages with `line N column M: `; the diagnostic carries the
 /// position separately, so drop it from the text.
 fn strip_position(message: &str) -> String {
-    let trimmed = message.strip_prefix("error: ").unwrap_or(message);
-    if let Some(rest) = trimmed.strip_prefix("line ")
-        && let Some((_, after)) = rest.split_once(": ")
-        && rest
-            .split_once(": ")
-            .is_some_and(|(head, _)| head.contains("column"))
+    let mut text = message.strip_prefix("error: ").unwrap_or(message);
+    if let Some(rest) = text.strip_prefix("line ")
+        && let Some((head, after)) = rest.split_once(": ")
+        && head.contains("column")
     {
-        return after.to_owned();
+        text = after;
     }
-    trimmed.to_owned()
+    // Some messages also end in ` at line N, column M`.
+    if let Some(cut) = text.rfind(" at line ")
+        && text[cut..].contains("column")
+    {
+        text = &text[..cut];
+    }
+    text.to_owned()
 }
 
 /// A hint for a value that failed to deserialize, chosen by the field it belongs to.
 fn value_hint(path: &str) -> Option<String> {
-    let field = path.rsplit(['.', ']']).next().unwrap_or(path);
+    let last = path.rsplit('.').next().unwrap_or(path);
+    let field = last.split('[').next().unwrap_or(last);
     let hint = match field {
         "cidr" | "avoid" | "nodeSubnets" | "serviceCIDRs" | "cidrs" => {
             "write an address range in CIDR notation, such as 172.20.0.0/16 or fd00:10::/56"

@@ -281,13 +281,28 @@ pub struct BgpPeer {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Advertise {
     /// Service ClusterIP ranges to announce.
-    #[serde(default, rename = "serviceClusterIPs")]
+    #[serde(
+        default,
+        rename = "serviceClusterIPs",
+        deserialize_with = "cidr_serde::many"
+    )]
+    #[schemars(with = "Vec<String>")]
     pub service_cluster_ips: Vec<IpNet>,
     /// Service external IP ranges to announce.
-    #[serde(default, rename = "serviceExternalIPs")]
+    #[serde(
+        default,
+        rename = "serviceExternalIPs",
+        deserialize_with = "cidr_serde::many"
+    )]
+    #[schemars(with = "Vec<String>")]
     pub service_external_ips: Vec<IpNet>,
     /// LoadBalancer address ranges to announce (usually the `loadBalancerPools` CIDRs).
-    #[serde(default, rename = "serviceLoadBalancerIPs")]
+    #[serde(
+        default,
+        rename = "serviceLoadBalancerIPs",
+        deserialize_with = "cidr_serde::many"
+    )]
+    #[schemars(with = "Vec<String>")]
     pub service_load_balancer_ips: Vec<IpNet>,
 }
 
@@ -308,6 +323,8 @@ pub struct PodPool {
     /// `default-ipv6-ippool`.
     pub name: String,
     /// The pool range, strictly masked (`172.20.0.0/16`, not `172.20.1.0/16`).
+    #[serde(deserialize_with = "cidr_serde::one")]
+    #[schemars(with = "String")]
     pub cidr: IpNet,
     /// Prefix length of the per-node blocks. Default: 26 (IPv4), 122 (IPv6).
     /// Valid: 20-32 for IPv4, 116-128 for IPv6, and not shorter than the pool's prefix.
@@ -394,6 +411,8 @@ pub struct LoadBalancerPool {
     /// The IPPool name (a DNS-1123 subdomain).
     pub name: String,
     /// The address range, strictly masked.
+    #[serde(deserialize_with = "cidr_serde::one")]
+    #[schemars(with = "String")]
     pub cidr: IpNet,
     /// Allocation block prefix length. Default: 26 (IPv4), 122 (IPv6), or the pool's own prefix
     /// length when the pool is smaller than that.
@@ -433,7 +452,8 @@ pub struct AutodetectionMethod {
     #[serde(default)]
     pub can_reach: Option<String>,
     /// Use the address that lies in one of these ranges.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "cidr_serde::optional_many")]
+    #[schemars(with = "Option<Vec<String>>")]
     pub cidrs: Option<Vec<IpNet>>,
 }
 
@@ -450,13 +470,20 @@ pub enum KubernetesAddress {
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct NetworkFacts {
     /// The subnets the nodes' own addresses are in.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "cidr_serde::many")]
+    #[schemars(with = "Vec<String>")]
     pub node_subnets: Vec<IpNet>,
     /// The Kubernetes Service ClusterIP ranges (kubeadm's `serviceSubnet`).
-    #[serde(default, rename = "serviceCIDRs")]
+    #[serde(
+        default,
+        rename = "serviceCIDRs",
+        deserialize_with = "cidr_serde::many"
+    )]
+    #[schemars(with = "Vec<String>")]
     pub service_cidrs: Vec<IpNet>,
     /// Ranges in use elsewhere (home or office LANs, VPNs) that no pool may overlap.
-    #[serde(default)]
+    #[serde(default, deserialize_with = "cidr_serde::many")]
+    #[schemars(with = "Vec<String>")]
     pub avoid: Vec<IpNet>,
 }
 
@@ -563,4 +590,38 @@ pub enum LogSeverity {
     Error,
     /// Fatal only.
     Fatal,
+}
+
+/// CIDR fields are read with the vocabulary's parser rather than ipnet's, which accepts
+/// leading zeros (`010.0.0.0/8`) that Calico and kubectl refuse.
+mod cidr_serde {
+    use ipnet::IpNet;
+    use serde::{Deserialize, Deserializer, de::Error};
+
+    use crate::vocab::cidr::parse_cidr;
+
+    pub(super) fn one<'de, D: Deserializer<'de>>(deserializer: D) -> Result<IpNet, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        parse_cidr(&text).map_err(D::Error::custom)
+    }
+
+    pub(super) fn many<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Vec<IpNet>, D::Error> {
+        // Each element is parsed as it is read, so an error points at the element itself.
+        let nets = Vec::<Element>::deserialize(deserializer)?;
+        Ok(nets.into_iter().map(|Element(net)| net).collect())
+    }
+
+    struct Element(IpNet);
+
+    impl<'de> Deserialize<'de> for Element {
+        fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+            one(deserializer).map(Element)
+        }
+    }
+
+    pub(super) fn optional_many<'de, D: Deserializer<'de>>(
+        deserializer: D,
+    ) -> Result<Option<Vec<IpNet>>, D::Error> {
+        many(deserializer).map(Some)
+    }
 }

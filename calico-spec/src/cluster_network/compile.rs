@@ -1,0 +1,528 @@
+//! Compilation of a ClusterNetwork into wire objects, in bundle order.
+//!
+//! What is rendered, and why:
+//! - the `kubernetes-services-endpoint` ConfigMap, only when `apiEndpoint` is set (the eBPF
+//!   dataplane needs it; it is harmless otherwise);
+//! - Installation `default`, always: the dataplane, BGP on or off, every pod pool with all of
+//!   its fields (our defaults filled in), autodetection and MTU when given, then the
+//!   operator's own write-back defaults ([`crate::defaults`]) so that what the operator writes
+//!   back is what we rendered and GitOps tools see no drift;
+//! - APIServer `default` with `spec: {}`, unless `calicoAPIServer: false`;
+//! - FelixConfiguration `default`, only with the Felix settings the user chose (never the
+//!   fields the operator owns);
+//! - BGPConfiguration `default`, only when BGP is on and an AS number, the mesh switch or an
+//!   advertisement is given, with the CRD's own defaults (`logSeverityScreen: Info`,
+//!   `serviceLoadBalancerAggregation: Enabled`) written out;
+//! - one BGPPeer per peer and one projectcalico.org/v3 IPPool per LoadBalancer pool (pod pools
+//!   only go through the Installation, which owns them), each with the fields the API server
+//!   would otherwise fill in.
+//!
+//! Objects are built as JSON and read into the generated wire types; that read is the
+//! round-trip guarantee (every field we write exists in the CRD schema, with the right type),
+//! and a failure is a bug in this module, reported as [`CompileError::WireType`].
+
+use std::collections::BTreeMap;
+
+use ipnet::IpNet;
+use k8s_openapi::api::core::v1::ConfigMap;
+use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
+use serde::de::DeserializeOwned;
+use serde_json::{Map, Value, json};
+
+use super::spec::{
+    AutodetectionMethod, BgpPeer, ClusterNetwork, Encapsulation, Felix, LoadBalancerPool, PodPool,
+    PodPoolUse,
+};
+use crate::objects::Object;
+
+/// The name of the endpoint ConfigMap the operator reads.
+pub const ENDPOINT_CONFIG_MAP: &str = "kubernetes-services-endpoint";
+/// The namespace the operator runs in (from its own manifest).
+pub const OPERATOR_NAMESPACE: &str = "tigera-operator";
+/// The name of the singleton operator and Calico configuration objects.
+pub const DEFAULT_NAME: &str = "default";
+
+/// Why a ClusterNetwork could not be compiled.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[non_exhaustive]
+pub enum CompileError {
+    /// A compiled object does not fit the generated wire type: a bug in calico-render, since
+    /// the ClusterNetwork types only admit values the wire types accept.
+    #[error(
+        "internal error: the compiled {kind} `{name}` does not fit its CRD schema: {message}; please report this"
+    )]
+    WireType {
+        /// The kind of the object.
+        kind: &'static str,
+        /// The object name.
+        name: String,
+        /// What the wire type refused.
+        message: String,
+    },
+}
+
+/// Compile `cluster_network` into wire objects, in bundle order. The input should have passed
+/// [`super::check`] (as [`super::parse`] ensures); compile itself does not re-check it.
+pub fn compile(cluster_network: &ClusterNetwork) -> Result<Vec<Object>, CompileError> {
+    let spec = &cluster_network.spec;
+    let mut objects = Vec::new();
+
+    if let Some(endpoint) = &spec.api_endpoint {
+        let data = BTreeMap::from([
+            ("KUBERNETES_SERVICE_HOST".to_owned(), endpoint.host.clone()),
+            (
+                "KUBERNETES_SERVICE_PORT".to_owned(),
+                endpoint.port.to_string(),
+            ),
+        ]);
+        objects.push(Object::ConfigMap(ConfigMap {
+            metadata: ObjectMeta {
+                name: Some(ENDPOINT_CONFIG_MAP.to_owned()),
+                namespace: Some(OPERATOR_NAMESPACE.to_owned()),
+                ..ObjectMeta::default()
+            },
+            data: Some(data),
+            ..ConfigMap::default()
+        }));
+    }
+
+    let installation = wire("Installation", DEFAULT_NAME, installation(cluster_network))?;
+    objects.push(Object::Installation(with_operator_defaults(
+        cluster_network,
+        installation,
+    )));
+
+    if spec.calico_api_server {
+        let api_server = json!({
+            "apiVersion": "operator.tigera.io/v1",
+            "kind": "APIServer",
+            "metadata": { "name": DEFAULT_NAME },
+            "spec": {},
+        });
+        objects.push(Object::APIServer(wire(
+            "APIServer",
+            DEFAULT_NAME,
+            api_server,
+        )?));
+    }
+
+    if !spec.felix.is_empty() {
+        let felix = v3_object("FelixConfiguration", DEFAULT_NAME, felix_spec(&spec.felix));
+        objects.push(Object::FelixConfiguration(wire(
+            "FelixConfiguration",
+            DEFAULT_NAME,
+            felix,
+        )?));
+    }
+
+    let bgp = &spec.bgp;
+    let has_bgp_configuration = bgp.enabled
+        && (bgp.as_number.is_some()
+            || bgp.node_to_node_mesh.is_some()
+            || !bgp.advertise.is_empty());
+    if has_bgp_configuration {
+        let mut bgp_spec = Map::new();
+        if let Some(as_number) = bgp.as_number {
+            bgp_spec.insert("asNumber".into(), json!(as_number));
+        }
+        bgp_spec.insert("logSeverityScreen".into(), json!("Info"));
+        if let Some(mesh) = bgp.node_to_node_mesh {
+            bgp_spec.insert("nodeToNodeMeshEnabled".into(), json!(mesh));
+        }
+        let advertise = &bgp.advertise;
+        for (field, list) in [
+            ("serviceClusterIPs", &advertise.service_cluster_ips),
+            ("serviceExternalIPs", &advertise.service_external_ips),
+            (
+                "serviceLoadBalancerIPs",
+                &advertise.service_load_balancer_ips,
+            ),
+        ] {
+            if !list.is_empty() {
+                let cidrs: Vec<Value> = list
+                    .iter()
+                    .map(|cidr| json!({ "cidr": cidr.to_string() }))
+                    .collect();
+                bgp_spec.insert(field.into(), Value::Array(cidrs));
+            }
+        }
+        bgp_spec.insert("serviceLoadBalancerAggregation".into(), json!("Enabled"));
+        let object = v3_object("BGPConfiguration", DEFAULT_NAME, Value::Object(bgp_spec));
+        objects.push(Object::BGPConfiguration(wire(
+            "BGPConfiguration",
+            DEFAULT_NAME,
+            object,
+        )?));
+    }
+    if bgp.enabled {
+        for peer in &bgp.peers {
+            let object = v3_object("BGPPeer", &peer.name, peer_spec(peer));
+            objects.push(Object::BGPPeer(wire("BGPPeer", &peer.name, object)?));
+        }
+    }
+
+    for pool in &spec.load_balancer_pools {
+        let object = v3_object("IPPool", &pool.name, load_balancer_pool_spec(pool));
+        objects.push(Object::IPPool(wire("IPPool", &pool.name, object)?));
+    }
+
+    // Already in bundle order by construction; the stable sort keeps it so if that changes.
+    objects.sort_by_key(Object::rank);
+    Ok(objects)
+}
+
+/// The Installation as the user's spec says it, before the operator's defaults.
+fn installation(cluster_network: &ClusterNetwork) -> Value {
+    let spec = &cluster_network.spec;
+    let mut calico_network = Map::new();
+    calico_network.insert(
+        "linuxDataplane".into(),
+        json!(spec.dataplane.operator_value()),
+    );
+    calico_network.insert(
+        "bgp".into(),
+        json!(if spec.bgp.enabled {
+            "Enabled"
+        } else {
+            "Disabled"
+        }),
+    );
+    let pools: Vec<Value> = spec.pod_pools.iter().map(pod_pool).collect();
+    calico_network.insert("ipPools".into(), Value::Array(pools));
+    if let Some(mtu) = spec.mtu {
+        calico_network.insert("mtu".into(), json!(mtu));
+    }
+    let autodetection = &spec.node_address_autodetection;
+    if let Some(method) = &autodetection.ipv4 {
+        calico_network.insert(
+            "nodeAddressAutodetectionV4".into(),
+            autodetection_method(method),
+        );
+    }
+    if let Some(method) = &autodetection.ipv6 {
+        calico_network.insert(
+            "nodeAddressAutodetectionV6".into(),
+            autodetection_method(method),
+        );
+    }
+    let mut installation_spec = Map::new();
+    if let Some(provider) = spec.kubernetes_provider.operator_value() {
+        installation_spec.insert("kubernetesProvider".into(), json!(provider));
+    }
+    installation_spec.insert("calicoNetwork".into(), Value::Object(calico_network));
+    json!({
+        "apiVersion": "operator.tigera.io/v1",
+        "kind": "Installation",
+        "metadata": { "name": DEFAULT_NAME },
+        "spec": installation_spec,
+    })
+}
+
+/// The Installation with the operator's write-back defaults filled in.
+fn with_operator_defaults(
+    _cluster_network: &ClusterNetwork,
+    installation: crate::generated::operator_tigera_io::v1::Installation,
+) -> crate::generated::operator_tigera_io::v1::Installation {
+    // The operator's defaults (calico-model.md 3.1/3.2) are applied by `crate::defaults`, which
+    // is being written; until it lands the Installation carries our own pool defaults only.
+    installation
+}
+
+/// The default block size of a pool of this family: 26 for IPv4, 122 for IPv6.
+pub fn default_block_size(cidr: IpNet) -> u32 {
+    match cidr {
+        IpNet::V4(_) => 26,
+        IpNet::V6(_) => 122,
+    }
+}
+
+/// A pod pool in the operator's terms, every field written out.
+fn pod_pool(pool: &PodPool) -> Value {
+    let encapsulation = pool
+        .encapsulation
+        .unwrap_or(Encapsulation::VxlanCrossSubnet);
+    let nat_outgoing = pool
+        .nat_outgoing
+        .unwrap_or(matches!(pool.cidr, IpNet::V4(_)));
+    let allowed_uses: Vec<&str> = match &pool.allowed_uses {
+        Some(uses) => uses.iter().map(|use_| use_.as_str()).collect(),
+        None => vec![PodPoolUse::Workload.as_str(), PodPoolUse::Tunnel.as_str()],
+    };
+    json!({
+        "name": pool.name,
+        "cidr": pool.cidr.to_string(),
+        "blockSize": pool.block_size.unwrap_or_else(|| default_block_size(pool.cidr)),
+        "encapsulation": encapsulation.operator_value(),
+        "natOutgoing": if nat_outgoing { "Enabled" } else { "Disabled" },
+        "nodeSelector": pool.node_selector.as_deref().unwrap_or("all()"),
+        "disableBGPExport": pool.disable_bgp_export.unwrap_or(false),
+        "allowedUses": allowed_uses,
+    })
+}
+
+fn autodetection_method(method: &AutodetectionMethod) -> Value {
+    let mut out = Map::new();
+    if let Some(first_found) = method.first_found {
+        out.insert("firstFound".into(), json!(first_found));
+    }
+    if method.kubernetes.is_some() {
+        out.insert("kubernetes".into(), json!("NodeInternalIP"));
+    }
+    if let Some(interface) = &method.interface {
+        out.insert("interface".into(), json!(interface));
+    }
+    if let Some(skip_interface) = &method.skip_interface {
+        out.insert("skipInterface".into(), json!(skip_interface));
+    }
+    if let Some(can_reach) = &method.can_reach {
+        out.insert("canReach".into(), json!(can_reach));
+    }
+    if let Some(cidrs) = &method.cidrs {
+        let cidrs: Vec<String> = cidrs.iter().map(IpNet::to_string).collect();
+        out.insert("cidrs".into(), json!(cidrs));
+    }
+    Value::Object(out)
+}
+
+fn felix_spec(felix: &Felix) -> Value {
+    use super::spec::{
+        BpfConnectTimeLoadBalancing as Ctlb, BpfEnforceRpf as Rpf, BpfExternalServiceMode as Esm,
+        BpfLogLevel as Bll, EnabledDisabled as Ed, LogSeverity as Ls,
+    };
+    let mut out = Map::new();
+    if let Some(mode) = felix.bpf_external_service_mode {
+        let value = match mode {
+            Esm::Tunnel => "Tunnel",
+            Esm::Dsr => "DSR",
+        };
+        out.insert("bpfExternalServiceMode".into(), json!(value));
+    }
+    if let Some(level) = felix.bpf_log_level {
+        let value = match level {
+            Bll::Off => "Off",
+            Bll::Info => "Info",
+            Bll::Debug => "Debug",
+        };
+        out.insert("bpfLogLevel".into(), json!(value));
+    }
+    if let Some(enabled) = felix.bpf_kube_proxy_iptables_cleanup_enabled {
+        out.insert("bpfKubeProxyIptablesCleanupEnabled".into(), json!(enabled));
+    }
+    if let Some(mode) = felix.bpf_connect_time_load_balancing {
+        let value = match mode {
+            Ctlb::Tcp => "TCP",
+            Ctlb::Enabled => "Enabled",
+            Ctlb::Disabled => "Disabled",
+        };
+        out.insert("bpfConnectTimeLoadBalancing".into(), json!(value));
+    }
+    if let Some(mode) = felix.bpf_host_networked_nat_without_ctlb {
+        let value = match mode {
+            Ed::Enabled => "Enabled",
+            Ed::Disabled => "Disabled",
+        };
+        out.insert("bpfHostNetworkedNATWithoutCTLB".into(), json!(value));
+    }
+    if let Some(mode) = felix.bpf_enforce_rpf {
+        let value = match mode {
+            Rpf::Disabled => "Disabled",
+            Rpf::Strict => "Strict",
+            Rpf::Loose => "Loose",
+        };
+        out.insert("bpfEnforceRPF".into(), json!(value));
+    }
+    if let Some(level) = felix.log_severity_screen {
+        let value = match level {
+            Ls::Trace => "Trace",
+            Ls::Debug => "Debug",
+            Ls::Info => "Info",
+            Ls::Warning => "Warning",
+            Ls::Error => "Error",
+            Ls::Fatal => "Fatal",
+        };
+        out.insert("logSeverityScreen".into(), json!(value));
+    }
+    Value::Object(out)
+}
+
+fn peer_spec(peer: &BgpPeer) -> Value {
+    let mut out = Map::new();
+    out.insert("peerIP".into(), json!(peer.peer_ip.to_string()));
+    out.insert("asNumber".into(), json!(peer.as_number));
+    if let Some(selector) = &peer.node_selector {
+        out.insert("nodeSelector".into(), json!(selector));
+    }
+    Value::Object(out)
+}
+
+/// The block size a LoadBalancer pool gets when none is given: the family default, or the
+/// pool's own prefix when the pool is smaller than one default block.
+pub fn default_load_balancer_block_size(cidr: IpNet) -> u32 {
+    default_block_size(cidr).max(u32::from(cidr.prefix_len()))
+}
+
+fn load_balancer_pool_spec(pool: &LoadBalancerPool) -> Value {
+    json!({
+        "cidr": pool.cidr.to_string(),
+        "blockSize": pool.block_size.unwrap_or_else(|| default_load_balancer_block_size(pool.cidr)),
+        "ipipMode": "Never",
+        "vxlanMode": "Never",
+        "nodeSelector": "all()",
+        "allowedUses": ["LoadBalancer"],
+        "assignmentMode": "Automatic",
+    })
+}
+
+fn v3_object(kind: &str, name: &str, spec: Value) -> Value {
+    json!({
+        "apiVersion": "projectcalico.org/v3",
+        "kind": kind,
+        "metadata": { "name": name },
+        "spec": spec,
+    })
+}
+
+fn wire<T: DeserializeOwned>(
+    kind: &'static str,
+    name: &str,
+    value: Value,
+) -> Result<T, CompileError> {
+    serde_json::from_value(value).map_err(|err| CompileError::WireType {
+        kind,
+        name: name.to_owned(),
+        message: err.to_string(),
+    })
+}
+
+/// The ClusterNetwork field a wire field of `object` was compiled from, so that a problem the
+/// rule catalogue finds in the compiled objects can be reported where the user can fix it.
+/// Falls back to the nearest ClusterNetwork field that produced the object.
+pub fn origin(cluster_network: &ClusterNetwork, object: &Object, wire_path: &str) -> String {
+    let spec = &cluster_network.spec;
+    let rest = |prefix: &str| {
+        wire_path
+            .strip_prefix(prefix)
+            .map(|r| r.trim_start_matches('.'))
+    };
+    match object {
+        Object::ConfigMap(_) => match wire_path {
+            "data.KUBERNETES_SERVICE_HOST" => "spec.apiEndpoint.host".into(),
+            "data.KUBERNETES_SERVICE_PORT" => "spec.apiEndpoint.port".into(),
+            _ => "spec.apiEndpoint".into(),
+        },
+        Object::Installation(_) => {
+            if let Some(rest) = rest("spec.calicoNetwork.ipPools[") {
+                let (idx, field) = rest.split_once(']').unwrap_or((rest, ""));
+                let field = field.trim_start_matches('.');
+                let field = field.split(['.', '[']).next().unwrap_or("");
+                let pool_fields = [
+                    "name",
+                    "cidr",
+                    "blockSize",
+                    "encapsulation",
+                    "natOutgoing",
+                    "nodeSelector",
+                    "disableBGPExport",
+                    "allowedUses",
+                ];
+                return if pool_fields.contains(&field) {
+                    format!("spec.podPools[{idx}].{field}")
+                } else {
+                    format!("spec.podPools[{idx}]")
+                };
+            }
+            let simple = [
+                ("spec.calicoNetwork.linuxDataplane", "spec.dataplane"),
+                ("spec.calicoNetwork.bgp", "spec.bgp.enabled"),
+                ("spec.calicoNetwork.mtu", "spec.mtu"),
+                ("spec.calicoNetwork.ipPools", "spec.podPools"),
+                (
+                    "spec.calicoNetwork.nodeAddressAutodetectionV4",
+                    "spec.nodeAddressAutodetection.ipv4",
+                ),
+                (
+                    "spec.calicoNetwork.nodeAddressAutodetectionV6",
+                    "spec.nodeAddressAutodetection.ipv6",
+                ),
+                ("spec.kubernetesProvider", "spec.kubernetesProvider"),
+            ];
+            for (wire_prefix, user_path) in simple {
+                if let Some(rest) = rest(wire_prefix) {
+                    return if rest.is_empty() {
+                        user_path.into()
+                    } else {
+                        format!("{user_path}.{rest}")
+                    };
+                }
+            }
+            "spec".into()
+        }
+        Object::APIServer(_) => "spec.calicoAPIServer".into(),
+        Object::FelixConfiguration(_) => match rest("spec") {
+            Some(field) if !field.is_empty() => format!("spec.felix.{field}"),
+            _ => "spec.felix".into(),
+        },
+        Object::BGPConfiguration(_) => {
+            for (wire_field, user_path) in [
+                ("spec.asNumber", "spec.bgp.asNumber".to_owned()),
+                (
+                    "spec.nodeToNodeMeshEnabled",
+                    "spec.bgp.nodeToNodeMesh".to_owned(),
+                ),
+            ] {
+                if wire_path == wire_field {
+                    return user_path;
+                }
+            }
+            for field in [
+                "serviceClusterIPs",
+                "serviceExternalIPs",
+                "serviceLoadBalancerIPs",
+            ] {
+                if let Some(rest) = rest(&format!("spec.{field}")) {
+                    let idx = rest.split(']').next().unwrap_or("").trim_start_matches('[');
+                    return if idx.is_empty() {
+                        format!("spec.bgp.advertise.{field}")
+                    } else {
+                        format!("spec.bgp.advertise.{field}[{idx}]")
+                    };
+                }
+            }
+            "spec.bgp".into()
+        }
+        Object::BGPPeer(_) => {
+            let Some(peer_idx) = spec
+                .bgp
+                .peers
+                .iter()
+                .position(|peer| peer.name == object.name())
+            else {
+                return "spec.bgp.peers".into();
+            };
+            let base = format!("spec.bgp.peers[{peer_idx}]");
+            match wire_path {
+                "metadata.name" => format!("{base}.name"),
+                "spec.peerIP" => format!("{base}.peerIP"),
+                "spec.asNumber" => format!("{base}.asNumber"),
+                "spec.nodeSelector" => format!("{base}.nodeSelector"),
+                _ => base,
+            }
+        }
+        Object::IPPool(_) => {
+            let Some(pool_idx) = spec
+                .load_balancer_pools
+                .iter()
+                .position(|pool| pool.name == object.name())
+            else {
+                return "spec.loadBalancerPools".into();
+            };
+            let base = format!("spec.loadBalancerPools[{pool_idx}]");
+            match wire_path {
+                "metadata.name" => format!("{base}.name"),
+                "spec.cidr" => format!("{base}.cidr"),
+                "spec.blockSize" => format!("{base}.blockSize"),
+                _ => base,
+            }
+        }
+    }
+}

@@ -1,0 +1,162 @@
+//! ClusterNetwork parsing: one clear error per mistake, with position, field path and hint.
+
+use calico_spec::cluster_network::{ParseError, parse};
+
+const BASE: &str = "apiVersion: calico-render.dev/v1alpha1
+kind: ClusterNetwork
+spec:
+  podPools:
+    - name: default-ipv4-ippool
+      cidr: 172.20.0.0/16
+";
+
+/// Parse `text` and describe the outcome on one line per diagnostic.
+fn outcome(text: &str) -> String {
+    let diagnostics = match parse("cluster.yaml", text) {
+        Ok(parsed) => parsed.warnings,
+        Err(ParseError::Invalid { diagnostics }) => diagnostics,
+        Err(other) => return format!("not yaml: {other}"),
+    };
+    if diagnostics.is_empty() {
+        return String::from("ok");
+    }
+    let lines: Vec<String> = diagnostics
+        .iter()
+        .map(|diag| {
+            let loc = diag.location.as_ref().expect("every diagnostic is located");
+            format!(
+                "{}:{}:{} {}[{}] {} (at {}); {}",
+                loc.file,
+                loc.line.unwrap_or(0),
+                loc.column.unwrap_or(0),
+                diag.severity,
+                diag.code,
+                diag.message,
+                diag.path,
+                diag.hint.as_deref().unwrap_or("-")
+            )
+        })
+        .collect();
+    lines.join("\n")
+}
+
+fn check(from: &str, to: &str, expected: &str) {
+    assert!(BASE.contains(from), "fixture does not contain {from:?}");
+    let text = BASE.replacen(from, to, 1);
+    assert_eq!(outcome(&text), expected, "input:\n{text}");
+}
+
+#[test]
+fn valid_minimal_input() {
+    check("", "", "ok");
+}
+
+#[test]
+fn unknown_fields_suggest_the_closest_name() {
+    check(
+        "      cidr:",
+        "      blocksize: 26\n      cidr:",
+        "cluster.yaml:6:7 error[CN0001] unknown field `blocksize` (at spec.podPools[0].blocksize); did you mean `blockSize`? valid here: `name`, `cidr`, `blockSize`, `encapsulation`, `natOutgoing`, `nodeSelector`, `disableBGPExport`, `allowedUses`",
+    );
+    check(
+        "spec:\n",
+        "spec:\n  dataPlane: BPF\n",
+        "cluster.yaml:4:3 error[CN0001] unknown field `dataPlane` (at spec.dataPlane); did you mean `dataplane`? valid here: `calicoVersion`, `kubernetesProvider`, `apiEndpoint`, `dataplane`, `bgp`, `podPools`, `loadBalancerPools`, `nodeAddressAutodetection`, `network`, `calicoAPIServer`, `mtu`, `felix`",
+    );
+    check(
+        "kind: ClusterNetwork",
+        "kind: ClusterNetwork\nmetdata: {}",
+        "cluster.yaml:3:1 error[CN0001] unknown field `metdata` (at metdata); did you mean `metadata`? valid here: `apiVersion`, `kind`, `metadata`, `spec`",
+    );
+}
+
+#[test]
+fn bad_values_name_the_field() {
+    check(
+        "172.20.0.0/16",
+        "172.20.0.0/33",
+        "cluster.yaml:6:13 error[CN0002] `172.20.0.0/33` has an invalid prefix length: use 0-32 without leading zeros (at spec.podPools[0].cidr); write an address range in CIDR notation, such as 172.20.0.0/16 or fd00:10::/56",
+    );
+    check(
+        "172.20.0.0/16",
+        "172.20.1.0/16",
+        "cluster.yaml:6:13 error[CN0102] CIDR 172.20.1.0/16 has host bits set (at spec.podPools[0].cidr); write 172.20.0.0/16",
+    );
+    check(
+        "172.20.0.0/16",
+        "172.20.0.0/16\n      encapsulation: VXLANCrosSubnet",
+        "cluster.yaml:7:22 error[CN0002] unknown value `VXLANCrosSubnet` (at spec.podPools[0].encapsulation); did you mean `VXLANCrossSubnet`? valid here: `IPIP`, `IPIPCrossSubnet`, `VXLAN`, `VXLANCrossSubnet`, `None`",
+    );
+    check(
+        "spec:\n",
+        "spec:\n  bgp:\n    enabled: yes\n",
+        "cluster.yaml:5:14 error[CN0002] invalid boolean (strict mode expects true/false) (at spec.bgp.enabled); `calico-render schema` lists every field with its type and valid values",
+    );
+    check(
+        "spec:\n",
+        "spec:\n  network:\n    avoid: [10.0.0.0/8, 010.1.0.0/16]\n",
+        "cluster.yaml:5:25 error[CN0002] `010.1.0.0/16` is not a valid IP address (at spec.network.avoid[1]); write an address range in CIDR notation, such as 172.20.0.0/16 or fd00:10::/56",
+    );
+    check(
+        "      cidr: 172.20.0.0/16\n",
+        "",
+        "cluster.yaml:5:7 error[CN0002] missing required field `cidr` (at spec.podPools[0].cidr); add `cidr:`; `calico-render schema` describes every field",
+    );
+}
+
+#[test]
+fn block_size_depends_on_the_family() {
+    check(
+        "172.20.0.0/16",
+        "172.20.0.0/16\n      blockSize: 300",
+        "cluster.yaml:7:18 error[CN0103] block size 300 is out of range for IPv4 pool 172.20.0.0/16 (at spec.podPools[0].blockSize); use a block size from 20 to 32 for IPv4 pools",
+    );
+    check(
+        "172.20.0.0/16",
+        "fd00::/48\n      blockSize: 26",
+        "cluster.yaml:7:18 error[CN0103] block size 26 is out of range for IPv6 pool fd00::/48 (at spec.podPools[0].blockSize); use a block size from 116 to 128 for IPv6 pools",
+    );
+    check(
+        "172.20.0.0/16",
+        "172.20.0.0/28",
+        "cluster.yaml:5:7 error[CN0103] block size 26 is larger than pool 172.20.0.0/28 itself (at spec.podPools[0].blockSize); use a block size of at least 28",
+    );
+}
+
+#[test]
+fn cross_field_rules_report_every_problem() {
+    check(
+        "172.20.0.0/16\n",
+        "172.20.0.0/16\n      encapsulation: IPIP\n    - name: default-ipv4-ippool\n      cidr: 172.20.128.0/17\n",
+        "cluster.yaml:7:22 error[CN0104] encapsulation IPIP needs BGP, but spec.bgp.enabled is false (at spec.podPools[0].encapsulation); use VXLAN or VXLANCrossSubnet, or set spec.bgp.enabled: true\n\
+         cluster.yaml:8:13 error[CN0105] pool name `default-ipv4-ippool` is used twice (at spec.podPools[1].name); give every pool its own name\n\
+         cluster.yaml:9:13 error[CN0105] pool 172.20.128.0/17 overlaps pool 172.20.0.0/16 (spec.podPools[0]) (at spec.podPools[1].cidr); pools must not share addresses; shrink or move one of them",
+    );
+    check(
+        "spec:\n",
+        "spec:\n  bgp:\n    peers:\n      - name: router\n        peerIP: 192.168.10.1\n        asNumber: 4200000000\n",
+        "cluster.yaml:6:7 error[CN0107] spec.bgp.peers is set but BGP is off (at spec.bgp.peers); set spec.bgp.enabled: true, or remove the BGP settings",
+    );
+}
+
+#[test]
+fn lints_are_warnings() {
+    check(
+        "spec:\n",
+        "spec:\n  dataplane: BPF\n  network:\n    avoid: [172.20.5.0/24]\n",
+        "cluster.yaml:4:14 warning[CN0202] the eBPF dataplane replaces kube-proxy, but no apiEndpoint is set (at spec.dataplane); add spec.apiEndpoint (host and port of the control-plane VIP) so calico-node can reach the API before Calico serves the kubernetes Service\n\
+         cluster.yaml:9:13 warning[CN0201] pod pool 172.20.0.0/16 overlaps a range to avoid 172.20.5.0/24 (spec.network.avoid) (at spec.podPools[0].cidr); move the pool to a range nothing else on the network uses",
+    );
+}
+
+#[test]
+fn text_that_is_not_yaml() {
+    assert_eq!(
+        outcome("a: [\n"),
+        "not yaml: cluster.yaml:1:4: unclosed bracket '['"
+    );
+    assert_eq!(
+        outcome(&format!("{BASE}  bgp: [\n")),
+        "not yaml: cluster.yaml:7:8: unclosed bracket '['"
+    );
+}
