@@ -1,13 +1,251 @@
-//! The `post_render` subcommand (not implemented yet).
+//! The `post-render` subcommand: a Helm post-renderer (rendered chart on standard input, the
+//! same stream with our objects merged in on standard output).
+//!
+//! Helm 3 runs the binary itself (`--post-renderer calico-render --post-renderer-args=post-render
+//! --post-renderer-args=--file=cluster.yaml`); Helm 4 runs it through the plugin in
+//! `integrations/helm-plugin/`. This module also holds what `krm` shares with it: reading a
+//! ClusterNetwork into our objects, and the check and YAML writing of merged objects.
 
+use std::io::{self, Write};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
-/// Arguments of `calico-render post_render`.
+use anyhow::Context as _;
+use calico_render::post_render::{self, Finish, Options, Placement, PostRenderError};
+use calico_spec::cluster_network::{self, ParseError};
+use calico_spec::diag::{Diagnostic, Severity};
+use calico_spec::objects::Object;
+use serde_json::Value;
+
+use super::{EXIT_INVALID, EXIT_USAGE};
+
+/// Arguments of `calico-render post-render`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+#[command(after_long_help = "\
+Merge rule: a chart document with the same kind and name as one of our objects (Calico kinds \
+match across projectcalico.org and crd.projectcalico.org; the endpoint ConfigMap matches in any \
+namespace) is merged: every field we set wins, mappings merge key by key, lists are replaced \
+whole; fields only the chart sets, the chart's labels and annotations (Helm 4's \
+postrenderer.helm.sh/postrender-filename included), its namespace and its `# Source:` comment \
+are kept. Our other objects are appended. Every other document is copied byte for byte.
+
+If the merged objects are invalid nothing is written and the exit status is 1.
+
+Helm 3:  helm install calico projectcalico/tigera-operator --post-renderer calico-render \\
+           --post-renderer-args=post-render --post-renderer-args=--file=cluster.yaml
+Helm 4:  helm plugin install integrations/helm-plugin, then \\
+           --post-renderer calico-render --post-renderer-args=--file=cluster.yaml")]
+pub struct Args {
+    /// The ClusterNetwork file (standard input carries the chart, so `-` is not accepted).
+    #[arg(short = 'f', long = "file", value_name = "FILE")]
+    file: PathBuf,
+}
 
 /// Run the subcommand.
-pub fn run(_args: Args) -> super::Outcome {
-    eprintln!("error: `post_render` is not implemented yet");
-    Ok(ExitCode::from(super::EXIT_USAGE))
+pub fn run(args: Args) -> super::Outcome {
+    if args.file.as_os_str() == "-" {
+        eprintln!(
+            "error: `post-render -f -` cannot work: standard input carries the rendered chart; \
+             give the ClusterNetwork as a file path"
+        );
+        return Ok(ExitCode::from(EXIT_USAGE));
+    }
+    let file_name = args.file.display().to_string();
+    let text = std::fs::read_to_string(&args.file)
+        .with_context(|| format!("cannot read the ClusterNetwork file {file_name}"))?;
+    let ours = match compile_text(&file_name, &text) {
+        Ok(Compiled { objects, warnings }) => {
+            print_diagnostics(&warnings);
+            objects
+        }
+        Err(CompileFailure::NotYaml(message)) => {
+            eprintln!("error: {message}");
+            return Ok(ExitCode::from(EXIT_USAGE));
+        }
+        Err(CompileFailure::Invalid(diagnostics)) => {
+            print_diagnostics(&diagnostics);
+            eprintln!("error: {file_name} is not a valid ClusterNetwork; nothing was written");
+            return Ok(ExitCode::from(EXIT_INVALID));
+        }
+    };
+
+    let stdin = io::stdin();
+    let mut input = stdin.lock();
+    let stdout = io::stdout();
+    let mut output = io::BufWriter::with_capacity(256 << 10, stdout.lock());
+    let result = post_render::post_render(
+        &mut input,
+        &mut output,
+        &ours,
+        &CliFinish,
+        &Options::default(),
+    );
+    match result {
+        Ok(summary) => {
+            print_diagnostics(&summary.warnings);
+            output
+                .flush()
+                .context("writing the post-rendered stream failed")?;
+            for (kind, name, placement) in &summary.objects {
+                if let Placement::Appended = placement {
+                    // Helm 4 files documents without its filename annotation under
+                    // generated-by-postrender-*.yaml; saying so avoids a surprise in `helm get`.
+                    log::appended(kind, name);
+                }
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(PostRenderError::Invalid { diagnostics }) => {
+            print_diagnostics(&diagnostics);
+            eprintln!(
+                "error: merging {file_name} into the rendered chart gives invalid objects; \
+                 nothing was written"
+            );
+            Ok(ExitCode::from(EXIT_INVALID))
+        }
+        Err(err @ PostRenderError::DuplicateMatch { .. }) => {
+            eprintln!("error: {err}");
+            Ok(ExitCode::from(EXIT_INVALID))
+        }
+        Err(PostRenderError::Write(err)) => Err(err).context("writing the post-rendered stream"),
+        Err(err) => {
+            eprintln!("error: {err}");
+            Ok(ExitCode::from(EXIT_USAGE))
+        }
+    }
+}
+
+/// Messages that are not diagnostics, kept quiet unless asked for.
+mod log {
+    /// Note an appended object when `CALICO_RENDER_VERBOSE` is set.
+    pub(super) fn appended(kind: &str, name: &str) {
+        if std::env::var_os("CALICO_RENDER_VERBOSE").is_some() {
+            eprintln!("note: {kind} `{name}` is not in the chart; appended");
+        }
+    }
+}
+
+/// Our objects, ready for an adapter.
+pub(super) struct Compiled {
+    /// Our objects in bundle order, as JSON.
+    pub(super) objects: Vec<Value>,
+    /// Lints from the ClusterNetwork check.
+    pub(super) warnings: Vec<Diagnostic>,
+}
+
+/// Why a ClusterNetwork could not be turned into objects.
+pub(super) enum CompileFailure {
+    /// The text is not YAML (exit 2).
+    NotYaml(String),
+    /// The ClusterNetwork is invalid (exit 1).
+    Invalid(Vec<Diagnostic>),
+}
+
+/// Parse, check and compile a ClusterNetwork text.
+pub(super) fn compile_text(file: &str, text: &str) -> Result<Compiled, CompileFailure> {
+    let parsed = match cluster_network::parse(file, text) {
+        Ok(parsed) => parsed,
+        Err(ParseError::Invalid { diagnostics }) => {
+            return Err(CompileFailure::Invalid(diagnostics));
+        }
+        Err(err) => return Err(CompileFailure::NotYaml(err.to_string())),
+    };
+    let objects = cluster_network::compile(&parsed.cluster_network).map_err(|err| {
+        CompileFailure::Invalid(vec![Diagnostic {
+            severity: Severity::Error,
+            code: "CR0000",
+            path: String::new(),
+            message: err.to_string(),
+            hint: None,
+            location: None,
+        }])
+    })?;
+    Ok(Compiled {
+        objects: objects.iter().map(Object::to_value).collect(),
+        warnings: parsed.warnings,
+    })
+}
+
+/// Print diagnostics on standard error, one per line, with position and hint.
+pub(super) fn print_diagnostics(diagnostics: &[Diagnostic]) {
+    let stderr = io::stderr();
+    let mut err = stderr.lock();
+    for diag in diagnostics {
+        // Standard error may be closed; there is nowhere else to report that.
+        let _ = match &diag.location {
+            Some(loc) => match (loc.line, loc.column) {
+                (Some(line), Some(column)) => {
+                    writeln!(err, "{}:{line}:{column}: {diag}", loc.file)
+                }
+                _ => writeln!(err, "{}: {diag}", loc.file),
+            },
+            None => writeln!(err, "{diag}"),
+        };
+        if let Some(hint) = &diag.hint {
+            let _ = writeln!(err, "  hint: {hint}");
+        }
+    }
+}
+
+/// The check and YAML writing of merged objects: each must read back into its wire type (the
+/// merge may have brought a chart field of the wrong type or unknown to our CRD version), and
+/// is then written by the same emitter as `render`, in schema key order.
+pub(super) struct CliFinish;
+
+impl CliFinish {
+    fn typed(object: &Value) -> Result<Object, String> {
+        use calico_spec::generated::operator_tigera_io::v1;
+        use calico_spec::generated::projectcalico_org::v3;
+        fn read<T: serde::de::DeserializeOwned>(object: &Value) -> Result<T, String> {
+            serde_json::from_value(object.clone()).map_err(|err| err.to_string())
+        }
+        let kind = object.get("kind").and_then(Value::as_str).unwrap_or("");
+        Ok(match kind {
+            "ConfigMap" => Object::ConfigMap(read(object)?),
+            "Installation" => Object::Installation(read::<v1::Installation>(object)?),
+            "APIServer" => Object::APIServer(read::<v1::APIServer>(object)?),
+            "FelixConfiguration" => {
+                Object::FelixConfiguration(read::<v3::FelixConfiguration>(object)?)
+            }
+            "BGPConfiguration" => Object::BGPConfiguration(read::<v3::BGPConfiguration>(object)?),
+            "BGPPeer" => Object::BGPPeer(read::<v3::BGPPeer>(object)?),
+            "IPPool" => Object::IPPool(read::<v3::IPPool>(object)?),
+            other => return Err(format!("calico-render does not render kind `{other}`")),
+        })
+    }
+}
+
+impl Finish for CliFinish {
+    fn check(&self, objects: &[Value]) -> Vec<Diagnostic> {
+        objects
+            .iter()
+            .filter_map(|object| {
+                let err = Self::typed(object).err()?;
+                let kind = object.get("kind").and_then(Value::as_str).unwrap_or("");
+                let name = object
+                    .pointer("/metadata/name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                Some(Diagnostic {
+                    severity: Severity::Error,
+                    code: "CR0000",
+                    path: String::new(),
+                    message: format!(
+                        "the merged {kind} `{name}` does not fit its CRD schema: {err}"
+                    ),
+                    hint: Some(
+                        "the chart sets a field of another type or one this Calico version does \
+                         not know; remove it from the chart values or set it in the ClusterNetwork"
+                            .to_owned(),
+                    ),
+                    location: None,
+                })
+            })
+            .collect()
+    }
+
+    fn to_yaml(&self, object: &Value) -> Result<String, String> {
+        let typed = Self::typed(object)?;
+        calico_render::yaml::to_yaml(&typed).map_err(|err| err.to_string())
+    }
 }
