@@ -64,7 +64,9 @@ pub(crate) fn supported_kinds() -> String {
 pub fn kubectl_command(patch: &ObjectPatch) -> Result<String, PatchError> {
     let id = patch.id();
     let Some(resource) = kubectl_resource(id) else {
-        return Err(PatchError::UnsupportedKind { id: id.clone() });
+        return Err(PatchError::UnsupportedKind {
+            id: Box::new(id.clone()),
+        });
     };
     let mut command = format!("kubectl patch {resource} {}", shell_quote(&id.name));
     if let Some(namespace) = &id.namespace {

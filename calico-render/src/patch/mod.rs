@@ -293,21 +293,21 @@ pub enum PatchError {
         /// Which input holds the duplicate.
         side: Side,
         /// The duplicated object.
-        id: ObjectId,
+        id: Box<ObjectId>,
     },
     /// The two objects handed to [`diff_object`] are not the same object.
     #[error("DESIRED is {desired} but LIVE is {live}; a patch needs the same object on both sides")]
     ObjectMismatch {
         /// The desired object.
-        desired: ObjectId,
+        desired: Box<ObjectId>,
         /// The live object.
-        live: ObjectId,
+        live: Box<ObjectId>,
     },
     /// The only live object has no counterpart in the desired stream.
     #[error("LIVE holds {live} but DESIRED has no such object; DESIRED has: {}", list_ids(.desired))]
     NoMatchingObject {
         /// The live object.
-        live: ObjectId,
+        live: Box<ObjectId>,
         /// The objects the desired stream holds.
         desired: Vec<ObjectId>,
     },
@@ -320,7 +320,7 @@ pub enum PatchError {
     )]
     BackingGroup {
         /// The live object.
-        live: ObjectId,
+        live: Box<ObjectId>,
     },
     /// An element of a keyed list has no key, so it cannot be matched.
     #[error(
@@ -331,7 +331,7 @@ pub enum PatchError {
         /// Which input holds the element.
         side: Side,
         /// The object holding the list.
-        object: ObjectId,
+        object: Box<ObjectId>,
         /// The field path of the element, e.g. `spec.calicoNetwork.ipPools[1]`.
         path: String,
         /// The key field, `name`.
@@ -343,7 +343,7 @@ pub enum PatchError {
         /// Which input holds the list.
         side: Side,
         /// The object holding the list.
-        object: ObjectId,
+        object: Box<ObjectId>,
         /// The field path of the list, e.g. `spec.calicoNetwork.ipPools`.
         path: String,
         /// The key field, `name`.
@@ -369,7 +369,7 @@ pub enum PatchError {
     )]
     OperatorOwned {
         /// The pool.
-        id: ObjectId,
+        id: Box<ObjectId>,
     },
     /// The object kind has no known `kubectl` resource name.
     #[error(
@@ -378,7 +378,7 @@ pub enum PatchError {
     )]
     UnsupportedKind {
         /// The object.
-        id: ObjectId,
+        id: Box<ObjectId>,
     },
     /// The computed patch failed the self-check; this is a bug, and nothing is printed.
     #[error(
@@ -387,7 +387,7 @@ pub enum PatchError {
     )]
     SelfCheck {
         /// The object the patch was computed for.
-        object: ObjectId,
+        object: Box<ObjectId>,
         /// What went wrong.
         detail: String,
     },
@@ -427,8 +427,8 @@ pub fn diff_object(desired: &Value, live: &Value) -> Result<ObjectPatch, PatchEr
     let live_id = ObjectId::of(live, Side::Live, 0)?;
     if desired_id != live_id {
         return Err(PatchError::ObjectMismatch {
-            desired: desired_id,
-            live: live_id,
+            desired: Box::new(desired_id),
+            live: Box::new(live_id),
         });
     }
     let outcome = diff::diff_matched(&desired_id, desired, live)?;
@@ -487,11 +487,11 @@ pub fn diff_streams(desired: &[Value], live: &[Value]) -> Result<StreamPatch, Pa
     if live.len() == 1 && patches.is_empty() {
         if live_used[0] {
             return Err(PatchError::BackingGroup {
-                live: live_ids[0].clone(),
+                live: Box::new(live_ids[0].clone()),
             });
         }
         return Err(PatchError::NoMatchingObject {
-            live: live_ids[0].clone(),
+            live: Box::new(live_ids[0].clone()),
             desired: desired_ids,
         });
     }

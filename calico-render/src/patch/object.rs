@@ -123,7 +123,10 @@ pub(crate) fn identify(values: &[&Value], side: Side) -> Result<Vec<ObjectId>, P
     for (document, value) in values.iter().enumerate() {
         let id = ObjectId::of(value, side, document)?;
         if ids.contains(&id) {
-            return Err(PatchError::DuplicateObject { side, id });
+            return Err(PatchError::DuplicateObject {
+                side,
+                id: Box::new(id),
+            });
         }
         ids.push(id);
     }

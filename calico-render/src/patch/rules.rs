@@ -177,7 +177,7 @@ pub(crate) fn match_items(
 fn unkeyed(side: Side, id: &ObjectId, ptr: &Pointer, idx: usize, key: &'static str) -> PatchError {
     PatchError::UnkeyedItem {
         side,
-        object: id.clone(),
+        object: Box::new(id.clone()),
         path: field_path(&ptr.with_trailing_token(idx)),
         key,
     }
@@ -192,7 +192,7 @@ fn duplicate(
 ) -> PatchError {
     PatchError::DuplicateKey {
         side,
-        object: id.clone(),
+        object: Box::new(id.clone()),
         path: field_path(ptr),
         key,
         value,
@@ -345,7 +345,9 @@ pub(crate) fn check_not_operator_owned(id: &ObjectId, live: &Value) -> Result<()
             .and_then(Value::as_str)
             == Some(OPERATOR);
     if owned {
-        return Err(PatchError::OperatorOwned { id: id.clone() });
+        return Err(PatchError::OperatorOwned {
+            id: Box::new(id.clone()),
+        });
     }
     Ok(())
 }

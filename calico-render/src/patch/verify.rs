@@ -1,11 +1,12 @@
 //! The self-check every patch passes before anyone sees it.
 //!
-//! The patch is applied to the live object with the `json-patch` crate (an independent RFC 6902
-//! implementation), and the result must:
+//! Every operation on a pool must sit behind a `test` of that pool's name.
+//! Then the patch is applied to the live object with the `json-patch` crate (an RFC 6902
+//! implementation that shares no code with our diff), and the result must:
+//!
 //! - hold every managed field with its desired value;
 //! - hold every field only the live object has, unchanged;
-//! - need no further operation when diffed again;
-//! and every operation on a pool must sit behind a `test` of that pool's name.
+//! - need no further operation when diffed again.
 
 use json_patch::PatchOperation;
 use jsonptr::{Pointer, PointerBuf};
@@ -24,7 +25,7 @@ pub(crate) fn self_check(
     patch: &json_patch::Patch,
 ) -> Result<(), PatchError> {
     let fail = |detail: String| PatchError::SelfCheck {
-        object: id.clone(),
+        object: Box::new(id.clone()),
         detail,
     };
     guards(id, patch).map_err(fail)?;

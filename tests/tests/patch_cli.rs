@@ -1,0 +1,286 @@
+//! The `calico-render patch` command line: exit codes, what goes to standard output and what
+//! to standard error (issue 5).
+//!
+//! Cargo only hands `CARGO_BIN_EXE_*` to tests of the package that owns the binary, so the
+//! binary is found next to this test executable (`target/<profile>/calico-render`) after a
+//! `cargo build -p calico-render --bin calico-render` for the same profile and target
+//! directory, which is a no-op when it is fresh.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::sync::OnceLock;
+
+const CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/cases/patch");
+
+/// Build (or confirm fresh) the binary once per test process and return its path.
+fn binary() -> &'static Path {
+    static BINARY: OnceLock<PathBuf> = OnceLock::new();
+    BINARY.get_or_init(|| {
+        let exe = std::env::current_exe().expect("the test executable has a path");
+        // target/<profile>/deps/patch_cli-<hash>: two levels up is the profile directory.
+        let profile_dir = exe
+            .parent()
+            .and_then(Path::parent)
+            .expect("target/<profile>/deps");
+        let target_dir = profile_dir.parent().expect("target/<profile>");
+        let profile = profile_dir
+            .file_name()
+            .and_then(|name| name.to_str())
+            .expect("profile");
+        let cargo_profile = if profile == "debug" { "dev" } else { profile };
+        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+        let status = Command::new(cargo)
+            .args([
+                "build",
+                "--quiet",
+                "-p",
+                "calico-render",
+                "--bin",
+                "calico-render",
+            ])
+            .args(["--profile", cargo_profile])
+            .env("CARGO_TARGET_DIR", target_dir)
+            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
+            .stdin(Stdio::null())
+            .status()
+            .expect("cargo runs");
+        assert!(status.success(), "building calico-render failed: {status}");
+        profile_dir.join(format!("calico-render{}", std::env::consts::EXE_SUFFIX))
+    })
+}
+
+/// Run `calico-render patch ARGS` from the cases directory, with `stdin` on standard input.
+fn run(args: &[&str], stdin: &str) -> Output {
+    use std::io::Write;
+    let mut child = Command::new(binary())
+        .arg("patch")
+        .args(args)
+        .current_dir(CASES)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("calico-render starts");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin.as_bytes())
+        .expect("write stdin");
+    child.wait_with_output().expect("calico-render finishes")
+}
+
+/// The one helper every CLI case goes through.
+fn check(args: &[&str], stdin: &str, code: i32, stdout: &str, stderr_mentions: &[&str]) {
+    let output = run(args, stdin);
+    let out = String::from_utf8_lossy(&output.stdout);
+    let err = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(
+        output.status.code(),
+        Some(code),
+        "args {args:?}\nstdout:\n{out}\nstderr:\n{err}"
+    );
+    assert_eq!(out, stdout, "args {args:?}\nstderr:\n{err}");
+    for needle in stderr_mentions {
+        assert!(
+            err.contains(needle),
+            "args {args:?}: stderr lacks {needle:?}:\n{err}"
+        );
+    }
+}
+
+const ARTICLE_PATCH: &str = r#"[{"op":"test","path":"/spec/calicoNetwork/ipPools/0/name","value":"default-ipv4-ippool"},{"op":"replace","path":"/spec/calicoNetwork/ipPools/0/disableBGPExport","value":true}]"#;
+
+#[test]
+fn the_article_patch_in_both_forms() {
+    let args = [
+        "-f",
+        "article-disable-bgp-export/desired.yaml",
+        "--live",
+        "article-disable-bgp-export/live.yaml",
+    ];
+    check(&args, "", 0, &format!("{ARTICLE_PATCH}\n"), &[]);
+    let kubectl = [&args[..], &["-o", "kubectl"]].concat();
+    check(
+        &kubectl,
+        "",
+        0,
+        &format!("kubectl patch installation default --type=json -p '{ARTICLE_PATCH}'\n"),
+        &[],
+    );
+}
+
+#[test]
+fn standard_input_can_carry_either_side() {
+    let live = std::fs::read_to_string(format!("{CASES}/article-disable-bgp-export/live.yaml"))
+        .expect("fixture");
+    check(
+        &[
+            "-f",
+            "article-disable-bgp-export/desired.yaml",
+            "--live",
+            "-",
+        ],
+        &live,
+        0,
+        &format!("{ARTICLE_PATCH}\n"),
+        &[],
+    );
+    check(
+        &["-f", "-", "--live", "-"],
+        "",
+        2,
+        "",
+        &["cannot both read standard input"],
+    );
+}
+
+#[test]
+fn no_difference_prints_an_empty_array_and_a_note() {
+    let args = ["-f", "add-pool/live.yaml", "--live", "add-pool/live.yaml"];
+    check(&args, "", 0, "[]\n", &["nothing to patch"]);
+    let kubectl = [&args[..], &["-o", "kubectl"]].concat();
+    check(&kubectl, "", 0, "", &["nothing to patch"]);
+}
+
+#[test]
+fn a_refused_change_exits_1_with_the_migration_steps() {
+    check(
+        &[
+            "-f",
+            "refused-cidr/desired.yaml",
+            "--live",
+            "refused-cidr/live.yaml",
+        ],
+        "",
+        1,
+        "",
+        &[
+            "spec.calicoNetwork.ipPools[0].cidr",
+            "hint:",
+            "disableNewAllocations: true",
+        ],
+    );
+}
+
+#[test]
+fn bad_input_exits_1_and_unreadable_input_exits_2() {
+    // YAML, but not an object with a name.
+    check(
+        &["-f", "-", "--live", "add-pool/live.yaml"],
+        "apiVersion: operator.tigera.io/v1\nkind: Installation\n",
+        1,
+        "",
+        &["DESIRED document 0 has no metadata.name"],
+    );
+    // Not YAML at all.
+    check(
+        &["-f", "-", "--live", "add-pool/live.yaml"],
+        "key: [unclosed\n",
+        2,
+        "",
+        &["not valid YAML"],
+    );
+    // A file that does not exist.
+    check(
+        &["-f", "no-such-file.yaml", "--live", "add-pool/live.yaml"],
+        "",
+        2,
+        "",
+        &["no-such-file.yaml"],
+    );
+}
+
+#[test]
+fn several_live_objects_give_one_line_per_changed_object() {
+    let output = run(
+        &["-f", "stream/desired.yaml", "--live", "stream/live.yaml"],
+        "",
+    );
+    assert_eq!(output.status.code(), Some(0));
+    let stdout = String::from_utf8(output.stdout).expect("utf-8");
+    let kinds: Vec<String> = stdout
+        .lines()
+        .map(|line| {
+            let line: serde_json::Value =
+                serde_json::from_str(line).expect("one JSON object per line");
+            format!(
+                "{} {}",
+                line["kind"].as_str().expect("kind"),
+                line["name"].as_str().expect("name")
+            )
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            "Installation default",
+            "FelixConfiguration default",
+            "BGPConfiguration default"
+        ]
+    );
+    let stderr = String::from_utf8(output.stderr).expect("utf-8");
+    assert!(
+        stderr.contains("DESIRED has BGPPeer router (projectcalico.org/v3) but LIVE does not"),
+        "{stderr}"
+    );
+}
+
+/// The `-o kubectl` lines are run by a real POSIX shell against a stand-in `kubectl` that
+/// prints its arguments one per line: the `-p` argument must arrive as exactly the JSON patch,
+/// single quotes in selectors included.
+#[cfg(unix)]
+#[test]
+fn kubectl_lines_survive_a_real_shell() {
+    use std::os::unix::fs::PermissionsExt;
+
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let fake = dir.path().join("kubectl");
+    std::fs::write(
+        &fake,
+        "#!/bin/sh\nfor arg in \"$@\"; do printf '%s\\n' \"$arg\"; done\n",
+    )
+    .expect("write the stand-in kubectl");
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let path = format!(
+        "{}:{}",
+        dir.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+
+    for case in ["selector-quote", "stream"] {
+        let desired = format!("{case}/desired.yaml");
+        let live = format!("{case}/live.yaml");
+        let json = run(&["-f", &desired, "--live", &live], "");
+        let kubectl = run(&["-f", &desired, "--live", &live, "-o", "kubectl"], "");
+        assert_eq!(kubectl.status.code(), Some(0), "{case}");
+        let json = String::from_utf8(json.stdout).expect("utf-8");
+        let lines = String::from_utf8(kubectl.stdout).expect("utf-8");
+        assert_eq!(
+            json.lines().count(),
+            lines.lines().count(),
+            "{case}: one command per patch"
+        );
+        for (json_line, command) in json.lines().zip(lines.lines()) {
+            let shell = Command::new("sh")
+                .args(["-c", command])
+                .env("PATH", &path)
+                .output()
+                .expect("sh runs");
+            assert!(shell.status.success(), "{case}: {command}");
+            let args = String::from_utf8(shell.stdout).expect("utf-8");
+            let args: Vec<&str> = args.lines().collect();
+            assert_eq!(&args[..1], ["patch"], "{case}: {command}");
+            assert_eq!(
+                args[args.len() - 3..args.len() - 1],
+                ["--type=json", "-p"],
+                "{command}"
+            );
+            let sent: serde_json::Value = serde_json::from_str(args[args.len() - 1]).expect("JSON");
+            let line: serde_json::Value = serde_json::from_str(json_line).expect("JSON");
+            // With one live object the JSON output is the bare array; otherwise a wrapped line.
+            let expected = line.get("patch").cloned().unwrap_or(line);
+            assert_eq!(sent, expected, "{case}: {command}");
+        }
+    }
+}
