@@ -7,4 +7,5 @@ pub mod post_render;
 pub mod scan;
 pub mod yaml;
 pub mod schema;
+pub mod report;
 pub mod bundle;

@@ -74,7 +74,7 @@ pub fn apply_operator_defaults(installation: &Installation, ctx: &DefaultsContex
     spec.variant.get_or_insert(InstallationSpecVariant::Calico);
 
     // Step 5: CNI by provider, IPAM by CNI.
-    let cni = spec.cni.get_or_insert_with(|| InstallationSpecCni {
+    let cni = spec.cni.get_or_insert(InstallationSpecCni {
         bin_dir: None,
         conf_dir: None,
         ipam: None,
@@ -87,7 +87,7 @@ pub fn apply_operator_defaults(installation: &Installation, ctx: &DefaultsContex
     });
     let cni_type = cni.r#type.clone();
     let calico_cni = cni_type == InstallationSpecCniType::Calico;
-    cni.ipam.get_or_insert_with(|| InstallationSpecCniIpam {
+    cni.ipam.get_or_insert(InstallationSpecCniIpam {
         r#type: match cni_type {
             InstallationSpecCniType::AzureVNET => InstallationSpecCniIpamType::AzureVNET,
             InstallationSpecCniType::AmazonVPC => InstallationSpecCniIpamType::AmazonVPC,

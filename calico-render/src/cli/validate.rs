@@ -1,13 +1,94 @@
-//! The `validate` subcommand (not implemented yet).
+//! The `validate` subcommand: check upstream manifests and ClusterNetwork files against the
+//! rule catalogue; the diagnostics are the product and go to standard output.
 
+use std::collections::BTreeMap;
+use std::io::{self, Read, Write};
 use std::process::ExitCode;
+
+use anyhow::{Context as _, bail};
+use calico_render::report::{self, LintLevels};
+use calico_spec::rules::{self, SourceText};
+use calico_spec::source::Limits;
+
+/// Output format of `validate`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum Format {
+    /// rustc-like text with the offending line and a marker.
+    Text,
+    /// One JSON object: `{"diagnostics":[...],"skipped":[...]}`.
+    Json,
+}
 
 /// Arguments of `calico-render validate`.
 #[derive(Debug, clap::Args)]
-pub struct Args {}
+pub struct Args {
+    /// Input file (repeatable); `-` reads standard input. Multi-document YAML streams of
+    /// upstream manifests (Installation, APIServer, IPPool, BGPConfiguration, BGPPeer,
+    /// FelixConfiguration, the kubernetes-services-endpoint ConfigMap) and ClusterNetwork files.
+    #[arg(short = 'f', long = "filename", value_name = "FILE", required = true)]
+    files: Vec<String>,
+    /// Output format.
+    #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Text)]
+    output: Format,
+    /// Turn a lint into an error: a rule code, or `warnings` for every lint (repeatable).
+    #[arg(long, value_name = "CODE|warnings")]
+    deny: Vec<String>,
+    /// Silence a lint by its code (repeatable); upstream errors cannot be allowed.
+    #[arg(long, value_name = "CODE")]
+    allow: Vec<String>,
+}
 
-/// Run the subcommand.
-pub fn run(_args: Args) -> super::Outcome {
-    eprintln!("error: `validate` is not implemented yet");
-    Ok(ExitCode::from(super::EXIT_USAGE))
+/// Run the subcommand: exit 0 without errors (warnings allowed), 1 with any error, 2 when an
+/// input cannot be read or is not YAML.
+pub fn run(args: Args) -> super::Outcome {
+    let levels = LintLevels::from_flags(&args.deny, &args.allow)?;
+    let mut sources: BTreeMap<String, String> = BTreeMap::new();
+    let mut order: Vec<String> = Vec::new();
+    for file in &args.files {
+        if sources.contains_key(file) {
+            bail!("`-f {file}` is given more than once");
+        }
+        let text = read_input(file).with_context(|| format!("cannot read `{file}`"))?;
+        sources.insert(file.clone(), text);
+        order.push(file.clone());
+    }
+    let texts: Vec<SourceText<'_>> = order
+        .iter()
+        .map(|name| SourceText {
+            name,
+            text: &sources[name],
+        })
+        .collect();
+    let outcome =
+        match rules::validate_texts(&texts, &rules::Context::assumed(), &Limits::MANIFESTS) {
+            Ok(outcome) => outcome,
+            Err(err) => {
+                eprintln!("error: {err}");
+                return Ok(ExitCode::from(super::EXIT_USAGE));
+            }
+        };
+    let (diagnostics, skipped) = report::leveled(outcome, &levels);
+    let rendered = match args.output {
+        Format::Text => report::render_text(&diagnostics, &skipped, &sources),
+        Format::Json => report::render_json(&diagnostics, &skipped),
+    };
+    let mut stdout = io::stdout().lock();
+    stdout.write_all(rendered.as_bytes())?;
+    stdout.flush()?;
+    Ok(if report::has_errors(&diagnostics) {
+        ExitCode::from(super::EXIT_INVALID)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Read a file, or standard input for `-`.
+fn read_input(file: &str) -> io::Result<String> {
+    let mut text = String::new();
+    if file == "-" {
+        io::stdin().lock().read_to_string(&mut text)?;
+    } else {
+        text = std::fs::read_to_string(file)?;
+    }
+    Ok(text)
 }

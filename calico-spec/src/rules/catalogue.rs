@@ -48,8 +48,11 @@ rules! {
     BAD_NAME = "CR0005", Error, "metadata.name is missing or not a valid name",
         "Calico and Kubernetes objects need `metadata.name`, a DNS-1123 subdomain: at most 253 characters of lower-case letters, digits, `-` and `.`, starting and ending with a letter or digit.";
 
+    MISSING_FIELD = "CR0006", Error, "required field is missing",
+        "The CRD schema marks the field as required (e.g. `cidr` of an IP pool, `type` of `cni`); the API server rejects the object without it.";
+
     POOL_CIDR_MISSING = "CR1001", Error, "IP pool CIDR is missing",
-        "Every IP pool needs `cidr`, e.g. `172.20.0.0/16`.";
+        "Every IP pool needs a non-empty `cidr`, e.g. `172.20.0.0/16`.";
     POOL_CIDR_INVALID = "CR1002", Error, "IP pool CIDR does not parse",
         "The CIDR must be an IPv4 or IPv6 network with an explicit prefix length, as Go's net.ParseCIDR reads it: no leading zeros in IPv4 octets or the prefix, a prefix of at most 32 (IPv4) or 128 (IPv6), at most 48 characters.";
     POOL_CIDR_HOST_BITS = "CR1003", Error, "IP pool CIDR is not strictly masked",

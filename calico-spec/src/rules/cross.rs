@@ -177,15 +177,16 @@ pub(crate) fn check(facts: &Facts, ctx: &Context) -> BTreeMap<usize, Sink> {
         // The operator's own default pool gets its dedicated lint (CR8002) instead.
         let default_pool = pool.origin == PoolOrigin::InstallationDefault
             && pool.net.to_string() == DEFAULT_POOL_CIDR_V4;
-        if pool.workload && !default_pool {
-            if let Some(lan) = ctx.lans.iter().find(|lan| cidr::overlaps(lan, &pool.net)) {
-                sink.report(
-                    &c::LINT_LAN_OVERLAP,
-                    pool.path.clone(),
-                    format!("pod pool {} overlaps the LAN range {lan}", pool.net),
-                    Some("pick a range such as 172.20.0.0/16".into()),
-                );
-            }
+        if pool.workload
+            && !default_pool
+            && let Some(lan) = ctx.lans.iter().find(|lan| cidr::overlaps(lan, &pool.net))
+        {
+            sink.report(
+                &c::LINT_LAN_OVERLAP,
+                pool.path.clone(),
+                format!("pod pool {} overlaps the LAN range {lan}", pool.net),
+                Some("pick a range such as 172.20.0.0/16".into()),
+            );
         }
         if let Some(range) = ctx
             .service_cidrs

@@ -169,7 +169,8 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value, defaulted: &Value) {
         // 8.3: the operator parses with net.ParseCIDR (host bits allowed); Calico then needs a
         // strictly masked CIDR outside link-local when the pool is written.
         let net = match cidr_text {
-            None | Some("") => {
+            None => None,
+            Some("") => {
                 sink.report(
                     &c::INSTALLATION_POOL_CIDR,
                     pool.at("cidr"),
@@ -318,7 +319,7 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value, defaulted: &Value) {
             );
         }
         if calico_cni && ipam_type == "Calico" {
-            let needs_bgp = (ipip && !felix_routing) || (encapsulation == "None" && !felix_routing);
+            let needs_bgp = !felix_routing && (ipip || encapsulation == "None");
             if needs_bgp && !bgp_enabled && !is_lb {
                 let written = written_pools
                     .and_then(|list| list.get(pool_idx))

@@ -22,17 +22,9 @@ pub(crate) fn check_cidr(
     max_len: Option<usize>,
 ) -> Option<IpNet> {
     let path = fields.at("cidr");
-    let Some(text) = fields.str("cidr") else {
-        if !fields.has("cidr") {
-            sink.report(
-                &c::POOL_CIDR_MISSING,
-                path,
-                "the pool has no `cidr`",
-                Some("add e.g. `cidr: 172.20.0.0/16`".into()),
-            );
-        }
-        return None;
-    };
+    // An absent `cidr` is reported by the schema pass (required field); a present value of
+    // another type as a type error.
+    let text = fields.str("cidr")?;
     if let Some(max_len) = max_len
         && text.len() > max_len
     {

@@ -31,7 +31,9 @@ use ipnet::IpNet;
 use serde_json::{Map, Value};
 
 pub use catalogue::{CATALOGUE, Rule, lookup};
-pub use validate::{InputDocument, Skipped, ValidationOutcome, validate};
+pub use validate::{
+    InputDocument, Skipped, SourceText, TextError, ValidationOutcome, validate, validate_texts,
+};
 
 use crate::diag::Diagnostic;
 use crate::source::{join_index, join_key};

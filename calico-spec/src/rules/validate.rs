@@ -7,11 +7,12 @@ use serde_json::Value;
 use super::catalogue as c;
 use super::cross::{self, Facts, InstallationFact, PoolFact, PoolOrigin};
 use super::{Context, Fields, Sink, bgpconfig, bgppeer, endpoint, felix, installation, ippool};
+use crate::cluster_network;
 use crate::defaults::{DefaultsContext, apply_operator_defaults};
 use crate::diag::{Diagnostic, Location};
 use crate::generated::operator_tigera_io::v1 as operator;
 use crate::generated::projectcalico_org::v3;
-use crate::source::{Document, join_key};
+use crate::source::{Document, Limits, SourceError, join_key, parse_stream};
 use crate::vocab;
 
 /// One document to validate, with the file it came from (`-` for standard input).
@@ -79,6 +80,152 @@ fn classify(doc: &Document) -> Option<Known> {
     }
 }
 
+/// One input text and the name the user gave it (`-` for standard input).
+#[derive(Debug, Clone, Copy)]
+pub struct SourceText<'a> {
+    /// The file name as the user gave it.
+    pub name: &'a str,
+    /// The file's content.
+    pub text: &'a str,
+}
+
+/// A text that could not be read as YAML.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{file}: {source}")]
+pub struct TextError {
+    /// The file name as the user gave it.
+    pub file: String,
+    /// What went wrong.
+    pub source: SourceError,
+}
+
+/// Parse and validate several texts together: upstream manifests (any number of documents
+/// per file) and ClusterNetwork files. A ClusterNetwork is checked by its own parser, compiled,
+/// and its compiled objects validated with the rule catalogue; their diagnostics are reported
+/// at the ClusterNetwork field they came from.
+///
+/// # Errors
+/// [`TextError`] for the first text that is not YAML or exceeds `limits`.
+pub fn validate_texts(
+    texts: &[SourceText<'_>],
+    ctx: &Context,
+    limits: &Limits,
+) -> Result<ValidationOutcome, TextError> {
+    let mut parsed: Vec<(&str, Vec<Document>)> = Vec::new();
+    for source in texts {
+        let documents = parse_stream(source.text, limits).map_err(|source_err| TextError {
+            file: source.name.to_owned(),
+            source: source_err,
+        })?;
+        parsed.push((source.name, documents));
+    }
+    let mut extra: Vec<Diagnostic> = Vec::new();
+    let mut inputs: Vec<InputDocument<'_>> = Vec::new();
+    for ((name, documents), source) in parsed.iter().zip(texts) {
+        let n_content = documents.iter().filter(|doc| !doc.is_empty()).count();
+        for document in documents {
+            let is_cluster_network = document.api_version() == Some(cluster_network::API_VERSION)
+                && document.kind() == Some(cluster_network::KIND);
+            if !is_cluster_network {
+                inputs.push(InputDocument {
+                    file: name,
+                    document,
+                });
+                continue;
+            }
+            if n_content > 1 {
+                let mut sink = Sink::default();
+                sink.report(
+                    &c::NOT_AN_OBJECT,
+                    "",
+                    "a ClusterNetwork must be the only document in its file",
+                    Some("move the ClusterNetwork into a file of its own".into()),
+                );
+                attach(
+                    &mut extra,
+                    sink,
+                    &InputDocument {
+                        file: name,
+                        document,
+                    },
+                );
+                continue;
+            }
+            extra.extend(validate_cluster_network(name, source.text, ctx));
+        }
+    }
+    let mut outcome = validate(&inputs, ctx);
+    outcome.diagnostics.extend(extra);
+    sort(&mut outcome.diagnostics);
+    Ok(outcome)
+}
+
+/// Check a ClusterNetwork with its own parser, then validate what it compiles to.
+fn validate_cluster_network(file: &str, text: &str, ctx: &Context) -> Vec<Diagnostic> {
+    let parsed = match cluster_network::parse(file, text) {
+        Ok(parsed) => parsed,
+        Err(cluster_network::ParseError::Invalid { diagnostics }) => return diagnostics,
+        Err(err) => {
+            let mut sink = Sink::default();
+            sink.report(&c::NOT_AN_OBJECT, "", err.to_string(), None);
+            return sink.diagnostics;
+        }
+    };
+    let mut out = parsed.warnings;
+    let objects = match cluster_network::compile(&parsed.cluster_network) {
+        Ok(objects) => objects,
+        Err(err) => {
+            let mut sink = Sink::default();
+            sink.report(
+                &c::NOT_AN_OBJECT,
+                "spec",
+                format!("the ClusterNetwork does not compile: {err}"),
+                None,
+            );
+            cluster_network::locate(file, text, &mut sink.diagnostics);
+            out.extend(sink.diagnostics);
+            return out;
+        }
+    };
+    let documents: Vec<Document> = objects
+        .iter()
+        .enumerate()
+        .map(|(idx, object)| Document {
+            index: idx,
+            value: object.to_value(),
+            spans: crate::source::SpanMap::default(),
+            start: crate::source::Pos { line: 1, column: 1 },
+            problems: Vec::new(),
+        })
+        .collect();
+    let inputs: Vec<InputDocument<'_>> = documents
+        .iter()
+        .map(|document| InputDocument { file, document })
+        .collect();
+    let mut compiled = validate(&inputs, ctx).diagnostics;
+    for diag in &mut compiled {
+        let object_idx = diag.location.as_ref().map_or(0, |loc| loc.document);
+        if let Some(object) = objects.get(object_idx) {
+            diag.path = cluster_network::origin(&parsed.cluster_network, object, &diag.path);
+        }
+        diag.location = None;
+    }
+    cluster_network::locate(file, text, &mut compiled);
+    out.extend(compiled);
+    out
+}
+
+fn sort(diagnostics: &mut Vec<Diagnostic>) {
+    diagnostics.sort_by(|a, b| {
+        a.location
+            .cmp(&b.location)
+            .then(a.code.cmp(b.code))
+            .then(a.path.cmp(&b.path))
+            .then(a.message.cmp(&b.message))
+    });
+    diagnostics.dedup();
+}
+
 /// Validate documents against the rule catalogue and each other.
 pub fn validate(inputs: &[InputDocument<'_>], ctx: &Context) -> ValidationOutcome {
     let mut outcome = ValidationOutcome::default();
@@ -112,14 +259,7 @@ pub fn validate(inputs: &[InputDocument<'_>], ctx: &Context) -> ValidationOutcom
     for (input_idx, sink) in cross::check(&facts, ctx) {
         attach(&mut outcome.diagnostics, sink, &inputs[input_idx]);
     }
-    outcome.diagnostics.sort_by(|a, b| {
-        a.location
-            .cmp(&b.location)
-            .then(a.code.cmp(b.code))
-            .then(a.path.cmp(&b.path))
-            .then(a.message.cmp(&b.message))
-    });
-    outcome.diagnostics.dedup();
+    sort(&mut outcome.diagnostics);
     outcome
 }
 
@@ -320,9 +460,16 @@ fn schema_pass<T: DeserializeOwned>(sink: &mut Sink, value: &Value) -> Option<T>
             if !remove(&mut current, &full) {
                 return None;
             }
-        } else if message.starts_with("missing field") {
-            // Required fields are reported by the kind's rules with a better message; drop the
-            // incomplete object so the rest of the document can still be typed.
+        } else if let Some(field) = missing_field_name(&message) {
+            let mut full = segments.clone();
+            full.push(Segment::Key(field.clone()));
+            sink.report(
+                &c::MISSING_FIELD,
+                render_path(&full),
+                format!("required field `{field}` is missing"),
+                None,
+            );
+            // Drop the incomplete object so the rest of the document can still be typed.
             if segments.is_empty() || !remove(&mut current, &segments) {
                 return None;
             }
@@ -398,6 +545,12 @@ fn remove(value: &mut Value, segments: &[Segment]) -> bool {
 /// The field name in serde's "unknown field `x`, expected ..." message.
 fn unknown_field_name(message: &str) -> Option<String> {
     let rest = message.strip_prefix("unknown field `")?;
+    Some(rest.split('`').next()?.to_owned())
+}
+
+/// The field name in serde's "missing field `x`" message.
+fn missing_field_name(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("missing field `")?;
     Some(rest.split('`').next()?.to_owned())
 }
 

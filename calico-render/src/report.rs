@@ -1,0 +1,341 @@
+//! Rendering validation results: rustc-like text and the JSON object of DESIGN.md, plus the
+//! `--deny`/`--allow` lint levels.
+//!
+//! calico-spec's diagnostics are not `Serialize` on purpose (serialization is a boundary): this
+//! module defines the wire shape of `validate -o json` and converts to it by hand.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::fmt::Write as _;
+
+use calico_spec::diag::{Diagnostic, Severity};
+use calico_spec::rules::{self, Skipped, ValidationOutcome};
+use serde::Serialize;
+
+/// How `--deny` and `--allow` change severities.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct LintLevels {
+    /// `--deny warnings`: every remaining warning becomes an error.
+    pub deny_warnings: bool,
+    /// `--deny CODE`: these warnings become errors.
+    pub deny: BTreeSet<&'static str>,
+    /// `--allow CODE`: these warnings are dropped.
+    pub allow: BTreeSet<&'static str>,
+}
+
+/// Why a `--deny`/`--allow` argument was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum LevelError {
+    /// The code is not in the rule catalogue.
+    #[error(
+        "unknown rule code `{code}` in --{flag}; run `calico-render explain` with a code from the catalogue, e.g. CR8001"
+    )]
+    UnknownCode {
+        /// `deny` or `allow`.
+        flag: &'static str,
+        /// The code as given.
+        code: String,
+    },
+    /// `--allow` names an upstream error, which cannot be silenced.
+    #[error(
+        "--allow {code}: {code} is an upstream error, not a lint; only warnings can be allowed"
+    )]
+    CannotAllowError {
+        /// The code.
+        code: &'static str,
+    },
+    /// The same code is both denied and allowed.
+    #[error("{code} is given to both --deny and --allow; keep one")]
+    Conflict {
+        /// The code.
+        code: &'static str,
+    },
+}
+
+impl LintLevels {
+    /// Build levels from the flags as typed (`--deny` takes a code or `warnings`).
+    ///
+    /// # Errors
+    /// [`LevelError`] for unknown codes, allowed errors and conflicts.
+    pub fn from_flags(deny: &[String], allow: &[String]) -> Result<LintLevels, LevelError> {
+        let mut levels = LintLevels::default();
+        for code in deny {
+            if code == "warnings" {
+                levels.deny_warnings = true;
+                continue;
+            }
+            let rule = rules::lookup(code).ok_or_else(|| LevelError::UnknownCode {
+                flag: "deny",
+                code: code.clone(),
+            })?;
+            levels.deny.insert(rule.code);
+        }
+        for code in allow {
+            let rule = rules::lookup(code).ok_or_else(|| LevelError::UnknownCode {
+                flag: "allow",
+                code: code.clone(),
+            })?;
+            if rule.severity == Severity::Error {
+                return Err(LevelError::CannotAllowError { code: rule.code });
+            }
+            if levels.deny.contains(rule.code) {
+                return Err(LevelError::Conflict { code: rule.code });
+            }
+            levels.allow.insert(rule.code);
+        }
+        Ok(levels)
+    }
+
+    /// Apply the levels: drop allowed warnings, raise denied ones. A code named with `--allow`
+    /// wins over `--deny warnings`, as in clippy.
+    pub fn apply(&self, diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+        diagnostics
+            .into_iter()
+            .filter(|diag| !(diag.severity == Severity::Warning && self.allow.contains(diag.code)))
+            .map(|mut diag| {
+                if diag.severity == Severity::Warning
+                    && (self.deny_warnings || self.deny.contains(diag.code))
+                {
+                    diag.severity = Severity::Error;
+                }
+                diag
+            })
+            .collect()
+    }
+}
+
+/// Whether any diagnostic is an error (exit status 1).
+pub fn has_errors(diagnostics: &[Diagnostic]) -> bool {
+    diagnostics
+        .iter()
+        .any(|diag| diag.severity == Severity::Error)
+}
+
+#[derive(Serialize)]
+struct JsonReport<'a> {
+    diagnostics: Vec<JsonDiagnostic<'a>>,
+    skipped: Vec<JsonSkipped<'a>>,
+}
+
+#[derive(Serialize)]
+struct JsonDiagnostic<'a> {
+    severity: &'static str,
+    code: &'static str,
+    #[serde(skip_serializing_if = "str::is_empty")]
+    path: &'a str,
+    message: &'a str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    hint: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    file: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    document: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    line: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    column: Option<usize>,
+}
+
+#[derive(Serialize)]
+struct JsonSkipped<'a> {
+    file: &'a str,
+    document: usize,
+    #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
+    api_version: Option<&'a str>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    kind: Option<&'a str>,
+}
+
+/// The `-o json` object: `{"diagnostics":[...],"skipped":[...]}`, one line, then a newline.
+pub fn render_json(diagnostics: &[Diagnostic], skipped: &[Skipped]) -> String {
+    let report = JsonReport {
+        diagnostics: diagnostics
+            .iter()
+            .map(|diag| JsonDiagnostic {
+                severity: diag.severity.as_str(),
+                code: diag.code,
+                path: &diag.path,
+                message: &diag.message,
+                hint: diag.hint.as_deref(),
+                file: diag.location.as_ref().map(|loc| loc.file.as_str()),
+                document: diag.location.as_ref().map(|loc| loc.document),
+                line: diag.location.as_ref().and_then(|loc| loc.line),
+                column: diag.location.as_ref().and_then(|loc| loc.column),
+            })
+            .collect(),
+        skipped: skipped
+            .iter()
+            .map(|skip| JsonSkipped {
+                file: &skip.file,
+                document: skip.document,
+                api_version: skip.api_version.as_deref(),
+                kind: skip.kind.as_deref(),
+            })
+            .collect(),
+    };
+    // Serializing plain strings and numbers into a String cannot fail.
+    let mut out = serde_json::to_string(&report).expect("report serializes");
+    out.push('\n');
+    out
+}
+
+/// Human-readable output in the style of rustc: each diagnostic with the offending input line
+/// and a marker under the field, then the skipped documents and a summary.
+/// `sources` maps each file name to its text.
+pub fn render_text(
+    diagnostics: &[Diagnostic],
+    skipped: &[Skipped],
+    sources: &BTreeMap<String, String>,
+) -> String {
+    let mut out = String::new();
+    for diag in diagnostics {
+        let _ = writeln!(out, "{}[{}]: {}", diag.severity, diag.code, diag.message);
+        let location = diag.location.as_ref();
+        let line_no = location.and_then(|loc| loc.line);
+        let column = location.and_then(|loc| loc.column).unwrap_or(1);
+        let gutter = line_no.map_or(1, |line| line.to_string().len());
+        let pad = " ".repeat(gutter);
+        if let Some(loc) = location {
+            match line_no {
+                Some(line) => {
+                    let _ = writeln!(out, "{pad}--> {}:{line}:{column}", loc.file);
+                }
+                None => {
+                    let _ = writeln!(out, "{pad}--> {} (document {})", loc.file, loc.document);
+                }
+            }
+        }
+        let source_line = location.zip(line_no).and_then(|(loc, line)| {
+            sources
+                .get(&loc.file)
+                .and_then(|text| text.lines().nth(line.saturating_sub(1)))
+        });
+        if let (Some(text), Some(line)) = (source_line, line_no) {
+            let marker_len = marker_len(
+                text,
+                column,
+                diag.code == rules::catalogue::UNKNOWN_FIELD.code,
+            );
+            let indent: String = text
+                .chars()
+                .take(column.saturating_sub(1))
+                .map(|c| if c == '\t' { '\t' } else { ' ' })
+                .collect();
+            let _ = writeln!(out, "{pad} |");
+            let _ = writeln!(out, "{line} | {text}");
+            let _ = writeln!(out, "{pad} | {indent}{}", "^".repeat(marker_len));
+        }
+        if !diag.path.is_empty() {
+            let _ = writeln!(out, "{pad} = at: {}", diag.path);
+        }
+        if let Some(hint) = &diag.hint {
+            let _ = writeln!(out, "{pad} = help: {hint}");
+        }
+        out.push('\n');
+    }
+    for skip in skipped {
+        let what = match (&skip.api_version, &skip.kind) {
+            (Some(api_version), Some(kind)) => format!("{api_version} {kind}"),
+            (None, Some(kind)) => kind.clone(),
+            (Some(api_version), None) => api_version.clone(),
+            (None, None) => "unknown kind".into(),
+        };
+        let _ = writeln!(
+            out,
+            "skipped: {} document {} ({what}): not a kind calico-render validates",
+            skip.file, skip.document
+        );
+    }
+    let n_errors = diagnostics
+        .iter()
+        .filter(|d| d.severity == Severity::Error)
+        .count();
+    let n_warnings = diagnostics.len() - n_errors;
+    let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
+    if n_errors + n_warnings == 0 {
+        out.push_str("no problems found\n");
+    } else {
+        let _ = writeln!(
+            out,
+            "{}, {}",
+            plural(n_errors, "error"),
+            plural(n_warnings, "warning")
+        );
+    }
+    out
+}
+
+/// How many characters to underline from `column`: the key up to its colon for unknown
+/// fields, otherwise the value up to a trailing comment or the end of the line.
+fn marker_len(line: &str, column: usize, key: bool) -> usize {
+    let rest: String = line.chars().skip(column.saturating_sub(1)).collect();
+    let end = if key {
+        rest.find(':').unwrap_or(rest.len())
+    } else {
+        rest.find(" #").unwrap_or(rest.len())
+    };
+    rest[..end].trim_end().chars().count().max(1)
+}
+
+/// The text `calico-render explain CODE` prints.
+pub fn render_explanation(rule: &rules::Rule) -> String {
+    format!(
+        "{code} ({severity}): {summary}\n\n{explanation}\n",
+        code = rule.code,
+        severity = match rule.severity {
+            Severity::Error => "error, upstream parity",
+            Severity::Warning => "warning, lint: --deny or --allow it",
+        },
+        summary = rule.summary,
+        explanation = rule.explanation,
+    )
+}
+
+/// Convenience for callers: apply levels to an outcome.
+pub fn leveled(outcome: ValidationOutcome, levels: &LintLevels) -> (Vec<Diagnostic>, Vec<Skipped>) {
+    (levels.apply(outcome.diagnostics), outcome.skipped)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn markers() {
+        assert_eq!(marker_len("    cidr: 10.0.0.1/24", 11, false), 11);
+        assert_eq!(
+            marker_len("    cidr: 10.0.0.1/24  # comment", 11, false),
+            11
+        );
+        assert_eq!(marker_len("    blocksize: 26", 5, true), 9);
+        assert_eq!(marker_len("", 1, false), 1);
+    }
+
+    #[test]
+    fn levels() {
+        let warn = |code: &'static str| Diagnostic {
+            severity: Severity::Warning,
+            code,
+            path: String::new(),
+            message: String::new(),
+            hint: None,
+            location: None,
+        };
+        let levels = LintLevels::from_flags(&["warnings".into()], &["CR8007".into()]).unwrap();
+        let out = levels.apply(vec![warn("CR8001"), warn("CR8007")]);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].severity, Severity::Error);
+        assert!(matches!(
+            LintLevels::from_flags(&[], &["CR1003".into()]),
+            Err(LevelError::CannotAllowError { .. })
+        ));
+        assert!(matches!(
+            LintLevels::from_flags(&["CR9999".into()], &[]),
+            Err(LevelError::UnknownCode { .. })
+        ));
+        assert!(matches!(
+            LintLevels::from_flags(&["CR8001".into()], &["CR8001".into()]),
+            Err(LevelError::Conflict { .. })
+        ));
+    }
+}

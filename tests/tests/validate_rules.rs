@@ -1,0 +1,810 @@
+//! Data-driven tables for the rule catalogue: accepted and rejected inputs per kind, covering
+//! both bounds of every range, every enum and both IP families. Each row lists the exact set
+//! of codes the input must produce (empty: valid).
+
+use calico_spec::rules::{self, Context, SourceText};
+use calico_spec::source::Limits;
+
+/// The sorted, distinct codes validation reports for `yaml`.
+fn codes(yaml: &str) -> Vec<&'static str> {
+    let texts = [SourceText {
+        name: "test.yaml",
+        text: yaml,
+    }];
+    let outcome = rules::validate_texts(&texts, &Context::assumed(), &Limits::MANIFESTS)
+        .unwrap_or_else(|err| panic!("test input is YAML: {err}\n{yaml}"));
+    let mut codes: Vec<&'static str> = outcome.diagnostics.iter().map(|diag| diag.code).collect();
+    codes.sort_unstable();
+    codes.dedup();
+    codes
+}
+
+fn check(yaml: &str, expected: &[&str]) {
+    assert_eq!(codes(yaml), expected, "input:\n{yaml}");
+}
+
+fn indent(block: &str, by: usize) -> String {
+    block
+        .lines()
+        .map(|line| format!("{}{line}\n", " ".repeat(by)))
+        .collect()
+}
+
+fn object(api_version: &str, kind: &str, name: &str, spec: &str) -> String {
+    format!(
+        "apiVersion: {api_version}\nkind: {kind}\nmetadata:\n  name: {name}\nspec:\n{}",
+        indent(spec, 2)
+    )
+}
+
+fn check_ippool(spec: &str, expected: &[&str]) {
+    check(
+        &object("projectcalico.org/v3", "IPPool", "pool", spec),
+        expected,
+    );
+}
+
+#[test]
+fn ippool() {
+    let rows: &[(&str, &[&str])] = &[
+        ("cidr: 172.20.0.0/16", &[]),
+        ("cidr: fd00::/48", &[]),
+        ("cidr: FD00:0:0::/48", &[]),
+        ("blockSize: 26", &["CR0006"]),
+        ("cidr: ''", &["CR1001"]),
+        ("cidr: 172.20.0.1/16", &["CR1003"]),
+        ("cidr: fd00::1/48", &["CR1003"]),
+        ("cidr: 172.20.0.0", &["CR1002"]),
+        ("cidr: 010.0.0.0/8", &["CR1002"]),
+        ("cidr: 10.0.0.0/08", &["CR1002"]),
+        ("cidr: 10.0.0.0/33", &["CR1002"]),
+        ("cidr: 169.254.0.0/16", &["CR1007"]),
+        ("cidr: 169.0.0.0/8", &["CR1007"]),
+        ("cidr: 169.255.0.0/16", &[]),
+        ("cidr: fe80::/64", &["CR1007"]),
+        ("cidr: fe00::/7", &["CR1007"]),
+        ("cidr: fec0::/10", &[]),
+        // Block sizes: both bounds per family, 0 = default, the pool-vs-block rule.
+        ("cidr: 172.20.0.0/16\nblockSize: 0", &[]),
+        ("cidr: 172.20.0.0/16\nblockSize: 20", &[]),
+        ("cidr: 172.20.0.0/16\nblockSize: 19", &["CR1008"]),
+        ("cidr: 172.20.0.0/16\nblockSize: 32", &[]),
+        ("cidr: 172.20.0.0/16\nblockSize: 33", &["CR1008"]),
+        ("cidr: 172.20.0.0/16\nblockSize: -1", &["CR1008"]),
+        ("cidr: fd00::/48\nblockSize: 116", &[]),
+        ("cidr: fd00::/48\nblockSize: 115", &["CR1008"]),
+        ("cidr: fd00::/48\nblockSize: 128", &[]),
+        ("cidr: fd00::/48\nblockSize: 129", &["CR1008"]),
+        ("cidr: 172.20.0.0/26", &[]),
+        ("cidr: 172.20.0.0/27", &["CR1009"]),
+        ("cidr: 172.20.0.0/27\ndisabled: true", &[]),
+        ("cidr: 172.20.0.0/27\nblockSize: 28", &[]),
+        ("cidr: fd00::/122", &[]),
+        ("cidr: fd00::/123", &["CR1009"]),
+        // Encapsulation enums, exclusivity and IPv6.
+        ("cidr: 172.20.0.0/16\nipipMode: Never", &[]),
+        ("cidr: 172.20.0.0/16\nipipMode: Always", &[]),
+        ("cidr: 172.20.0.0/16\nipipMode: CrossSubnet", &[]),
+        ("cidr: 172.20.0.0/16\nipipMode: always", &["CR1004"]),
+        ("cidr: 172.20.0.0/16\nvxlanMode: Never", &[]),
+        ("cidr: 172.20.0.0/16\nvxlanMode: Always", &[]),
+        ("cidr: 172.20.0.0/16\nvxlanMode: CrossSubnet", &[]),
+        ("cidr: 172.20.0.0/16\nvxlanMode: Sometimes", &["CR1004"]),
+        (
+            "cidr: 172.20.0.0/16\nipipMode: Always\nvxlanMode: CrossSubnet",
+            &["CR1005"],
+        ),
+        ("cidr: fd00::/48\nipipMode: CrossSubnet", &["CR1006"]),
+        ("cidr: fd00::/48\nvxlanMode: Always", &[]),
+        // Allowed uses and LoadBalancer pools.
+        ("cidr: 172.20.0.0/16\nallowedUses: [Workload]", &[]),
+        ("cidr: 172.20.0.0/16\nallowedUses: [Workload, Tunnel]", &[]),
+        ("cidr: 172.20.0.0/16\nallowedUses: [LoadBalancer]", &[]),
+        ("cidr: 172.20.0.0/16\nallowedUses: [Foo]", &["CR1010"]),
+        (
+            "cidr: 172.20.0.0/16\nallowedUses: [Workload, Workload]",
+            &["CR1010"],
+        ),
+        (
+            "cidr: 172.20.0.0/16\nallowedUses: [LoadBalancer, Workload]",
+            &["CR1011"],
+        ),
+        (
+            "cidr: 172.20.0.0/16\nallowedUses: [LoadBalancer]\nvxlanMode: Always",
+            &["CR1012"],
+        ),
+        (
+            "cidr: 172.20.0.0/16\nallowedUses: [LoadBalancer]\ndisableBGPExport: true",
+            &["CR1013"],
+        ),
+        (
+            "cidr: 172.20.0.0/16\nallowedUses: [LoadBalancer]\nnodeSelector: has(x)",
+            &["CR1014"],
+        ),
+        (
+            "cidr: 172.20.0.0/16\nallowedUses: [LoadBalancer]\nnodeSelector: all()",
+            &[],
+        ),
+        // Selectors.
+        (
+            "cidr: 172.20.0.0/16\nnamespaceSelector: has(a)",
+            &["CR1015"],
+        ),
+        (
+            "cidr: 172.20.0.0/16\nnamespaceSelector: has(a)\nallowedUses: [Workload]",
+            &[],
+        ),
+        (
+            "cidr: 172.20.0.0/16\nnamespaceSelector: has(a)\nallowedUses: [Workload, Tunnel]",
+            &["CR1015"],
+        ),
+        ("cidr: 172.20.0.0/16\nnodeSelector: global()", &["CR1016"]),
+        (
+            "cidr: 172.20.0.0/16\nnodeSelector: \"a = 'b'\"",
+            &["CR1017"],
+        ),
+        (
+            "cidr: 172.20.0.0/16\nnodeSelector: \"rack == 'r1' && !has(gpu)\"",
+            &[],
+        ),
+        // Assignment mode.
+        ("cidr: 172.20.0.0/16\nassignmentMode: Automatic", &[]),
+        ("cidr: 172.20.0.0/16\nassignmentMode: Manual", &[]),
+        ("cidr: 172.20.0.0/16\nassignmentMode: ''", &["CR1018"]),
+        (
+            "cidr: 172.20.0.0/16\nassignmentMode: automatic",
+            &["CR1018"],
+        ),
+        // Types and unknown fields come from the generated wire type.
+        ("cidr: 172.20.0.0/16\nnatOutgoing: true", &[]),
+        ("cidr: 172.20.0.0/16\nnatOutgoing: Enabled", &["CR0002"]),
+        ("cidr: 172.20.0.0/16\nblocksize: 26", &["CR0001"]),
+        // Lints: LAN and Service overlap.
+        ("cidr: 192.168.0.0/16", &["CR8001"]),
+        ("cidr: 10.96.0.0/16", &["CR8003"]),
+        ("cidr: 192.168.0.0/16\nallowedUses: [LoadBalancer]", &[]),
+    ];
+    for (spec, expected) in rows {
+        check_ippool(spec, expected);
+    }
+}
+
+#[test]
+fn ippool_names_and_groups() {
+    check(
+        &object(
+            "projectcalico.org/v3",
+            "IPPool",
+            "Bad_Name",
+            "cidr: 172.20.0.0/16",
+        ),
+        &["CR0005"],
+    );
+    check(
+        &object(
+            "crd.projectcalico.org/v1",
+            "IPPool",
+            "pool",
+            "cidr: 172.20.0.0/16",
+        ),
+        &["CR8006"],
+    );
+    check(
+        &object(
+            "crd.projectcalico.org/v1",
+            "IPPool",
+            "pool",
+            "cidr: 172.20.0.1/16",
+        ),
+        &["CR1003", "CR8006"],
+    );
+}
+
+fn check_bgppeer(spec: &str, expected: &[&str]) {
+    check(
+        &object("projectcalico.org/v3", "BGPPeer", "peer", spec),
+        expected,
+    );
+}
+
+#[test]
+fn bgppeer() {
+    let rows: &[(&str, &[&str])] = &[
+        ("peerIP: 192.0.2.1\nasNumber: 64512", &[]),
+        ("peerIP: 192.0.2.1:179\nasNumber: 64512", &[]),
+        ("peerIP: '[2001:db8::1]:179'\nasNumber: 64512", &[]),
+        ("peerIP: 2001:db8::1\nasNumber: 64512", &[]),
+        ("peerIP: '[2001:db8::1]'", &["CR2007"]),
+        ("peerIP: 192.0.2.1:0", &["CR2007"]),
+        ("peerIP: 192.0.2.1:65535", &[]),
+        ("peerIP: 192.0.2.1:65536", &["CR2007"]),
+        ("peerIP: router.example.com", &["CR2007"]),
+        ("node: node-1\nnodeSelector: all()", &["CR2001"]),
+        ("peerIP: 192.0.2.1\npeerSelector: has(router)", &["CR2002"]),
+        ("peerSelector: has(router)\nasNumber: 64512", &["CR2003"]),
+        ("peerSelector: has(router)", &[]),
+        ("localWorkloadSelector: has(bgp)", &["CR2004"]),
+        ("localWorkloadSelector: has(bgp)\nasNumber: 65000", &[]),
+        (
+            "localWorkloadSelector: has(bgp)\nasNumber: 65000\npeerIP: 192.0.2.1",
+            &["CR2004"],
+        ),
+        ("peerIP: 192.0.2.1\nreachableBy: 192.0.2.254", &[]),
+        ("reachableBy: 192.0.2.254", &["CR2005"]),
+        ("peerIP: 192.0.2.1\nreachableBy: gateway", &["CR2005"]),
+        ("peerIP: 192.0.2.1\nreachableBy: 2001:db8::1", &["CR2005"]),
+        (
+            "peerIP: 192.0.2.1\nkeepOriginalNextHop: true\nnextHopMode: Keep",
+            &["CR2006"],
+        ),
+        ("peerIP: 192.0.2.1\nnextHopMode: Auto", &[]),
+        ("peerIP: 192.0.2.1\nnextHopMode: Self", &[]),
+        ("peerIP: 192.0.2.1\nnextHopMode: Keep", &[]),
+        ("peerIP: 192.0.2.1\nnextHopMode: keep", &["CR2008"]),
+        ("peerIP: 192.0.2.1\nsourceAddress: UseNodeIP", &[]),
+        ("peerIP: 192.0.2.1\nsourceAddress: None", &[]),
+        ("peerIP: 192.0.2.1\nsourceAddress: Node", &["CR2008"]),
+        ("peerIP: 192.0.2.1\nreversePeering: Auto", &[]),
+        ("peerIP: 192.0.2.1\nreversePeering: Manual", &[]),
+        ("peerIP: 192.0.2.1\nreversePeering: manual", &["CR2008"]),
+        ("node: Node_1", &["CR2009"]),
+        ("filters: [export-lb, Bad_Filter]", &["CR2009"]),
+        ("nodeSelector: \"rack == r1\"", &["CR1017"]),
+        ("peerIP: 192.0.2.1\nasNumber: 0", &[]),
+        ("peerIP: 192.0.2.1\nasNumber: 4294967295", &[]),
+        (
+            "peerIP: 192.0.2.1\nasNumber: 4294967296",
+            &["CR0002", "CR2010"],
+        ),
+        ("peerIP: 192.0.2.1\nasNumber: -1", &["CR0002", "CR2010"]),
+    ];
+    for (spec, expected) in rows {
+        check_bgppeer(spec, expected);
+    }
+}
+
+fn check_bgpconfig(spec: &str, expected: &[&str]) {
+    check(
+        &object("projectcalico.org/v3", "BGPConfiguration", "default", spec),
+        expected,
+    );
+}
+
+#[test]
+fn bgpconfiguration() {
+    let rows: &[(&str, &[&str])] = &[
+        ("nodeToNodeMeshEnabled: false\nasNumber: 64512", &[]),
+        (
+            "nodeToNodeMeshEnabled: false\nnodeMeshMaxRestartTime: 120s",
+            &["CR3001"],
+        ),
+        (
+            "nodeToNodeMeshEnabled: true\nnodeMeshMaxRestartTime: 120s",
+            &[],
+        ),
+        ("nodeMeshMaxRestartTime: 120s", &[]),
+        ("communities: [{name: a, value: '65001:1'}]", &["CR3002"]),
+        (
+            "communities: [{name: a, value: '65001:1'}]\nprefixAdvertisements: [{cidr: 172.20.0.0/16, communities: [a, '65001:2']}]",
+            &[],
+        ),
+        (
+            "communities: [{name: a, value: '65536:1'}]\nprefixAdvertisements: [{cidr: 172.20.0.0/16, communities: [a]}]",
+            &["CR3003"],
+        ),
+        (
+            "communities: [{name: a, value: '4294967295:1:1'}]\nprefixAdvertisements: [{cidr: 172.20.0.0/16, communities: [a]}]",
+            &[],
+        ),
+        (
+            "communities: [{name: a, value: '4147483647:1'}]\nprefixAdvertisements: [{cidr: 172.20.0.0/16, communities: [a]}]",
+            &["CR3003"],
+        ),
+        (
+            "prefixAdvertisements: [{cidr: 172.20.0.0/16, communities: [undefined]}]",
+            &["CR3004"],
+        ),
+        (
+            "prefixAdvertisements: [{cidr: 172.20.0.1/16, communities: ['65001:1']}]",
+            &["CR3004"],
+        ),
+        ("serviceLoadBalancerIPs: [{cidr: 192.0.2.0/24}]", &[]),
+        (
+            "serviceLoadBalancerIPs: [{cidr: 192.0.2.1/24}]",
+            &["CR3005"],
+        ),
+        ("serviceClusterIPs: [{cidr: fd00::/108}]", &[]),
+        ("listenPort: 1", &[]),
+        ("listenPort: 65535", &[]),
+        ("listenPort: 0", &["CR3006"]),
+        ("listenPort: 65536", &["CR3006"]),
+        ("logSeverityScreen: Info", &[]),
+        ("logSeverityScreen: info", &["CR3007"]),
+        ("bindMode: NodeIP", &[]),
+        ("bindMode: Any", &["CR3007"]),
+        ("serviceLoadBalancerAggregation: Disabled", &[]),
+        ("serviceLoadBalancerAggregation: Partial", &["CR3007"]),
+        // `Off` is a YAML 1.1 boolean, as kubectl reads it.
+        ("serviceLoadBalancerAggregation: Off", &["CR0002"]),
+        ("ignoredInterfaces: [eth0, 'veth*']", &[]),
+        ("ignoredInterfaces: ['*']", &["CR3008"]),
+        ("ignoredInterfaces: [averyveryverylongname]", &["CR3008"]),
+        ("localWorkloadPeeringIPV4: 169.254.0.1", &[]),
+        ("localWorkloadPeeringIPV4: fd00::1", &["CR3009"]),
+        ("localWorkloadPeeringIPV6: fd00::1", &[]),
+        ("ipv4NormalRoutePriority: 1", &[]),
+        ("ipv4NormalRoutePriority: 2147483646", &[]),
+        ("ipv4NormalRoutePriority: 0", &["CR3010"]),
+        ("ipv6NormalRoutePriority: 2147483647", &["CR3010"]),
+        ("asNumber: 4294967295", &[]),
+    ];
+    for (spec, expected) in rows {
+        check_bgpconfig(spec, expected);
+    }
+}
+
+fn check_felix(name: &str, spec: &str, expected: &[&str]) {
+    check(
+        &object("projectcalico.org/v3", "FelixConfiguration", name, spec),
+        expected,
+    );
+}
+
+#[test]
+fn felixconfiguration() {
+    let rows: &[(&str, &[&str])] = &[
+        ("bpfEnabled: true\nbpfExternalServiceMode: DSR", &[]),
+        ("bpfExternalServiceMode: dsr", &["CR4010"]),
+        ("routeTableRange: {min: 1, max: 250}", &[]),
+        ("routeTableRange: {min: 0, max: 250}", &["CR4002"]),
+        ("routeTableRange: {min: 1, max: 251}", &["CR4002"]),
+        ("routeTableRange: {min: 10, max: 5}", &["CR4002"]),
+        ("routeTableRanges: [{min: 1, max: 65535}]", &[]),
+        ("routeTableRanges: [{min: 1, max: 65536}]", &["CR4003"]),
+        ("routeTableRanges: [{min: 0, max: 10}]", &["CR4003"]),
+        (
+            "routeTableRange: {min: 1, max: 250}\nrouteTableRanges: [{min: 1, max: 10}]",
+            &["CR4001"],
+        ),
+        ("kubeNodePortRanges: [30000:32767, 8080]", &[]),
+        ("kubeNodePortRanges: [http]", &["CR4004"]),
+        ("kubeNodePortRanges: [1, 2, 3, 4, 5, 6, 7, 8]", &["CR4004"]),
+        ("externalNodesList: [192.0.2.1, 198.51.100.0/24]", &[]),
+        ("externalNodesList: [fd00::1]", &["CR4005"]),
+        ("openstackRegion: region-one", &[]),
+        ("openstackRegion: Region_One", &["CR4006"]),
+        ("natOutgoingAddress: 192.0.2.1", &[]),
+        ("natOutgoingAddress: 192.0.2.0/24", &["CR4007"]),
+        ("deviceRouteSourceAddressIPv6: fd00::1", &[]),
+        ("deviceRouteSourceAddressIPv6: 192.0.2.1", &["CR4007"]),
+        (
+            "healthTimeoutOverrides: [{name: InternalDataplaneMainLoop, timeout: 90s}]",
+            &[],
+        ),
+        (
+            "healthTimeoutOverrides: [{name: 'bad!', timeout: 90s}]",
+            &["CR4008"],
+        ),
+        ("wireguardListeningPort: 1", &[]),
+        ("wireguardListeningPort: 65535", &[]),
+        ("wireguardListeningPort: 0", &["CR4011"]),
+        ("wireguardListeningPort: 65536", &["CR4011"]),
+        ("wireguardRoutingRulePriority: 32766", &["CR4011"]),
+        ("logActionRateLimitBurst: 9999", &[]),
+        ("logActionRateLimitBurst: 10000", &["CR4011"]),
+        ("bpfMaglevMaxServices: 3000", &[]),
+        ("bpfMaglevMaxServices: 3001", &["CR4011"]),
+        ("goMaxProcs: -1", &[]),
+        ("goMaxProcs: -2", &["CR4011"]),
+        ("routeRefreshInterval: 90s", &[]),
+        ("routeRefreshInterval: 90", &["CR0002"]),
+        ("routeRefreshInterval: 90x", &["CR4012"]),
+        ("logSeverityScreen: Critical", &["CR4010"]),
+        ("bpfLogLevel: Debug", &[]),
+        ("bpfLogLevel: debug", &["CR4010"]),
+        ("serviceLoopPrevention: Drop", &[]),
+        ("chainInsertMode: Prepend", &["CR4010"]),
+    ];
+    for (spec, expected) in rows {
+        check_felix("default", spec, expected);
+    }
+    check_felix("default", "nodeSelector: has(gpu)", &["CR4009"]);
+    check_felix("node.worker-1", "nodeSelector: has(gpu)", &["CR4009"]);
+    check_felix("gpu-nodes", "nodeSelector: has(gpu)", &[]);
+}
+
+fn check_installation(spec: &str, expected: &[&str]) {
+    check(
+        &object("operator.tigera.io/v1", "Installation", "default", spec),
+        expected,
+    );
+}
+
+#[test]
+fn installation() {
+    let pool = "calicoNetwork:\n  ipPools:\n  - cidr: 172.20.0.0/16\n";
+    let rows: &[(&str, &str, &[&str])] = &[
+        // (calicoNetwork fields, pool fields, expected)
+        ("", "", &[]),
+        ("bgp: Disabled", "encapsulation: VXLAN", &[]),
+        ("bgp: Disabled", "encapsulation: VXLANCrossSubnet", &[]),
+        ("bgp: Disabled", "encapsulation: IPIP", &["CR5009"]),
+        (
+            "bgp: Disabled",
+            "encapsulation: IPIPCrossSubnet",
+            &["CR5009"],
+        ),
+        ("bgp: Disabled", "encapsulation: None", &["CR5009"]),
+        ("bgp: Disabled", "", &["CR5009"]),
+        (
+            "bgp: Disabled\nclusterRoutingMode: Felix",
+            "encapsulation: IPIP",
+            &[],
+        ),
+        ("bgp: Enabled", "encapsulation: IPIP", &[]),
+        ("bgp: enabled", "", &["CR5002", "CR5009"]),
+        ("", "encapsulation: Vxlan", &["CR5002"]),
+        ("", "natOutgoing: Enabled", &[]),
+        ("", "natOutgoing: true", &["CR0002"]),
+        ("", "natOutgoing: On", &["CR0002"]),
+        ("", "blockSize: 20", &[]),
+        ("", "blockSize: 19", &["CR1008"]),
+        ("", "blockSize: 32", &[]),
+        ("", "blockSize: 33", &["CR1008"]),
+        ("", "blockSize: 17", &["CR1008"]),
+        (
+            "",
+            "disableNewAllocations: true\nblockSize: 15",
+            &["CR1008"],
+        ),
+        ("", "nodeSelector: \"a = b\"", &["CR1017"]),
+        ("", "allowedUses: [LoadBalancer]", &["CR5007"]),
+        ("", "allowedUses: [LoadBalancer]\nencapsulation: None", &[]),
+        (
+            "",
+            "allowedUses: [LoadBalancer]\nencapsulation: None\ndisableBGPExport: true",
+            &["CR5008"],
+        ),
+        (
+            "",
+            "allowedUses: [LoadBalancer]\nencapsulation: None\nnodeSelector: has(x)",
+            &["CR5006"],
+        ),
+        (
+            "",
+            "allowedUses: [LoadBalancer, Workload]",
+            &["CR1011", "CR5007"],
+        ),
+        ("", "assignmentMode: Sometimes", &["CR1018"]),
+        ("", "blocksize: 26", &["CR0001"]),
+        ("linuxDataplane: Nftables", "", &[]),
+        ("linuxDataplane: VPP", "", &[]),
+        (
+            "linuxDataplane: VPP\nlinuxPolicySetupTimeoutSeconds: 0",
+            "",
+            &["CR5016"],
+        ),
+        (
+            "linuxDataplane: VPP\nbgp: Disabled",
+            "encapsulation: VXLAN",
+            &["CR5013"],
+        ),
+        ("linuxPolicySetupTimeoutSeconds: -1", "", &["CR5016"]),
+        (
+            "nodeAddressAutodetectionV4: {firstFound: true, interface: eth0}",
+            "",
+            &["CR5012"],
+        ),
+        (
+            "nodeAddressAutodetectionV4: {firstFound: false, interface: eth0}",
+            "",
+            &[],
+        ),
+        (
+            "nodeAddressAutodetectionV4: {cidrs: [10.0.0.0]}",
+            "",
+            &["CR5012"],
+        ),
+        (
+            "nodeAddressAutodetectionV4: {kubernetes: NodeInternalIP}",
+            "",
+            &[],
+        ),
+        (
+            "sysctl: [{key: net.ipv4.tcp_keepalive_time, value: '60'}]",
+            "",
+            &[],
+        ),
+        (
+            "sysctl: [{key: net.ipv4.ip_forward, value: '1'}]",
+            "",
+            &["CR5015"],
+        ),
+        (
+            "linuxDataplane: Iptables\nhostPorts: Enabled\nmultiInterfaceMode: None",
+            "",
+            &[],
+        ),
+        ("mtu: 1450", "", &[]),
+    ];
+    for (network, pool_fields, expected) in rows {
+        let spec = format!("{}{}{}", pool, indent(pool_fields, 4), indent(network, 2));
+        check_installation(&spec, expected);
+    }
+    // Host bits: the operator accepts them, Calico rejects the pool the operator writes.
+    check_installation(
+        "calicoNetwork:\n  ipPools:\n  - cidr: 172.20.0.1/16\n",
+        &["CR1003"],
+    );
+    check_installation(
+        "calicoNetwork:\n  ipPools:\n  - cidr: 172.20.0.0\n",
+        &["CR5004"],
+    );
+    check_installation(
+        "calicoNetwork:\n  ipPools:\n  - blockSize: 26\n",
+        &["CR0006"],
+    );
+    check_installation(
+        "calicoNetwork:\n  ipPools:\n  - cidr: fd00::/48\n    encapsulation: IPIP\n",
+        &["CR1006"],
+    );
+    check_installation(
+        "calicoNetwork:\n  linuxDataplane: BPF\n  ipPools:\n  - cidr: fd00::/48\n",
+        &["CR5012", "CR8004"],
+    );
+    check_installation(
+        "calicoNetwork:\n  ipPools:\n  - {cidr: 172.20.0.0/16, name: a}\n  - {cidr: 172.20.0.0/16, name: a}\n",
+        &["CR5005", "CR7001"],
+    );
+    check_installation(
+        "calicoNetwork:\n  ipPools:\n  - {cidr: 172.20.0.0/16, name: a}\n  - {cidr: 172.20.128.0/17, name: b}\n",
+        &["CR7001"],
+    );
+    // No explicit pool: the operator's default 192.168.0.0/16.
+    check_installation("calicoNetwork: {}\n", &["CR8002"]);
+    check_installation("calicoNetwork:\n  ipPools: []\n", &[]);
+    check_installation(
+        "cni: {type: Calico, ipam: {type: HostLocal}}\ncalicoNetwork:\n  ipPools:\n  - {cidr: 172.20.0.0/16, encapsulation: VXLAN}\n",
+        &["CR5010"],
+    );
+    check_installation(
+        "cni: {type: GKE, ipam: {type: Calico}}\ncalicoNetwork:\n  ipPools: []\n",
+        &["CR5017"],
+    );
+    check_installation(
+        "cni: {type: GKE}\ncalicoNetwork:\n  bgp: Enabled\n  ipPools:\n  - {cidr: 172.20.0.0/16}\n",
+        &["CR5011"],
+    );
+    check_installation(
+        "controlPlaneReplicas: 0\ncalicoNetwork: {ipPools: []}\n",
+        &["CR5018"],
+    );
+    check_installation(
+        "flexVolumePath: relative/path\ncalicoNetwork: {ipPools: []}\n",
+        &["CR5018"],
+    );
+    check(
+        &object(
+            "operator.tigera.io/v1",
+            "Installation",
+            "main",
+            "calicoNetwork: {ipPools: []}",
+        ),
+        &["CR5001"],
+    );
+}
+
+fn check_endpoint(namespace: &str, data: &str, expected: &[&str]) {
+    let yaml = format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kubernetes-services-endpoint\n{namespace}data:\n{}",
+        indent(data, 2)
+    );
+    check(&yaml, expected);
+}
+
+#[test]
+fn endpoint_configmap() {
+    let ns = "  namespace: tigera-operator\n";
+    let rows: &[(&str, &str, &[&str])] = &[
+        (
+            ns,
+            "KUBERNETES_SERVICE_HOST: control.k8s.example.com\nKUBERNETES_SERVICE_PORT: \"6443\"",
+            &[],
+        ),
+        (
+            ns,
+            "KUBERNETES_SERVICE_HOST: 10.0.0.10\nKUBERNETES_SERVICE_PORT: '6443'",
+            &[],
+        ),
+        (
+            ns,
+            "KUBERNETES_SERVICE_HOST: fd00::10\nKUBERNETES_SERVICE_PORT: '1'",
+            &[],
+        ),
+        (
+            ns,
+            "KUBERNETES_SERVICE_HOST: a.example\nKUBERNETES_SERVICE_PORT: '65535'",
+            &[],
+        ),
+        (
+            ns,
+            "KUBERNETES_SERVICE_HOST: a.example\nKUBERNETES_SERVICE_PORT: 6443",
+            &["CR6103"],
+        ),
+        (
+            ns,
+            "KUBERNETES_SERVICE_HOST: a.example\nKUBERNETES_SERVICE_PORT: '0'",
+            &["CR6103"],
+        ),
+        (
+            ns,
+            "KUBERNETES_SERVICE_HOST: a.example\nKUBERNETES_SERVICE_PORT: '65536'",
+            &["CR6103"],
+        ),
+        (
+            ns,
+            "KUBERNETES_SERVICE_HOST: a.example\nKUBERNETES_SERVICE_PORT: 'https'",
+            &["CR6103"],
+        ),
+        (
+            ns,
+            "KUBERNETES_SERVICE_HOST: https://a.example\nKUBERNETES_SERVICE_PORT: '6443'",
+            &["CR6102"],
+        ),
+        (
+            ns,
+            "KUBERNETES_SERVICE_HOST: a.example:6443\nKUBERNETES_SERVICE_PORT: '6443'",
+            &["CR6102"],
+        ),
+        (
+            ns,
+            "KUBERNETES_SERVICE_HOST: on\nKUBERNETES_SERVICE_PORT: '6443'",
+            &["CR6104", "CR6105"],
+        ),
+        (ns, "KUBERNETES_SERVICE_HOST: a.example", &["CR6105"]),
+        (
+            ns,
+            "KUBERNETES_SERVICE_HOST: 10.96.0.1\nKUBERNETES_SERVICE_PORT: '443'",
+            &["CR8005"],
+        ),
+        (
+            ns,
+            "KUBERNETES_SERVICE_HOST: a.example\nKUBERNETES_SERVICE_PORT: '6443'\nKUBERNETES_SERVICE_HOTS: b",
+            &["CR8009"],
+        ),
+        (
+            "  namespace: kube-system\n",
+            "KUBERNETES_SERVICE_HOST: a.example\nKUBERNETES_SERVICE_PORT: '6443'",
+            &["CR6101"],
+        ),
+        (
+            "",
+            "KUBERNETES_SERVICE_HOST: a.example\nKUBERNETES_SERVICE_PORT: '6443'",
+            &["CR6101"],
+        ),
+    ];
+    for (namespace, data, expected) in rows {
+        check_endpoint(namespace, data, expected);
+    }
+}
+
+#[test]
+fn apiserver_and_documents() {
+    check(
+        &object("operator.tigera.io/v1", "APIServer", "default", "{}"),
+        &[],
+    );
+    check(
+        &object("operator.tigera.io/v1", "APIServer", "tigera-secure", "{}"),
+        &[],
+    );
+    check(
+        &object("operator.tigera.io/v1", "APIServer", "main", "{}"),
+        &["CR6001"],
+    );
+    check("just a string\n", &["CR0004"]);
+    check("kind: IPPool\n", &["CR0004"]);
+    check("a: 1\na: 2\n", &["CR0003", "CR0004"]);
+    check("# only a comment\n", &[]);
+}
+
+#[test]
+fn cross_object() {
+    let pool = |name: &str, cidr: &str| {
+        object(
+            "projectcalico.org/v3",
+            "IPPool",
+            name,
+            &format!("cidr: {cidr}"),
+        )
+    };
+    check(
+        &format!(
+            "{}---\n{}",
+            pool("a", "10.0.0.0/16"),
+            pool("b", "10.1.0.0/16")
+        ),
+        &[],
+    );
+    check(
+        &format!(
+            "{}---\n{}",
+            pool("a", "10.0.0.0/16"),
+            pool("b", "10.0.128.0/17")
+        ),
+        &["CR7001"],
+    );
+    check(
+        &format!("{}---\n{}", pool("a", "fd00::/48"), pool("b", "fd00::/64")),
+        &["CR7001"],
+    );
+    check(
+        &format!(
+            "{}---\n{}",
+            pool("a", "10.0.0.0/16"),
+            pool("a", "10.1.0.0/16")
+        ),
+        &["CR7002"],
+    );
+    // An IPPool named like the Installation's pool is the operator's copy: ownership lint, no overlap.
+    let installation = object(
+        "operator.tigera.io/v1",
+        "Installation",
+        "default",
+        "calicoNetwork:\n  ipPools:\n  - {name: default-ipv4-ippool, cidr: 172.20.0.0/16, encapsulation: VXLAN}",
+    );
+    check(
+        &format!(
+            "{installation}---\n{}",
+            pool("default-ipv4-ippool", "172.20.0.0/16")
+        ),
+        &["CR8008"],
+    );
+    check(
+        &format!("{installation}---\n{}", pool("extra", "172.20.64.0/18")),
+        &["CR7001"],
+    );
+    // bpfNetworkBootstrap with the endpoint ConfigMap present.
+    let bpf = object(
+        "operator.tigera.io/v1",
+        "Installation",
+        "default",
+        "calicoNetwork:\n  linuxDataplane: BPF\n  bpfNetworkBootstrap: Enabled\n  ipPools:\n  - {cidr: 172.20.0.0/16, encapsulation: VXLAN}",
+    );
+    let endpoint = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kubernetes-services-endpoint\n  namespace: tigera-operator\ndata:\n  KUBERNETES_SERVICE_HOST: a.example\n  KUBERNETES_SERVICE_PORT: '6443'\n";
+    check(&bpf, &[]);
+    check(&format!("{bpf}---\n{endpoint}"), &["CR7003"]);
+}
+
+#[test]
+fn other_kinds_are_skipped() {
+    let yaml = "apiVersion: apps/v1\nkind: Deployment\nmetadata:\n  name: x\n---\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: other\n";
+    let texts = [SourceText {
+        name: "x.yaml",
+        text: yaml,
+    }];
+    let outcome = rules::validate_texts(&texts, &Context::assumed(), &Limits::MANIFESTS).unwrap();
+    assert!(outcome.diagnostics.is_empty());
+    let skipped: Vec<(usize, Option<&str>)> = outcome
+        .skipped
+        .iter()
+        .map(|skip| (skip.document, skip.kind.as_deref()))
+        .collect();
+    assert_eq!(
+        skipped,
+        vec![(0, Some("Deployment")), (1, Some("ConfigMap"))]
+    );
+}
+
+#[test]
+fn catalogue_is_complete() {
+    // Every code a check can emit is explained; codes are unique.
+    let mut codes: Vec<&str> = rules::CATALOGUE.iter().map(|rule| rule.code).collect();
+    let n_codes = codes.len();
+    codes.dedup();
+    assert_eq!(codes.len(), n_codes);
+    for rule in rules::CATALOGUE {
+        assert!(!rule.explanation.is_empty(), "{}", rule.code);
+        assert_eq!(rules::lookup(rule.code), Some(rule));
+    }
+}
