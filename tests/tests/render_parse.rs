@@ -143,10 +143,36 @@ fn cross_field_rules_report_every_problem() {
 fn lints_are_warnings() {
     check(
         "spec:\n",
-        "spec:\n  dataplane: BPF\n  network:\n    avoid: [172.20.5.0/24]\n",
-        "cluster.yaml:4:14 warning[CN0202] the eBPF dataplane replaces kube-proxy, but no apiEndpoint is set (at spec.dataplane); add spec.apiEndpoint (host and port of the control-plane VIP) so calico-node can reach the API before Calico serves the kubernetes Service\n\
-         cluster.yaml:9:13 warning[CN0201] pod pool 172.20.0.0/16 overlaps a range to avoid 172.20.5.0/24 (spec.network.avoid) (at spec.podPools[0].cidr); move the pool to a range nothing else on the network uses",
+        "spec:\n  felix:\n    bpfLogLevel: Debug\n",
+        "cluster.yaml:5:18 warning[CN0203] spec.felix.bpfLogLevel only matters with the BPF dataplane (at spec.felix.bpfLogLevel); set spec.dataplane: BPF, or remove the setting",
     );
+}
+
+/// `load` also runs the rule catalogue over the compiled objects and reports its findings at
+/// the ClusterNetwork field they came from.
+#[test]
+fn catalogue_findings_point_into_the_cluster_network() {
+    let text = BASE.replacen(
+        "spec:\n",
+        "spec:\n  network:\n    avoid: [172.20.5.0/24]\n",
+        1,
+    );
+    let loaded = calico_spec::cluster_network::load("cluster.yaml", &text).expect("loads");
+    let found: Vec<String> = loaded
+        .warnings
+        .iter()
+        .map(|diag| {
+            let loc = diag.location.as_ref().expect("located");
+            format!(
+                "{}:{} {} {}",
+                loc.line.unwrap_or(0),
+                loc.column.unwrap_or(0),
+                diag.code,
+                diag.path
+            )
+        })
+        .collect();
+    assert_eq!(found, ["8:13 CR8001 spec.podPools[0].cidr"]);
 }
 
 #[test]

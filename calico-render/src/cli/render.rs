@@ -72,8 +72,10 @@ enum StageArg {
 /// Run the subcommand.
 pub fn run(args: Args) -> super::Outcome {
     let text = read_input(&args.file)?;
-    let parsed = match cluster_network::parse(&args.file, &text) {
-        Ok(parsed) => parsed,
+    // `load` parses, checks, compiles and runs the rule catalogue: it only returns objects
+    // calico-render would accept, so nothing invalid is ever printed.
+    let loaded = match cluster_network::load(&args.file, &text) {
+        Ok(loaded) => loaded,
         Err(ParseError::NotYaml {
             file,
             line,
@@ -92,14 +94,8 @@ pub fn run(args: Args) -> super::Outcome {
             return Ok(ExitCode::from(super::EXIT_INVALID));
         }
     };
-    print_diagnostics(&parsed.warnings);
-    let objects = match cluster_network::compile(&parsed.cluster_network) {
-        Ok(objects) => objects,
-        Err(err) => {
-            eprintln!("error: {err}");
-            return Ok(ExitCode::from(super::EXIT_INVALID));
-        }
-    };
+    print_diagnostics(&loaded.warnings);
+    let objects = loaded.objects;
 
     let stage = match args.stage {
         StageArg::Operator => Stage::Operator,

@@ -6,7 +6,10 @@
 //! each with the ClusterNetwork field path. The compiled objects are checked again by the rule
 //! catalogue, which covers the upstream rules in the wire objects' terms.
 //!
-//! Codes start with `CN` so they never collide with the rule catalogue's `CR` codes.
+//! Codes start with `CN` so they never collide with the rule catalogue's `CR` codes. Lints
+//! that the catalogue already has (pools overlapping LANs, Services or nodes; BPF without the
+//! endpoint ConfigMap) are left to it: [`super::load`] runs it over the compiled objects with
+//! the `network` facts as context.
 
 use ipnet::IpNet;
 
@@ -41,10 +44,6 @@ pub const CODE_NAME: &str = "CN0109";
 pub const CODE_API_HOST: &str = "CN0110";
 /// A Calico selector that does not parse.
 pub const CODE_SELECTOR: &str = "CN0111";
-/// Lint: a pool overlaps a range listed under `network` (a LAN, the nodes, the Services).
-pub const CODE_LINT_OVERLAP: &str = "CN0201";
-/// Lint: the eBPF dataplane without `apiEndpoint`.
-pub const CODE_LINT_BPF_ENDPOINT: &str = "CN0202";
 /// Lint: BPF Felix settings while the dataplane is not BPF.
 pub const CODE_LINT_BPF_FELIX: &str = "CN0203";
 
@@ -75,13 +74,6 @@ pub fn check(cluster_network: &ClusterNetwork) -> Vec<Diagnostic> {
                 "write the API server port, usually 6443",
             );
         }
-    } else if spec.dataplane == Dataplane::Bpf {
-        out.warning(
-            CODE_LINT_BPF_ENDPOINT,
-            "spec.dataplane",
-            "the eBPF dataplane replaces kube-proxy, but no apiEndpoint is set".to_owned(),
-            "add spec.apiEndpoint (host and port of the control-plane VIP) so calico-node can reach the API before Calico serves the kubernetes Service",
-        );
     }
 
     if spec.pod_pools.is_empty() {
@@ -144,7 +136,6 @@ pub fn check(cluster_network: &ClusterNetwork) -> Vec<Diagnostic> {
         ranges.push((pool.cidr, path, "LoadBalancer pool"));
     }
     check_pool_conflicts(&mut out, cluster_network, &ranges);
-    check_network_lints(&mut out, cluster_network, &ranges);
 
     let autodetection = &spec.node_address_autodetection;
     for (family, method) in [("ipv4", &autodetection.ipv4), ("ipv6", &autodetection.ipv6)] {
@@ -384,39 +375,6 @@ fn check_pool_conflicts(
                 format!("pool {b} overlaps pool {a} ({a_path})"),
                 "pools must not share addresses; shrink or move one of them",
             );
-        }
-    }
-}
-
-fn check_network_lints(
-    out: &mut Checker,
-    cluster_network: &ClusterNetwork,
-    ranges: &[(IpNet, String, &str)],
-) {
-    let facts = &cluster_network.spec.network;
-    let groups = [
-        ("network.avoid", "a range to avoid", &facts.avoid),
-        (
-            "network.nodeSubnets",
-            "the node subnet",
-            &facts.node_subnets,
-        ),
-        (
-            "network.serviceCIDRs",
-            "the Service range",
-            &facts.service_cidrs,
-        ),
-    ];
-    for (cidr, path, what) in ranges {
-        for (list_name, label, list) in groups {
-            for other in list.iter().filter(|other| overlaps(*cidr, **other)) {
-                out.warning(
-                    CODE_LINT_OVERLAP,
-                    &format!("{path}.cidr"),
-                    format!("{what} {cidr} overlaps {label} {other} (spec.{list_name})"),
-                    "move the pool to a range nothing else on the network uses",
-                );
-            }
         }
     }
 }

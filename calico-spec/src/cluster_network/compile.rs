@@ -4,7 +4,8 @@
 //! - the `kubernetes-services-endpoint` ConfigMap, only when `apiEndpoint` is set (the eBPF
 //!   dataplane needs it; it is harmless otherwise);
 //! - Installation `default`, always: the dataplane, BGP on or off, every pod pool with all of
-//!   its fields (our defaults filled in), autodetection and MTU when given, then the
+//!   its fields (our defaults filled in), node address autodetection (the user's method, or
+//!   the one the operator would write once pools exist), MTU when given, then the
 //!   operator's own write-back defaults ([`crate::defaults`]) so that what the operator writes
 //!   back is what we rendered and GitOps tools see no drift;
 //! - APIServer `default` with `spec: {}`, unless `calicoAPIServer: false`;
@@ -30,8 +31,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use super::spec::{
-    AutodetectionMethod, BgpPeer, ClusterNetwork, Encapsulation, Felix, LoadBalancerPool, PodPool,
-    PodPoolUse,
+    AutodetectionMethod, BgpPeer, ClusterNetwork, Dataplane, Encapsulation, Felix,
+    KubernetesProvider, LoadBalancerPool, PodPool, PodPoolUse,
 };
 use crate::objects::Object;
 
@@ -87,10 +88,7 @@ pub fn compile(cluster_network: &ClusterNetwork) -> Result<Vec<Object>, CompileE
     }
 
     let installation = wire("Installation", DEFAULT_NAME, installation(cluster_network))?;
-    objects.push(Object::Installation(with_operator_defaults(
-        cluster_network,
-        installation,
-    )));
+    objects.push(Object::Installation(with_operator_defaults(installation)));
 
     if spec.calico_api_server {
         let api_server = json!({
@@ -193,17 +191,18 @@ fn installation(cluster_network: &ClusterNetwork) -> Value {
         calico_network.insert("mtu".into(), json!(mtu));
     }
     let autodetection = &spec.node_address_autodetection;
-    if let Some(method) = &autodetection.ipv4 {
-        calico_network.insert(
-            "nodeAddressAutodetectionV4".into(),
-            autodetection_method(method),
-        );
-    }
-    if let Some(method) = &autodetection.ipv6 {
-        calico_network.insert(
-            "nodeAddressAutodetectionV6".into(),
-            autodetection_method(method),
-        );
+    let chosen = [
+        (&autodetection.ipv4, false, "nodeAddressAutodetectionV4"),
+        (&autodetection.ipv6, true, "nodeAddressAutodetectionV6"),
+    ];
+    for (method, is_ipv6, field) in chosen {
+        let value = match method {
+            Some(method) => Some(autodetection_method(method)),
+            None => default_autodetection(cluster_network, is_ipv6),
+        };
+        if let Some(value) = value {
+            calico_network.insert(field.into(), value);
+        }
     }
     let mut installation_spec = Map::new();
     if let Some(provider) = spec.kubernetes_provider.operator_value() {
@@ -218,14 +217,34 @@ fn installation(cluster_network: &ClusterNetwork) -> Value {
     })
 }
 
-/// The Installation with the operator's write-back defaults filled in.
+/// The Installation with the operator's write-back defaults filled in. The provider is
+/// already in the Installation when it is not `None`, so the defaults need no other context.
 fn with_operator_defaults(
-    _cluster_network: &ClusterNetwork,
     installation: crate::generated::operator_tigera_io::v1::Installation,
 ) -> crate::generated::operator_tigera_io::v1::Installation {
-    // The operator's defaults (calico-model.md 3.1/3.2) are applied by `crate::defaults`, which
-    // is being written; until it lands the Installation carries our own pool defaults only.
-    installation
+    let ctx = crate::defaults::DefaultsContext { provider: None };
+    crate::defaults::apply_operator_defaults(&installation, &ctx)
+}
+
+/// The node address autodetection the operator writes once pools exist (IPv4 also as soon as
+/// the dataplane is BPF), unless the user chose a method: `firstFound`, except
+/// `skipInterface: ^br-.*` on Docker Enterprise and `canReach: 8.8.8.8` on EKS for IPv4.
+fn default_autodetection(cluster_network: &ClusterNetwork, is_ipv6: bool) -> Option<Value> {
+    let spec = &cluster_network.spec;
+    let has_family = spec
+        .pod_pools
+        .iter()
+        .any(|pool| matches!(pool.cidr, IpNet::V6(_)) == is_ipv6);
+    let needed = has_family || (!is_ipv6 && spec.dataplane == Dataplane::Bpf);
+    if !needed {
+        return None;
+    }
+    let method = match (is_ipv6, spec.kubernetes_provider) {
+        (false, KubernetesProvider::DockerEnterprise) => json!({ "skipInterface": "^br-.*" }),
+        (false, KubernetesProvider::Eks) => json!({ "canReach": "8.8.8.8" }),
+        _ => json!({ "firstFound": true }),
+    };
+    Some(method)
 }
 
 /// The default block size of a pool of this family: 26 for IPv4, 122 for IPv6.

@@ -1,0 +1,104 @@
+//! One call from ClusterNetwork text to validated wire objects: parse, check, compile, run the
+//! rule catalogue over the compiled objects, and report every problem in the user's terms.
+//!
+//! **Invariant:** [`load`] returns objects only when neither the ClusterNetwork checks nor the
+//! rule catalogue found an error in them, so a caller that prints what `load` returns never
+//! prints a bundle calico-render would reject.
+
+use super::compile::{compile, origin};
+use super::parse::{ParseError, locate, parse};
+use super::spec::ClusterNetwork;
+use crate::diag::{Diagnostic, Severity};
+use crate::objects::Object;
+use crate::rules::{self, Context, InputDocument};
+use crate::source::{Document, Pos, SpanMap};
+
+/// A ClusterNetwork read, compiled and validated.
+#[derive(Debug, Clone)]
+pub struct Loaded {
+    /// The description as written.
+    pub cluster_network: ClusterNetwork,
+    /// The compiled objects, in bundle order.
+    pub objects: Vec<Object>,
+    /// Warnings (lints), located in the ClusterNetwork text, sorted by position.
+    pub warnings: Vec<Diagnostic>,
+}
+
+/// The validation context a ClusterNetwork describes: its provider and the network facts the
+/// lints compare pools against (`network.avoid`, `network.serviceCIDRs`,
+/// `network.nodeSubnets`).
+pub fn context(cluster_network: &ClusterNetwork) -> Context {
+    let spec = &cluster_network.spec;
+    Context {
+        provider: spec.kubernetes_provider.operator_value().map(str::to_owned),
+        lans: spec.network.avoid.clone(),
+        service_cidrs: spec.network.service_cidrs.clone(),
+        node_subnets: spec.network.node_subnets.clone(),
+    }
+}
+
+/// Run the rule catalogue over compiled objects and report each problem at the ClusterNetwork
+/// field it came from (paths only; [`locate`] adds positions).
+pub fn validate_objects(cluster_network: &ClusterNetwork, objects: &[Object]) -> Vec<Diagnostic> {
+    let documents: Vec<Document> = objects
+        .iter()
+        .enumerate()
+        .map(|(object_idx, object)| Document {
+            index: object_idx,
+            value: object.to_value(),
+            spans: SpanMap::default(),
+            start: Pos { line: 1, column: 1 },
+            problems: Vec::new(),
+        })
+        .collect();
+    let inputs: Vec<InputDocument<'_>> = documents
+        .iter()
+        .map(|document| InputDocument { file: "", document })
+        .collect();
+    let mut diagnostics = rules::validate(&inputs, &context(cluster_network)).diagnostics;
+    for diag in &mut diagnostics {
+        let object_idx = diag.location.as_ref().map_or(0, |loc| loc.document);
+        if let Some(object) = objects.get(object_idx) {
+            diag.path = origin(cluster_network, object, &diag.path);
+        }
+        diag.location = None;
+    }
+    diagnostics
+}
+
+/// Parse, check, compile and validate a ClusterNetwork. `file` is how the user named the
+/// input; it only appears in positions.
+pub fn load(file: &str, text: &str) -> Result<Loaded, ParseError> {
+    let parsed = parse(file, text)?;
+    // Compilation of checked input only fails on a bug; report it as an error diagnostic so the
+    // caller's handling of invalid input applies.
+    let objects = compile(&parsed.cluster_network).map_err(|err| ParseError::Invalid {
+        diagnostics: vec![Diagnostic {
+            severity: Severity::Error,
+            code: super::check::CODE_INVALID_VALUE,
+            path: String::from("spec"),
+            message: err.to_string(),
+            hint: None,
+            location: None,
+        }],
+    })?;
+    let mut found = validate_objects(&parsed.cluster_network, &objects);
+    locate(file, text, &mut found);
+    let mut diagnostics = parsed.warnings;
+    diagnostics.extend(found);
+    diagnostics.sort_by(|a, b| {
+        (a.severity, &a.location, a.code, &a.path).cmp(&(b.severity, &b.location, b.code, &b.path))
+    });
+    diagnostics.dedup();
+    if diagnostics
+        .iter()
+        .any(|diag| diag.severity == Severity::Error)
+    {
+        return Err(ParseError::Invalid { diagnostics });
+    }
+    Ok(Loaded {
+        cluster_network: parsed.cluster_network,
+        objects,
+        warnings: diagnostics,
+    })
+}
