@@ -384,7 +384,8 @@ impl Lowerer<'_> {
         // Take the position before the children so that the file reads top-down.
         let seq = self.counter;
         self.counter += 1;
-        let fields: Vec<Field> = properties.iter().map(|p| self.field(p, hint)).collect();
+        let mut fields: Vec<Field> = properties.iter().map(|p| self.field(p, hint)).collect();
+        dedupe_idents(&mut fields, &[]);
         // Only a node held by a property of the same name is reused, so that a type's name
         // always says what it is (`fipsMode` does not become `...CalicoNetworkBgp`).
         let key = (property.to_string(), fields);
@@ -459,6 +460,23 @@ impl Lowerer<'_> {
     }
 }
 
+/// Gives fields whose wire names map to the same identifier (`fooBar`, `foo_bar`) distinct
+/// ones: the first keeps it, later ones get `_2`, `_3`, ... in schema order.
+fn dedupe_idents(fields: &mut [Field], reserved: &[&str]) {
+    let mut taken: BTreeSet<String> = reserved.iter().map(|s| s.to_string()).collect();
+    for field in fields.iter_mut() {
+        if taken.insert(field.ident.clone()) {
+            continue;
+        }
+        let base = field.ident.trim_start_matches("r#").to_string();
+        let mut n = 2usize;
+        while !taken.insert(format!("{base}_{n}")) {
+            n += 1;
+        }
+        field.ident = format!("{base}_{n}");
+    }
+}
+
 /// Adds a CRD description as doc lines, followed by an empty line.
 ///
 /// Leading indentation is removed and code fences are marked `text`, because rustdoc would
@@ -467,13 +485,19 @@ fn push_description(doc: &mut Vec<String>, description: Option<&str>) {
     let Some(description) = description.map(str::trim).filter(|d| !d.is_empty()) else {
         return;
     };
+    let mut in_fence = false;
     for line in description.lines() {
         let line = line.trim();
         if line.starts_with("```") {
-            doc.push("```text".to_string());
+            // Only an opening fence gets a language; the closing one stays bare.
+            doc.push(if in_fence { "```" } else { "```text" }.to_string());
+            in_fence = !in_fence;
         } else {
             doc.push(line.to_string());
         }
+    }
+    if in_fence {
+        doc.push("```".to_string());
     }
     doc.push(String::new());
 }

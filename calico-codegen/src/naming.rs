@@ -19,8 +19,10 @@ const NON_RAW_KEYWORDS: &[&str] = &["crate", "self", "super", "Self", "_"];
 
 /// Splits a wire name into words: at separators (anything not alphanumeric), at a lower-case
 /// letter or digit followed by an upper-case letter, and before the last capital of an acronym
-/// that is followed by a lower-case letter (`IPPool` -> `IP`, `Pool`).
-/// Digits stay attached to the word before them (`ipv6Support` -> `ipv6`, `Support`).
+/// that starts a new capitalised word (`IPPool` -> `IP`, `Pool`).
+/// Digits stay attached to the word before them (`ipv6Support` -> `ipv6`, `Support`), and an
+/// acronym keeps a plural `s` or a version suffix `v4`/`v6` (`serviceCIDRs` -> `service`,
+/// `CIDRs`; `natOutgoingIPv6` -> `nat`, `Outgoing`, `IPv6`).
 pub fn words(name: &str) -> Vec<String> {
     let chars: Vec<char> = name.chars().collect();
     let mut words = Vec::new();
@@ -34,10 +36,9 @@ pub fn words(name: &str) -> Vec<String> {
         }
         if ch.is_ascii_uppercase() && !current.is_empty() {
             let prev = chars[idx - 1];
-            let next_is_lower = chars.get(idx + 1).is_some_and(|c| c.is_ascii_lowercase());
             let boundary = prev.is_ascii_lowercase()
                 || prev.is_ascii_digit()
-                || (prev.is_ascii_uppercase() && next_is_lower);
+                || (prev.is_ascii_uppercase() && starts_word(&chars[idx + 1..]));
             if boundary {
                 words.push(std::mem::take(&mut current));
             }
@@ -48,6 +49,19 @@ pub fn words(name: &str) -> Vec<String> {
         words.push(current);
     }
     words
+}
+
+/// Whether the characters after a capital that follows another capital make that capital the
+/// start of a new word: a lower-case run, except a lone plural `s` and a `v` + digits suffix.
+fn starts_word(rest: &[char]) -> bool {
+    let lower_run = rest.iter().take_while(|c| c.is_ascii_lowercase()).count();
+    if lower_run == 0 {
+        return false;
+    }
+    let after = rest.get(lower_run);
+    let plural = lower_run == 1 && rest[0] == 's' && !after.is_some_and(|c| c.is_ascii_digit());
+    let version = lower_run == 1 && rest[0] == 'v' && after.is_some_and(|c| c.is_ascii_digit());
+    !(plural || version)
 }
 
 /// The snake_case field name for a wire name, made a valid identifier.
@@ -170,6 +184,13 @@ mod tests {
         check_field("nat-outgoing", "nat_outgoing");
         check_field("9lives", "field_9lives");
         check_field("", "field");
+        check_field("serviceCIDRs", "service_cidrs");
+        check_field("serviceClusterIPs", "service_cluster_ips");
+        check_field("deviceRouteSourceAddressIPv6", "device_route_source_address_ipv6");
+        check_field("IPv4Pool", "ipv4_pool");
+        check_field("floatingIPs", "floating_ips");
+        check_field("BGPPeer", "bgp_peer");
+        check_field("IPsValid", "ips_valid");
     }
 
     #[test]

@@ -223,7 +223,7 @@ pub struct InstallationSpec {
     pub registry: Option<String>,
     /// `serviceCIDRs`: list of string.
     #[serde(rename = "serviceCIDRs", skip_serializing_if = "Option::is_none")]
-    pub service_cid_rs: Option<Vec<String>>,
+    pub service_cidrs: Option<Vec<String>>,
     /// `tlsCipherSuites`: list of object.
     #[serde(rename = "tlsCipherSuites", skip_serializing_if = "Option::is_none")]
     pub tls_cipher_suites: Option<Vec<InstallationSpecTlsCipherSuites>>,
@@ -3722,7 +3722,7 @@ pub struct InstallationStatusComputed {
     pub registry: Option<String>,
     /// `serviceCIDRs`: list of string.
     #[serde(rename = "serviceCIDRs", skip_serializing_if = "Option::is_none")]
-    pub service_cid_rs: Option<Vec<String>>,
+    pub service_cidrs: Option<Vec<String>>,
     /// `tlsCipherSuites`: list of object.
     #[serde(rename = "tlsCipherSuites", skip_serializing_if = "Option::is_none")]
     pub tls_cipher_suites: Option<Vec<InstallationSpecTlsCipherSuites>>,

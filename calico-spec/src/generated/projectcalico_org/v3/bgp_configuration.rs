@@ -167,10 +167,10 @@ pub struct BGPConfigurationSpec {
     pub program_cluster_routes: Option<BGPConfigurationSpecProgramClusterRoutes>,
     /// `serviceClusterIPs`: list of object; list type `atomic`; each item: map type `atomic`.
     #[serde(rename = "serviceClusterIPs", skip_serializing_if = "Option::is_none")]
-    pub service_cluster_i_ps: Option<Vec<BGPConfigurationSpecServiceClusterIPs>>,
+    pub service_cluster_ips: Option<Vec<BGPConfigurationSpecServiceClusterIPs>>,
     /// `serviceExternalIPs`: list of object; list type `atomic`; each item: map type `atomic`.
     #[serde(rename = "serviceExternalIPs", skip_serializing_if = "Option::is_none")]
-    pub service_external_i_ps: Option<Vec<BGPConfigurationSpecServiceExternalIPs>>,
+    pub service_external_ips: Option<Vec<BGPConfigurationSpecServiceExternalIPs>>,
     /// `serviceLoadBalancerAggregation`: string enum; default `"Enabled"`; values `Enabled`, `Disabled`.
     #[serde(
         rename = "serviceLoadBalancerAggregation",
@@ -183,7 +183,7 @@ pub struct BGPConfigurationSpec {
         rename = "serviceLoadBalancerIPs",
         skip_serializing_if = "Option::is_none"
     )]
-    pub service_load_balancer_i_ps: Option<Vec<BGPConfigurationSpecServiceLoadBalancerIPs>>,
+    pub service_load_balancer_ips: Option<Vec<BGPConfigurationSpecServiceLoadBalancerIPs>>,
 }
 
 /// Schema path `spec.bindMode`.

@@ -148,7 +148,7 @@ pub struct FelixConfigurationSpec {
     pub bpf_conntrack_timeouts: Option<FelixConfigurationSpecBpfConntrackTimeouts>,
     /// `bpfDSROptoutCIDRs`: list of string.
     #[serde(rename = "bpfDSROptoutCIDRs", skip_serializing_if = "Option::is_none")]
-    pub bpf_dsr_optout_cid_rs: Option<Vec<String>>,
+    pub bpf_dsr_optout_cidrs: Option<Vec<String>>,
     /// `bpfDataIfacePattern`: string.
     #[serde(
         rename = "bpfDataIfacePattern",
@@ -178,7 +178,7 @@ pub struct FelixConfigurationSpec {
         rename = "bpfExcludeCIDRsFromNAT",
         skip_serializing_if = "Option::is_none"
     )]
-    pub bpf_exclude_cid_rs_from_nat: Option<Vec<String>>,
+    pub bpf_exclude_cidrs_from_nat: Option<Vec<String>>,
     /// `bpfExportBufferSizeMB`: integer.
     #[serde(
         rename = "bpfExportBufferSizeMB",
@@ -398,7 +398,7 @@ pub struct FelixConfigurationSpec {
         rename = "deviceRouteSourceAddressIPv6",
         skip_serializing_if = "Option::is_none"
     )]
-    pub device_route_source_address_i_pv6: Option<String>,
+    pub device_route_source_address_ipv6: Option<String>,
     /// `disableConntrackInvalidCheck`: boolean.
     #[serde(
         rename = "disableConntrackInvalidCheck",
@@ -449,7 +449,7 @@ pub struct FelixConfigurationSpec {
     pub feature_gates: Option<String>,
     /// `floatingIPs`: string enum; values `Enabled`, `Disabled`.
     #[serde(rename = "floatingIPs", skip_serializing_if = "Option::is_none")]
-    pub floating_i_ps: Option<FelixConfigurationSpecFloatingIPs>,
+    pub floating_ips: Option<FelixConfigurationSpecFloatingIPs>,
     /// `flowLogsCollectorDebugTrace`: boolean.
     #[serde(
         rename = "flowLogsCollectorDebugTrace",

@@ -95,5 +95,5 @@ impl<'de> Deserialize<'de> for IPReservation {
 pub struct IPReservationSpec {
     /// `reservedCIDRs`: list of string; format `cidr`; list type `set`.
     #[serde(rename = "reservedCIDRs", skip_serializing_if = "Option::is_none")]
-    pub reserved_cid_rs: Option<Vec<String>>,
+    pub reserved_cidrs: Option<Vec<String>>,
 }
