@@ -1,12 +1,17 @@
-//! Snapshots of what `calico-render patch` prints for every case under `tests/cases/patch/`:
-//! the `-o json` and `-o kubectl` standard output and the notes, or the error with its hints.
+//! Snapshots of what `calico-render patch` prints: the `-o json` and `-o kubectl` standard
+//! output and the notes, or the error with its hints.
 //!
-//! Each case is a directory holding `desired.yaml` and `live.yaml`; adding a case means adding
-//! a directory, then reading the new `.snap.new` file before renaming it to `.snap`.
+//! - Every directory under `tests/cases/patch/` holds `desired.yaml` and `live.yaml`.
+//! - Every `tests/cases/patch-examples/<example>.live.yaml` is the live state of a cluster
+//!   for `examples/<example>/cluster.yaml`, a ClusterNetwork compiled as `patch -f` does.
+//!
+//! Adding a case means adding files, then reading the new `.snap.new` file before renaming it
+//! to `.snap`.
 
 use std::path::Path;
 
 use calico_render::patch::{self, Format, PatchError};
+use calico_spec::cluster_network;
 use calico_spec::source::{self, Limits};
 use serde_json::Value;
 
@@ -18,6 +23,19 @@ fn load(path: &Path) -> Vec<Value> {
         .into_iter()
         .filter(|document| !document.is_empty())
         .map(|document| document.value)
+        .collect()
+}
+
+/// Compile a ClusterNetwork file into its objects, as JSON.
+fn compile(path: &Path) -> Vec<Value> {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+    let parsed = cluster_network::parse(&path.display().to_string(), &text)
+        .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+    cluster_network::compile(&parsed.cluster_network)
+        .unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+        .iter()
+        .map(|object| object.to_value())
         .collect()
 }
 
@@ -63,6 +81,25 @@ fn patch_cases() {
             let dir = path.parent().expect("a case directory");
             let text = describe(&load(path), &load(&dir.join("live.yaml")));
             insta::assert_snapshot!(text);
+        });
+    });
+}
+
+#[test]
+fn patch_examples() {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../snapshots/patch"));
+    settings.set_prepend_module_to_snapshot(false);
+    let examples = Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../examples"));
+    settings.bind(|| {
+        insta::glob!("../cases/patch-examples", "*.live.yaml", |path| {
+            let file = path
+                .file_name()
+                .and_then(|name| name.to_str())
+                .expect("file name");
+            let example = file.strip_suffix(".live.yaml").expect("glob suffix");
+            let desired = compile(&examples.join(example).join("cluster.yaml"));
+            insta::assert_snapshot!(describe(&desired, &load(path)));
         });
     });
 }

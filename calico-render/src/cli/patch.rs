@@ -10,8 +10,11 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use calico_render::patch::{self, PatchError};
+use calico_spec::diag::Diagnostic;
 use calico_spec::source::{self, Limits};
 use serde_json::Value;
+
+use super::post_render::{self, CompileFailure};
 
 /// The apiVersion of our own input kind.
 const CLUSTER_NETWORK_API_VERSION: &str = "calico-render.dev/v1alpha1";
@@ -122,6 +125,8 @@ enum Failure {
     NotYaml(String),
     /// YAML, but not valid input: exit 1, one line per problem.
     Invalid(Vec<String>),
+    /// A ClusterNetwork that does not pass its checks: exit 1, the diagnostics with positions.
+    Diagnostics(Vec<Diagnostic>),
 }
 
 impl Failure {
@@ -135,6 +140,10 @@ impl Failure {
                 for message in messages {
                     eprintln!("error: {message}");
                 }
+                ExitCode::from(super::EXIT_INVALID)
+            }
+            Failure::Diagnostics(diagnostics) => {
+                post_render::print_diagnostics(&diagnostics);
                 ExitCode::from(super::EXIT_INVALID)
             }
         }
@@ -170,12 +179,17 @@ fn desired_objects(file: &str, text: &str) -> Result<Vec<Value>, Failure> {
     compile_cluster_network(file, text)
 }
 
-/// Parse and compile a ClusterNetwork.
-fn compile_cluster_network(file: &str, _text: &str) -> Result<Vec<Value>, Failure> {
-    Err(Failure::NotYaml(format!(
-        "{file}: patching from a ClusterNetwork needs its compilation, which is not available \
-         in this build yet; render it and pass the rendered objects as -f"
-    )))
+/// Parse, check and compile a ClusterNetwork (the same path `render` and the adapters take),
+/// printing its lints on standard error.
+fn compile_cluster_network(file: &str, text: &str) -> Result<Vec<Value>, Failure> {
+    match post_render::compile_text(file, text) {
+        Ok(compiled) => {
+            post_render::print_diagnostics(&compiled.warnings);
+            Ok(compiled.objects)
+        }
+        Err(CompileFailure::NotYaml(message)) => Err(Failure::NotYaml(message)),
+        Err(CompileFailure::Invalid(diagnostics)) => Err(Failure::Diagnostics(diagnostics)),
+    }
 }
 
 /// Parse a YAML (or JSON) stream into its non-empty documents.

@@ -35,6 +35,9 @@ pub(crate) fn diff_matched(
     if engine.refusals.is_empty() {
         if !patch.0.is_empty() {
             rules::check_not_operator_owned(id, live)?;
+            if rules::is_endpoint_config_map(id) {
+                engine.notes.push(Note::RestartOperator(id.clone()));
+            }
         }
         verify::self_check(id, &managed, live, &patch)?;
     }

@@ -185,6 +185,9 @@ pub enum Note {
     /// The live object was read through the `crd.projectcalico.org` backing group, which we do
     /// not patch (writes there bypass Calico's validation).
     BackingGroup(ObjectId),
+    /// The patch changes the endpoint ConfigMap, which the operator process reads into its
+    /// environment only when it starts.
+    RestartOperator(ObjectId),
     /// The patch removes a pool; workloads still using it keep their addresses but lose the pool.
     PoolRemoved {
         /// The object holding the pool list.
@@ -217,6 +220,12 @@ impl fmt::Display for Note {
                     id.name
                 )
             }
+            Note::RestartOperator(id) => write!(
+                f,
+                "the patch changes {id}; restart the operator afterwards so it rereads it: \
+                 `kubectl -n {} rollout restart deploy/tigera-operator`",
+                id.namespace.as_deref().unwrap_or("tigera-operator")
+            ),
             Note::PoolRemoved { object, pool } => write!(
                 f,
                 "the patch removes pool {pool} from {object}; make sure no workload still uses \
@@ -445,7 +454,8 @@ pub fn diff_object(desired: &Value, live: &Value) -> Result<ObjectPatch, PatchEr
 /// `kind: List` documents (what `kubectl get -o yaml` prints for several objects) are expanded.
 /// Objects are matched by apiVersion, kind, namespace and name.
 /// When the live stream holds exactly one object, it must have a counterpart in the desired
-/// stream; otherwise objects present on one side only become notes.
+/// stream, and the other desired objects are ignored; otherwise objects present on one side
+/// only become notes.
 /// Refusals from every object are reported together.
 pub fn diff_streams(desired: &[Value], live: &[Value]) -> Result<StreamPatch, PatchError> {
     let desired = object::flatten(desired);
@@ -477,7 +487,9 @@ pub fn diff_streams(desired: &[Value], live: &[Value]) -> Result<StreamPatch, Pa
         {
             live_used[live_idx] = true;
             notes.push(Note::BackingGroup(live_ids[live_idx].clone()));
-        } else {
+        } else if live.len() > 1 {
+            // With one live object the user asked about that object only; the rest of the
+            // desired stream missing from LIVE is expected, not news.
             notes.push(Note::MissingInLive(desired_id.clone()));
         }
     }

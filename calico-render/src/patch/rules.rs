@@ -334,6 +334,12 @@ pub(crate) fn check_v3_pool(
     }
 }
 
+/// True for the `kubernetes-services-endpoint` ConfigMap the operator reads its API address
+/// from; the operator process only rereads it into its environment when restarted.
+pub(crate) fn is_endpoint_config_map(id: &ObjectId) -> bool {
+    id.api_version == "v1" && id.kind == "ConfigMap" && id.name == "kubernetes-services-endpoint"
+}
+
 /// Refuse to patch a projectcalico.org/v3 IPPool the operator owns: it silently reverts direct
 /// edits, so the change belongs in the Installation's pool list.
 pub(crate) fn check_not_operator_owned(id: &ObjectId, live: &Value) -> Result<(), PatchError> {
