@@ -492,8 +492,10 @@ fn push_description(doc: &mut Vec<String>, description: Option<&str>) {
             // Only an opening fence gets a language; the closing one stays bare.
             doc.push(if in_fence { "```" } else { "```text" }.to_string());
             in_fence = !in_fence;
-        } else {
+        } else if in_fence {
             doc.push(line.to_string());
+        } else {
+            doc.push(escape_markdown(line));
         }
     }
     if in_fence {
@@ -502,8 +504,28 @@ fn push_description(doc: &mut Vec<String>, description: Option<&str>) {
     doc.push(String::new());
 }
 
-/// Inline code for doc comments, safe for values that contain backticks themselves.
-fn code(text: &str) -> String {
+/// Escapes `<`, `>`, `[` and `]` outside inline code, so that rustdoc reads upstream prose
+/// as text rather than HTML tags or intra-doc links.
+fn escape_markdown(line: &str) -> String {
+    let mut out = String::with_capacity(line.len());
+    let mut in_code = false;
+    for ch in line.chars() {
+        if ch == '`' {
+            in_code = !in_code;
+        } else if !in_code && matches!(ch, '<' | '>' | '[' | ']') {
+            out.push('\\');
+        }
+        out.push(ch);
+    }
+    out
+}
+
+/// Inline code for doc comments, safe for values that contain backticks themselves; the
+/// empty string shows as `""`.
+pub fn code(text: &str) -> String {
+    if text.is_empty() {
+        return "`\"\"`".to_string();
+    }
     if text.contains('`') {
         format!("`` {text} ``")
     } else {

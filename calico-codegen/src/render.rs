@@ -332,7 +332,7 @@ pub fn render_kind(
                     .iter()
                     .map(|(ident, wire)| VariantView {
                         ident: ident.clone(),
-                        wire: wire.clone(),
+                        wire: crate::lower::code(wire),
                         to_wire: match_arm(12, &format!("Self::{ident}"), &lit(wire)),
                         from_wire: match_arm(12, &lit(wire), &format!("Self::{ident}")),
                     })

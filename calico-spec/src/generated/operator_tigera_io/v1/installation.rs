@@ -200,7 +200,7 @@ pub struct InstallationSpec {
         skip_serializing_if = "Option::is_none"
     )]
     pub kubelet_volume_plugin_path: Option<String>,
-    /// `kubernetesProvider`: string enum; values ``, `EKS`, `GKE`, `AKS`, `OpenShift`, `DockerEnterprise`, `RKE2`, `TKG`, `Kind`.
+    /// `kubernetesProvider`: string enum; values `""`, `EKS`, `GKE`, `AKS`, `OpenShift`, `DockerEnterprise`, `RKE2`, `TKG`, `Kind`.
     #[serde(rename = "kubernetesProvider", skip_serializing_if = "Option::is_none")]
     pub kubernetes_provider: Option<InstallationSpecKubernetesProvider>,
     /// `logging`: object.
@@ -1529,7 +1529,7 @@ pub struct InstallationSpecCalicoNodeDaemonSetSpecTemplateSpec {
     /// `dnsConfig`: object, the Kubernetes `PodDNSConfig` shape.
     #[serde(rename = "dnsConfig", skip_serializing_if = "Option::is_none")]
     pub dns_config: Option<PodDNSConfig>,
-    /// `dnsPolicy`: string enum; values ``, `Default`, `ClusterFirst`, `ClusterFirstWithHostNet`, `None`.
+    /// `dnsPolicy`: string enum; values `""`, `Default`, `ClusterFirst`, `ClusterFirstWithHostNet`, `None`.
     #[serde(rename = "dnsPolicy", skip_serializing_if = "Option::is_none")]
     pub dns_policy: Option<InstallationSpecCalicoNodeDaemonSetSpecTemplateSpecDnsPolicy>,
     /// `initContainers`: list of object.
@@ -1619,7 +1619,7 @@ impl<'de> Deserialize<'de> for InstallationSpecCalicoNodeDaemonSetSpecTemplateSp
 /// Also used for `status.computed.calicoNodeDaemonSet.spec.template.spec.dnsPolicy`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum InstallationSpecCalicoNodeDaemonSetSpecTemplateSpecDnsPolicy {
-    /// Wire value ``.
+    /// Wire value `""`.
     Empty,
     /// Wire value `Default`.
     Default,
@@ -2201,10 +2201,10 @@ pub struct InstallationSpecCertificateManagement {
     /// `caCert`: string; required; format `byte`.
     #[serde(rename = "caCert")]
     pub ca_cert: String,
-    /// `keyAlgorithm`: string enum; values ``, `RSAWithSize2048`, `RSAWithSize4096`, `RSAWithSize8192`, `ECDSAWithCurve256`, `ECDSAWithCurve384`, `ECDSAWithCurve521`.
+    /// `keyAlgorithm`: string enum; values `""`, `RSAWithSize2048`, `RSAWithSize4096`, `RSAWithSize8192`, `ECDSAWithCurve256`, `ECDSAWithCurve384`, `ECDSAWithCurve521`.
     #[serde(rename = "keyAlgorithm", skip_serializing_if = "Option::is_none")]
     pub key_algorithm: Option<InstallationSpecCertificateManagementKeyAlgorithm>,
-    /// `signatureAlgorithm`: string enum; values ``, `SHA256WithRSA`, `SHA384WithRSA`, `SHA512WithRSA`, `ECDSAWithSHA256`, `ECDSAWithSHA384`, `ECDSAWithSHA512`.
+    /// `signatureAlgorithm`: string enum; values `""`, `SHA256WithRSA`, `SHA384WithRSA`, `SHA512WithRSA`, `ECDSAWithSHA256`, `ECDSAWithSHA384`, `ECDSAWithSHA512`.
     #[serde(rename = "signatureAlgorithm", skip_serializing_if = "Option::is_none")]
     pub signature_algorithm: Option<InstallationSpecCertificateManagementSignatureAlgorithm>,
     /// `signerName`: string; required.
@@ -2217,7 +2217,7 @@ pub struct InstallationSpecCertificateManagement {
 /// Also used for `status.computed.certificateManagement.keyAlgorithm`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum InstallationSpecCertificateManagementKeyAlgorithm {
-    /// Wire value ``.
+    /// Wire value `""`.
     Empty,
     /// Wire value `RSAWithSize2048`.
     RSAWithSize2048,
@@ -2306,7 +2306,7 @@ impl<'de> Deserialize<'de> for InstallationSpecCertificateManagementKeyAlgorithm
 /// Also used for `status.computed.certificateManagement.signatureAlgorithm`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum InstallationSpecCertificateManagementSignatureAlgorithm {
-    /// Wire value ``.
+    /// Wire value `""`.
     Empty,
     /// Wire value `SHA256WithRSA`.
     SHA256WithRSA,
@@ -2876,7 +2876,7 @@ pub struct InstallationSpecImagePullSecrets {
 /// Also used for `status.computed.kubernetesProvider`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum InstallationSpecKubernetesProvider {
-    /// Wire value ``.
+    /// Wire value `""`.
     Empty,
     /// Wire value `EKS`.
     EKS,
@@ -3699,7 +3699,7 @@ pub struct InstallationStatusComputed {
         skip_serializing_if = "Option::is_none"
     )]
     pub kubelet_volume_plugin_path: Option<String>,
-    /// `kubernetesProvider`: string enum; values ``, `EKS`, `GKE`, `AKS`, `OpenShift`, `DockerEnterprise`, `RKE2`, `TKG`, `Kind`.
+    /// `kubernetesProvider`: string enum; values `""`, `EKS`, `GKE`, `AKS`, `OpenShift`, `DockerEnterprise`, `RKE2`, `TKG`, `Kind`.
     #[serde(rename = "kubernetesProvider", skip_serializing_if = "Option::is_none")]
     pub kubernetes_provider: Option<InstallationSpecKubernetesProvider>,
     /// `logging`: object.
