@@ -186,7 +186,10 @@ mod tests {
         check_field("", "field");
         check_field("serviceCIDRs", "service_cidrs");
         check_field("serviceClusterIPs", "service_cluster_ips");
-        check_field("deviceRouteSourceAddressIPv6", "device_route_source_address_ipv6");
+        check_field(
+            "deviceRouteSourceAddressIPv6",
+            "device_route_source_address_ipv6",
+        );
         check_field("IPv4Pool", "ipv4_pool");
         check_field("floatingIPs", "floating_ips");
         check_field("BGPPeer", "bgp_peer");
