@@ -620,6 +620,49 @@ fn an_operator_owned_v3_pool_is_never_patched_directly() {
     check(&v3_pool(json!(["Workload", "Tunnel"])), &live, json!([]));
 }
 
+fn bgp_peer(spec: Value) -> Value {
+    json!({
+        "apiVersion": "projectcalico.org/v3",
+        "kind": "BGPPeer",
+        "metadata": {"name": "router"},
+        "spec": spec,
+    })
+}
+
+#[test]
+fn a_bgp_peer_switching_between_exclusive_fields_drops_the_old_one() {
+    let by_ip = bgp_peer(
+        json!({"peerIP": "192.168.10.1", "asNumber": 4200000000u32, "keepaliveTime": "30s"}),
+    );
+    let by_selector =
+        bgp_peer(json!({"peerSelector": "route-reflector == 'true'", "keepaliveTime": "30s"}));
+    check(
+        &by_selector,
+        &by_ip,
+        json!([
+            {"op": "add", "path": "/spec/peerSelector", "value": "route-reflector == 'true'"},
+            {"op": "remove", "path": "/spec/peerIP"},
+            {"op": "remove", "path": "/spec/asNumber"},
+        ]),
+    );
+    check(
+        &by_ip,
+        &by_selector,
+        json!([
+            {"op": "add", "path": "/spec/asNumber", "value": 4200000000u32},
+            {"op": "add", "path": "/spec/peerIP", "value": "192.168.10.1"},
+            {"op": "remove", "path": "/spec/peerSelector"},
+        ]),
+    );
+    // A field outside every exclusive set that only LIVE has stays.
+    let desired = bgp_peer(json!({"peerIP": "192.168.10.2"}));
+    check(
+        &desired,
+        &by_ip,
+        json!([{"op": "replace", "path": "/spec/peerIP", "value": "192.168.10.2"}]),
+    );
+}
+
 #[test]
 fn identity_problems_are_reported() {
     let mut other = article_live();
@@ -644,6 +687,110 @@ fn identity_problems_are_reported() {
             ..
         })
     ));
+}
+
+#[test]
+fn streams_match_objects_by_identity() {
+    let desired = vec![article_desired(), v3_pool(json!(["LoadBalancer"]))];
+    // One live object: its patch only; the desired IPPool it lacks is not news.
+    let stream = patch::diff_streams(&desired, &[article_live()]).expect("stream");
+    assert!(stream.is_single());
+    assert_eq!(stream.patches().len(), 1);
+    assert!(stream.notes().is_empty(), "{:?}", stream.notes());
+
+    // A List is expanded; a live object DESIRED does not mention is left alone, with a note.
+    let mut felix = json!({
+        "apiVersion": "projectcalico.org/v3",
+        "kind": "FelixConfiguration",
+        "metadata": {"name": "default"},
+        "spec": {"bpfEnabled": true},
+    });
+    let list = json!({
+        "apiVersion": "v1",
+        "kind": "List",
+        "items": [felix.clone(), article_live(), v3_live(json!(["LoadBalancer"]))],
+    });
+    let stream = patch::diff_streams(&desired, &[list]).expect("stream");
+    assert!(!stream.is_single());
+    let changed: Vec<String> = stream
+        .changed()
+        .map(|object| object.id().kind.clone())
+        .collect();
+    assert_eq!(changed, ["Installation"]);
+    assert!(matches!(stream.notes(), [Note::OnlyInLive(id)] if id.kind == "FelixConfiguration"));
+
+    // The only live object has no counterpart.
+    match patch::diff_streams(&desired, std::slice::from_ref(&felix)) {
+        Err(err @ PatchError::NoMatchingObject { .. }) => {
+            assert!(
+                err.to_string()
+                    .contains("DESIRED has: Installation default"),
+                "{err}"
+            );
+        }
+        other => panic!("expected no matching object, got {other:?}"),
+    }
+    // The same object twice on one side.
+    felix["spec"] = json!({});
+    assert!(matches!(
+        patch::diff_streams(&desired, &[felix.clone(), felix]),
+        Err(PatchError::DuplicateObject {
+            side: Side::Live,
+            ..
+        })
+    ));
+    assert!(matches!(
+        patch::diff_streams(&desired, &[]),
+        Err(PatchError::Empty { side: Side::Live })
+    ));
+}
+
+#[test]
+fn the_crd_backing_group_is_never_patched() {
+    let mut backing = v3_live(json!(["LoadBalancer"]));
+    backing["apiVersion"] = json!("crd.projectcalico.org/v1");
+    let desired = vec![v3_pool(json!(["LoadBalancer"]))];
+    match patch::diff_streams(&desired, std::slice::from_ref(&backing)) {
+        Err(err @ PatchError::BackingGroup { .. }) => {
+            assert!(
+                err.to_string()
+                    .contains("kubectl get ippools.projectcalico.org loadbalancer-ipv4"),
+                "{err}"
+            );
+        }
+        other => panic!("expected a backing-group error, got {other:?}"),
+    }
+    let stream = patch::diff_streams(&desired, &[backing, article_live()]).expect("stream");
+    assert!(stream.patches().is_empty());
+    assert!(
+        matches!(stream.notes(), [Note::BackingGroup(_), Note::OnlyInLive(_)]),
+        "{:?}",
+        stream.notes()
+    );
+}
+
+#[test]
+fn kubectl_commands_name_fully_qualified_calico_resources() {
+    let mut desired = v3_pool(json!(["LoadBalancer"]));
+    desired["spec"]["disableBGPExport"] = json!(false);
+    let object = patch::diff_object(&desired, &v3_live(json!(["LoadBalancer"]))).expect("patch");
+    assert_eq!(
+        patch::kubectl_command(&object).expect("known kind"),
+        r#"kubectl patch ippools.projectcalico.org loadbalancer-ipv4 --type=json -p '[{"op":"add","path":"/spec/disableBGPExport","value":false}]'"#
+    );
+    let unknown = json!({"apiVersion": "example.com/v1", "kind": "Widget", "metadata": {"name": "w"}, "spec": {"a": 1}});
+    let mut live = unknown.clone();
+    live["spec"]["a"] = json!(2);
+    let object = patch::diff_object(&unknown, &live).expect("any kind diffs");
+    match patch::kubectl_command(&object) {
+        Err(err @ PatchError::UnsupportedKind { .. }) => {
+            assert!(
+                err.to_string().contains("projectcalico.org/v3 IPPool"),
+                "{err}"
+            );
+        }
+        other => panic!("expected an unsupported kind, got {other:?}"),
+    }
 }
 
 #[test]

@@ -128,9 +128,17 @@ impl<'a> Engine<'a> {
             (Value::Object(desired_fields), Value::Object(live_fields))
                 if !rules::atomic_object(self.id, ptr) =>
             {
-                let (desired, live) = (desired_fields, live_fields);
-                for (field, desired) in desired {
-                    self.value(&ptr.with_trailing_token(field), desired, live.get(field))?;
+                for (field, desired) in desired_fields {
+                    self.value(
+                        &ptr.with_trailing_token(field),
+                        desired,
+                        live_fields.get(field),
+                    )?;
+                }
+                for field in rules::displaced_fields(self.id, ptr, desired_fields, live_fields) {
+                    self.ops.push(PatchOperation::Remove(RemoveOperation {
+                        path: ptr.with_trailing_token(field),
+                    }));
                 }
             }
             (Value::Array(desired_items), Value::Array(live_items))

@@ -51,6 +51,18 @@ pub fn kubectl_resource(id: &ObjectId) -> Option<&'static str> {
         .map(|(_, _, resource)| *resource)
 }
 
+/// The fully qualified projectcalico.org resource name of a Calico kind, for messages about
+/// objects read through the backing group (`IPPool` -> `ippools.projectcalico.org`).
+pub(crate) fn calico_resource(kind: &str) -> String {
+    RESOURCES
+        .iter()
+        .find(|(api_version, known, _)| *api_version == "projectcalico.org/v3" && *known == kind)
+        .map_or_else(
+            || format!("{}s.projectcalico.org", kind.to_ascii_lowercase()),
+            |(_, _, resource)| (*resource).to_owned(),
+        )
+}
+
 /// The supported kinds, for error messages.
 pub(crate) fn supported_kinds() -> String {
     RESOURCES

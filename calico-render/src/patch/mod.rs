@@ -212,7 +212,7 @@ impl fmt::Display for Note {
                 )
             }
             Note::BackingGroup(id) => {
-                let resource = format!("{}s.projectcalico.org", id.kind.to_ascii_lowercase());
+                let resource = kubectl::calico_resource(&id.kind);
                 write!(
                     f,
                     "LIVE has {id}, read through the crd.projectcalico.org backing group, which is \
@@ -323,8 +323,8 @@ pub enum PatchError {
     /// The only live object was read through the `crd.projectcalico.org` backing group.
     #[error(
         "LIVE holds {live}, read through the crd.projectcalico.org backing group, which is never \
-         patched; read it with `kubectl get {}s.projectcalico.org {} -o yaml` and run again",
-        .live.kind.to_ascii_lowercase(),
+         patched; read it with `kubectl get {} {} -o yaml` and run again",
+        kubectl::calico_resource(&.live.kind),
         .live.name
     )]
     BackingGroup {

@@ -2,7 +2,8 @@
 //! how pools are matched, and which pool changes Calico cannot make in place.
 //!
 //! To key another list, add a row to [`KEYED_LISTS`]; to make an object replace as a whole, add
-//! a row to [`ATOMIC_OBJECTS`].
+//! a row to [`ATOMIC_OBJECTS`]; to declare fields that cannot stand side by side, add a row to
+//! [`EXCLUSIVE_FIELDS`].
 //! The engine, the self-check and the guard check all read these tables.
 
 use std::collections::BTreeSet;
@@ -78,6 +79,79 @@ pub(crate) fn atomic_object(id: &ObjectId, ptr: &Pointer) -> bool {
     ATOMIC_OBJECTS
         .iter()
         .any(|field| field.group == id.group() && field.kind == id.kind && is_at(ptr, field.path))
+}
+
+/// Fields of one object that Calico rejects side by side: when the desired object sets one of
+/// them, a live value of another that the desired object does not set is removed.
+///
+/// This is the one case where a field only the live object has is touched: leaving it would
+/// make the patched object invalid (the API server would reject the whole patch).
+struct ExclusiveFields {
+    /// API group of the object.
+    group: &'static str,
+    /// Kind of the object.
+    kind: &'static str,
+    /// Where the fields' parent object is, as unescaped pointer tokens.
+    path: &'static [&'static str],
+    /// The fields that exclude each other.
+    fields: &'static [&'static str],
+}
+
+/// Every set of exclusive fields the engine knows (BGPPeer's CEL rules in the v3.32.1 CRD).
+const EXCLUSIVE_FIELDS: &[ExclusiveFields] = &[
+    ExclusiveFields {
+        group: "projectcalico.org",
+        kind: "BGPPeer",
+        path: &["spec"],
+        fields: &["peerIP", "peerSelector"],
+    },
+    ExclusiveFields {
+        group: "projectcalico.org",
+        kind: "BGPPeer",
+        path: &["spec"],
+        fields: &["node", "nodeSelector"],
+    },
+    ExclusiveFields {
+        group: "projectcalico.org",
+        kind: "BGPPeer",
+        path: &["spec"],
+        fields: &["peerSelector", "asNumber"],
+    },
+    ExclusiveFields {
+        group: "projectcalico.org",
+        kind: "BGPPeer",
+        path: &["spec"],
+        fields: &["localWorkloadSelector", "peerIP", "peerSelector"],
+    },
+];
+
+/// The live fields under `ptr` that a desired field excludes, in table order, without
+/// duplicates.
+pub(crate) fn displaced_fields(
+    id: &ObjectId,
+    ptr: &Pointer,
+    desired: &serde_json::Map<String, Value>,
+    live: &serde_json::Map<String, Value>,
+) -> Vec<&'static str> {
+    let is_set = |fields: &serde_json::Map<String, Value>, field: &str| {
+        fields.get(field).is_some_and(|value| !value.is_null())
+    };
+    let mut displaced = Vec::new();
+    for exclusive in EXCLUSIVE_FIELDS {
+        if exclusive.group != id.group() || exclusive.kind != id.kind || !is_at(ptr, exclusive.path)
+        {
+            continue;
+        }
+        if !exclusive.fields.iter().any(|field| is_set(desired, field)) {
+            continue;
+        }
+        for field in exclusive.fields {
+            if !is_set(desired, field) && live.contains_key(*field) && !displaced.contains(field) {
+                displaced.push(*field);
+            }
+        }
+    }
+    displaced
 }
 
 /// The label the operator puts on the projectcalico.org/v3 IPPools it owns.

@@ -5,7 +5,8 @@
 //! implementation that shares no code with our diff), and the result must:
 //!
 //! - hold every managed field with its desired value;
-//! - hold every field only the live object has, unchanged;
+//! - hold every field only the live object has, unchanged (except a field a desired one
+//!   excludes, which must be gone);
 //! - need no further operation when diffed again.
 
 use json_patch::PatchOperation;
@@ -15,7 +16,7 @@ use serde_json::Value;
 use super::PatchError;
 use super::diff::{Engine, covers, field_path};
 use super::object::ObjectId;
-use super::rules::{atomic_object, keyed_list, match_items};
+use super::rules::{atomic_object, displaced_fields, keyed_list, match_items};
 
 /// Verify `patch` against `live` and the managed view of the desired object.
 pub(crate) fn self_check(
@@ -82,11 +83,13 @@ fn untouched(
         }
         (Some(_), _, _) if atomic_object(id, ptr) => Ok(()),
         (Some(Value::Object(managed)), Value::Object(live), Value::Object(result)) => {
+            let displaced = displaced_fields(id, ptr, managed, live);
             for (field, live) in live {
                 let field_ptr = ptr.with_trailing_token(field);
                 let managed = managed.get(field).filter(|value| !value.is_null());
                 match result.get(field) {
                     Some(result) => untouched(id, &field_ptr, managed, live, result)?,
+                    None if displaced.contains(&field.as_str()) => {}
                     None => return Err(field_ptr),
                 }
             }
