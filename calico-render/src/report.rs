@@ -146,7 +146,8 @@ struct JsonSkipped<'a> {
     kind: Option<&'a str>,
 }
 
-/// The `-o json` object: `{"diagnostics":[...],"skipped":[...]}`, one line, then a newline.
+/// The `-o json` object: `{"diagnostics":[...],"skipped":[...]}`, pretty-printed (two-space
+/// indent, fields in DESIGN.md's order), then a newline.
 pub fn render_json(diagnostics: &[Diagnostic], skipped: &[Skipped]) -> String {
     let report = JsonReport {
         diagnostics: diagnostics
@@ -174,7 +175,7 @@ pub fn render_json(diagnostics: &[Diagnostic], skipped: &[Skipped]) -> String {
             .collect(),
     };
     // Serializing plain strings and numbers into a String cannot fail.
-    let mut out = serde_json::to_string(&report).expect("report serializes");
+    let mut out = serde_json::to_string_pretty(&report).expect("report serializes");
     out.push('\n');
     out
 }
@@ -269,10 +270,14 @@ pub fn render_text(
 /// fields, otherwise the value up to a trailing comment or the end of the line.
 fn marker_len(line: &str, column: usize, key: bool) -> usize {
     let rest: String = line.chars().skip(column.saturating_sub(1)).collect();
-    let end = if key {
-        rest.find(':').unwrap_or(rest.len())
-    } else {
-        rest.find(" #").unwrap_or(rest.len())
+    // A position on a key (unknown fields, and mappings shown at their key) is underlined up to
+    // the colon; a value up to a trailing comment.
+    let key_end = rest
+        .find(": ")
+        .or_else(|| rest.trim_end().strip_suffix(':').map(str::len));
+    let end = match key_end {
+        Some(colon) if key || !rest.starts_with(['"', '\'']) => colon,
+        _ => rest.find(" #").unwrap_or(rest.len()),
     };
     rest[..end].trim_end().chars().count().max(1)
 }
@@ -309,6 +314,8 @@ mod tests {
         );
         assert_eq!(marker_len("    blocksize: 26", 5, true), 9);
         assert_eq!(marker_len("", 1, false), 1);
+        assert_eq!(marker_len("  calicoNetwork:", 3, false), 13);
+        assert_eq!(marker_len("    - cidr: fd00::/48", 13, false), 9);
     }
 
     #[test]

@@ -143,11 +143,16 @@ impl SpanMap {
     /// The position to show for a diagnostic at `path`: the node's value, or, when the path
     /// does not exist in the source (a field the user left out, or one added by defaulting),
     /// the closest ancestor that does.
+    /// A mapping or sequence is shown at its key (`calicoNetwork:`) rather than at its first
+    /// entry, which is where a collection's content starts.
     pub fn locate(&self, path: &str) -> Option<Pos> {
         let mut current = path;
         loop {
             if let Some(span) = self.spans.get(current) {
-                return Some(span.value);
+                return Some(match span.quoting {
+                    Some(_) => span.value,
+                    None => span.key.unwrap_or(span.value),
+                });
             }
             current = parent_path(current)?;
         }
@@ -755,6 +760,7 @@ mod tests {
         check("spec.ipPools[0].blockSize", 6, 16);
         check("spec.ipPools[0]", 5, 5);
         check("spec.ipPools[0].missing", 5, 5);
+        check("spec.ipPools", 4, 3);
         assert_eq!(
             spans.locate_key("spec.ipPools[0].blockSize"),
             Some(Pos { line: 6, column: 5 })
