@@ -1737,16 +1737,20 @@ impl Rng {
     }
 }
 
-/// One generated ClusterNetwork, as the YAML a user would write. Every combination it produces
-/// is valid by construction: without BGP every pool uses VXLAN, IPv6 pools never use IPIP,
-/// block sizes stay within the family's range and not shorter than the pool's prefix, and pool
-/// ranges never overlap each other or the LoadBalancer ranges.
+/// One generated ClusterNetwork, as the YAML a user would write. The main axes follow the
+/// index, so any dozen inputs cover every dataplane with and without BGP, IPv4, IPv6 and dual
+/// stack, router peers, LoadBalancer pools and both API server choices; the details are drawn
+/// from `rng`. Every combination is valid by construction: without BGP every pool uses VXLAN,
+/// IPv6 pools never use IPIP, block sizes stay within the family's range and not shorter than
+/// the pool's prefix, and pool ranges never overlap each other or the LoadBalancer ranges.
 fn generated_cluster_network(rng: &mut Rng, index: usize) -> String {
     let mut y = String::new();
-    let dataplane = rng.pick(&["Iptables", "BPF", "Nftables"]);
-    let bgp = rng.chance(50);
-    let ipv4 = rng.chance(85);
-    let ipv6 = !ipv4 || rng.chance(35);
+    let dataplane = ["Iptables", "BPF", "Nftables"][index % 3];
+    let bgp = (index / 3) % 2 == 1;
+    let (ipv4, ipv6) = [(true, false), (true, true), (false, true), (true, false)][index % 4];
+    let with_peer = bgp && (index % 2 == 1 || rng.chance(50));
+    let with_load_balancers = index % 2 == 0 || rng.chance(30);
+    let without_api_server = index % 4 == 1;
     let _ = writeln!(y, "apiVersion: calico-render.dev/v1alpha1");
     let _ = writeln!(y, "kind: ClusterNetwork");
     let _ = writeln!(y, "metadata:\n  name: corpus-{index:02}");
@@ -1766,7 +1770,7 @@ fn generated_cluster_network(rng: &mut Rng, index: usize) -> String {
     }
     let _ = writeln!(y, "  dataplane: {dataplane}");
     let mut lb_ranges = Vec::new();
-    if rng.chance(50) {
+    if with_load_balancers {
         lb_ranges.push(format!("192.168.{}.0/24", 200 + rng.below(50)));
     }
     if bgp {
@@ -1777,7 +1781,7 @@ fn generated_cluster_network(rng: &mut Rng, index: usize) -> String {
         if rng.chance(50) {
             let _ = writeln!(y, "    nodeToNodeMesh: false");
         }
-        if rng.chance(70) {
+        if with_peer {
             let _ = writeln!(
                 y,
                 "    peers:\n      - name: router\n        peerIP: 192.168.10.1\n        asNumber: {}",
@@ -1844,7 +1848,7 @@ fn generated_cluster_network(rng: &mut Rng, index: usize) -> String {
             let _ = writeln!(y, "    - name: lb-pool-{n}\n      cidr: {range}");
         }
     }
-    if rng.chance(25) {
+    if without_api_server {
         let _ = writeln!(y, "  calicoAPIServer: false");
     }
     if rng.chance(30) {
@@ -1902,11 +1906,35 @@ fn a_generated_corpus_of_cluster_networks_is_stored_unchanged() {
             panic!("cannot write {}: {err}", input.display());
         }
         if let Ok(objects) = render_json(server, &input, "all") {
-            for object in &objects {
-                *kinds
-                    .entry(object["kind"].as_str().unwrap_or("?").to_string())
-                    .or_default() += 1;
+            let names: Vec<&str> = objects
+                .iter()
+                .map(|object| object["kind"].as_str().unwrap_or("?"))
+                .collect();
+            for name in &names {
+                *kinds.entry((*name).to_string()).or_default() += 1;
             }
+            // One line per input, so a CI log shows what the corpus covered.
+            let summary: Vec<&str> = text
+                .lines()
+                .filter_map(|line| {
+                    let line = line.trim();
+                    [
+                        "dataplane:",
+                        "enabled:",
+                        "peerIP:",
+                        "cidr:",
+                        "calicoAPIServer:",
+                    ]
+                    .iter()
+                    .any(|key| line.starts_with(key) || line.starts_with(&format!("- {key}")))
+                    .then_some(line)
+                })
+                .collect();
+            eprintln!(
+                "e2e corpus-{index:02}: {} -> {}",
+                summary.join(", "),
+                names.join(", ")
+            );
         }
         if let Err(err) = check_rendered(server, &input, &mut counts) {
             failures.push(format!(

@@ -61,6 +61,13 @@ fn out_dir_listing(objects: &[Object]) -> String {
         .collect()
 }
 
+/// What `render -o helm-values` prints.
+fn helm_values(objects: &[Object]) -> String {
+    let values: Vec<serde_json::Value> = objects.iter().map(Object::to_value).collect();
+    let chart = calico_render::helm_values::to_chart_values(&values);
+    calico_render::helm_values::to_values_yaml(&chart).expect("values render")
+}
+
 fn snapshot(name: &str, text: &str) {
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../snapshots/render"));
@@ -90,6 +97,7 @@ fn every_example_in_every_form() {
             &render(&objects, Stage::All, Format::Json),
         );
         snapshot(&format!("{name}.out-dir"), &out_dir_listing(&objects));
+        snapshot(&format!("{name}.helm-values.yaml"), &helm_values(&objects));
     }
 }
 

@@ -12,23 +12,23 @@ use anyhow::{Context, bail};
 use calico_render::bundle::{self, Format, RenderConfig, Stage};
 use calico_spec::cluster_network::{self, ParseError};
 use calico_spec::diag::Diagnostic;
+use calico_spec::objects::Object;
 
 /// Arguments of `calico-render render`.
 #[derive(Debug, clap::Args)]
-#[command(
-    long_about = "Render a ClusterNetwork into the manifests the tigera-operator expects.\n\n\
-    The output is a YAML stream in a fixed order (endpoint ConfigMap, Installation, APIServer, \
-    then the projectcalico.org/v3 FelixConfiguration, BGPConfiguration, BGPPeer and IPPool \
-    objects), byte-for-byte deterministic. Everything is checked before anything is printed: \
-    an invalid input prints diagnostics on standard error, nothing on standard output, and \
-    exits 1.\n\n\
-    Stages: `--stage operator` gives what can be created right after the operator \
-    (`kubectl create -f -`). `--stage calico` gives the projectcalico.org/v3 objects, which \
-    need the Calico API server first; apply them with `kubectl apply --server-side -f -`, not \
-    `create`, because the operator creates FelixConfiguration `default` itself.\n\n\
-    Exit status: 0 rendered (warnings allowed), 1 invalid input, 2 usage or IO error or text \
-    that is not YAML."
-)]
+#[command(after_long_help = "\
+The output is a YAML stream in a fixed order (endpoint ConfigMap, Installation, APIServer, then
+the projectcalico.org/v3 FelixConfiguration, BGPConfiguration, BGPPeer and IPPool objects),
+byte-for-byte deterministic. Everything is checked before anything is printed: an invalid input
+prints diagnostics on standard error, nothing on standard output, and exits 1.
+
+Stages: `--stage operator` gives what can be created right after the operator
+(`kubectl create -f -`). `--stage calico` gives the projectcalico.org/v3 objects, which need the
+Calico API server first; apply them with `kubectl apply --server-side -f -`, not `create`,
+because the operator creates FelixConfiguration `default` itself.
+
+Exit status: 0 rendered (warnings allowed), 1 invalid input, 2 usage or IO error or text that is
+not YAML.")]
 pub struct Args {
     /// The ClusterNetwork file (`-` for standard input).
     #[arg(short = 'f', long = "filename", value_name = "FILE")]
@@ -57,6 +57,9 @@ enum OutputFormat {
     Yaml,
     /// A JSON `v1` `List`.
     Json,
+    /// Values for the official tigera-operator Helm chart (objects the chart cannot render are
+    /// listed in comments at the top).
+    HelmValues,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -105,6 +108,12 @@ pub fn run(args: Args) -> super::Outcome {
     let format = match args.output {
         OutputFormat::Yaml => Format::Yaml,
         OutputFormat::Json => Format::Json,
+        OutputFormat::HelmValues => {
+            if args.out_dir.is_some() {
+                bail!("--out-dir writes YAML manifests; leave out `-o helm-values` or --out-dir");
+            }
+            return print_helm_values(stage, &objects);
+        }
     };
     let config = RenderConfig { stage, format };
     match &args.out_dir {
@@ -124,6 +133,30 @@ pub fn run(args: Args) -> super::Outcome {
             stdout.flush().context("cannot write to standard output")?;
         }
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `-o helm-values`: the chart's values for the selected objects on standard output.
+fn print_helm_values(stage: Stage, objects: &[Object]) -> super::Outcome {
+    let values: Vec<serde_json::Value> = bundle::in_bundle_order(objects)
+        .into_iter()
+        .filter(|object| stage.includes(object))
+        .map(Object::to_value)
+        .collect();
+    let chart = calico_render::helm_values::to_chart_values(&values);
+    let text = calico_render::helm_values::to_values_yaml(&chart)
+        .map_err(|message| anyhow::anyhow!("cannot write the chart values: {message}"))?;
+    // The notes (which objects the chart cannot render, namespace caveats) are comments at the
+    // top of the values file itself, where the user will see them when applying it.
+    let mut text = text;
+    if !text.ends_with('\n') {
+        text.push('\n');
+    }
+    let mut stdout = std::io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .context("cannot write to standard output")?;
+    stdout.flush().context("cannot write to standard output")?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -7,12 +7,10 @@ use anyhow::Context;
 
 /// Arguments of `calico-render schema`.
 #[derive(Debug, clap::Args)]
-#[command(
-    long_about = "Print the JSON Schema (draft-07) of the ClusterNetwork input kind.\n\n\
-    Editors that speak yaml-language-server pick it up from a first-line comment such as\n\
-    `# yaml-language-server: $schema=clusternetwork.schema.json`; every field's default is in\n\
-    the schema's `default` keyword."
-)]
+#[command(after_long_help = "\
+The schema is JSON Schema draft-07. Editors that speak yaml-language-server pick it up from a
+first-line comment such as `# yaml-language-server: $schema=clusternetwork.schema.json`; every
+field's default is in the schema's `default` keyword.")]
 pub struct Args {}
 
 /// Run the subcommand.
