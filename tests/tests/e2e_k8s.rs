@@ -1749,7 +1749,7 @@ fn generated_cluster_network(rng: &mut Rng, index: usize) -> String {
     let bgp = (index / 3) % 2 == 1;
     let (ipv4, ipv6) = [(true, false), (true, true), (false, true), (true, false)][index % 4];
     let with_peer = bgp && (index % 2 == 1 || rng.chance(50));
-    let with_load_balancers = index % 2 == 0 || rng.chance(30);
+    let with_load_balancers = index.is_multiple_of(2) || rng.chance(30);
     let without_api_server = index % 4 == 1;
     let _ = writeln!(y, "apiVersion: calico-render.dev/v1alpha1");
     let _ = writeln!(y, "kind: ClusterNetwork");
