@@ -27,6 +27,7 @@ const CLUSTER_NETWORK_API_VERSION: &str = "calico-render.dev/v1alpha1";
 /// blockSize, a pool switching to or from LoadBalancer use) are refused with exit code 1 and
 /// the migration steps.
 #[derive(Debug, clap::Args)]
+#[command(after_long_help = AFTER_HELP)]
 pub struct Args {
     /// The desired state: a ClusterNetwork, or upstream objects (Installation, APIServer,
     /// projectcalico.org/v3 kinds, the endpoint ConfigMap); `-` reads standard input.
@@ -42,6 +43,23 @@ pub struct Args {
     #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Json)]
     output: Format,
 }
+
+/// The long help's closing section: what is compared, and an example.
+const AFTER_HELP: &str = "\
+Only fields the desired state sets are compared: the operator's written-back defaults, status \
+and metadata are never drift and never touched (the one exception: a BGPPeer field that a \
+desired field excludes, such as peerIP when switching to peerSelector, is removed). IP pools in the Installation are matched by \
+name, never by position, and every change to one is guarded by a `test` of its name, so a \
+patch applied to a pool list that has moved fails instead of editing the wrong pool. A pool's \
+cidr or blockSize, and switching a pool to or from LoadBalancer use, cannot change in place: \
+such changes are refused with exit code 1 and the migration steps.
+
+Exit codes: 0 patch printed (`[]` and a note when nothing differs); 1 invalid input or refused \
+change; 2 usage, IO, or text that is not YAML.
+
+Example:
+  kubectl get installation default -o yaml > live.yaml
+  calico-render patch -f cluster.yaml --live live.yaml -o kubectl | sh";
 
 /// How the patches are printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
