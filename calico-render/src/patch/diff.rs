@@ -15,7 +15,7 @@ use super::{Note, ObjectPatch, PatchError, Refusal, rules, verify};
 
 /// What diffing one pair of objects produced: the patch, or the changes that were refused.
 pub(crate) struct Outcome {
-    /// The verified patch (empty when refusals were found).
+    /// The patch; verified only when no change was refused (a refused patch is never shown).
     pub patch: ObjectPatch,
     /// Changes Calico cannot apply in place.
     pub refusals: Vec<Refusal>,

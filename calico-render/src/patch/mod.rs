@@ -11,17 +11,38 @@
 //!   `metadata.labels` and `metadata.annotations` entries.
 //!   A `null` in the desired object means "not set" and is not managed.
 //!   Fields only the live object has (the operator's written-back defaults, status, metadata)
-//!   are never touched.
+//!   are never touched, with one exception: a field that Calico rejects next to a desired one
+//!   (BGPPeer `peerIP` when the desired peer uses `peerSelector`) is removed.
 //! - Lists are atomic (replaced as a whole when they differ), except keyed lists: the
 //!   Installation's `spec.calicoNetwork.ipPools` is matched by pool `name`, never by position.
 //!   Every group of operations on pool `N` is preceded by a `test` of
 //!   `/spec/calicoNetwork/ipPools/N/name`, so the patch fails instead of editing the wrong pool
 //!   when the list moved; the list itself is never replaced.
+//!   Objects whose members are alternatives (node address autodetection) are atomic too.
 //! - Changes Calico cannot make in place (a pool's `cidr` or `blockSize`, a pool switching to or
 //!   from LoadBalancer use) are refused with the migration steps as the hint.
 //! - Before a patch is returned it is applied to the live object with the `json-patch` crate
 //!   and the result is checked against the desired object; a patch that fails that check is an
 //!   internal error, never output.
+//!
+//! ```no_run
+//! use serde_json::json;
+//!
+//! let desired = json!({
+//!     "apiVersion": "operator.tigera.io/v1", "kind": "Installation",
+//!     "metadata": {"name": "default"},
+//!     "spec": {"calicoNetwork": {"mtu": 1400}},
+//! });
+//! let live = json!({
+//!     "apiVersion": "operator.tigera.io/v1", "kind": "Installation",
+//!     "metadata": {"name": "default", "resourceVersion": "48213"},
+//!     "spec": {"calicoNetwork": {"mtu": 1450, "bgp": "Enabled"}},
+//!     "status": {"mtu": 1450},
+//! });
+//! let patch = calico_render::patch::diff_object(&desired, &live)?;
+//! assert_eq!(patch.to_json(), r#"[{"op":"replace","path":"/spec/calicoNetwork/mtu","value":1400}]"#);
+//! # Ok::<(), calico_render::patch::PatchError>(())
+//! ```
 
 mod diff;
 mod kubectl;
@@ -188,7 +209,7 @@ pub enum Note {
     /// The patch changes the endpoint ConfigMap, which the operator process reads into its
     /// environment only when it starts.
     RestartOperator(ObjectId),
-    /// The patch removes a pool; workloads still using it keep their addresses but lose the pool.
+    /// The patch removes a pool; pods still using its addresses should be moved off it first.
     PoolRemoved {
         /// The object holding the pool list.
         object: ObjectId,
