@@ -18,11 +18,11 @@
 //! # Enabling it
 //!
 //! The suite runs only when `CALICO_RENDER_E2E_KUBECONFIG` names a kubeconfig for a server that
-//! has the CRDs loaded (`.ci/run` starts one with `../shared/tools/k8s-real-setup.sh`; see
-//! `.ci/k8s-e2e.sh`). `CALICO_RENDER_E2E_KUBECTL` picks the kubectl binary (default: `kubectl`
-//! on `PATH`). Without a kubeconfig every test prints how to enable it and passes, unless
-//! `CALICO_RENDER_E2E=required` (set by CI), which turns a missing or unreachable server into a
-//! failure.
+//! has the CRDs loaded; `eval "$(.ci/k8s-e2e.sh up DIR)"` starts one (on top of
+//! `../shared/tools/k8s-real-setup.sh`) and sets it, and `.ci/run` does so for CI.
+//! `CALICO_RENDER_E2E_KUBECTL` picks the kubectl binary (default: `kubectl` on `PATH`). Without
+//! a kubeconfig every test prints how to enable it and passes, unless `CALICO_RENDER_E2E=required`
+//! (set by CI), which turns a missing or unreachable server into a failure.
 //!
 //! # Which calico-render binary
 //!
@@ -82,10 +82,13 @@ const REQUIRED_CRDS: &[&str] = &[
 
 /// How to get a server, printed when the suite is skipped and in set-up failures.
 const HOW_TO_ENABLE: &str = "\
-to run it: bash ../shared/tools/k8s-real-setup.sh install && bash ../shared/tools/k8s-real-setup.sh start,
-then bash ../shared/tools/k8s-real-setup.sh load-crds with the files .ci/k8s-e2e.sh lists (or run .ci/k8s-e2e.sh up),
-then set CALICO_RENDER_E2E_KUBECONFIG=~/.cache/k8s-real/kubeconfig and
-CALICO_RENDER_E2E_KUBECTL=~/.cache/k8s-real/bin/kubectl (.ci/run does all of this)";
+to run it against a private API server (the tools are cached in ~/.cache/k8s-real; the first
+install builds kube-apiserver, about 6 minutes):
+    .ci/k8s-e2e.sh install
+    eval \"$(.ci/k8s-e2e.sh up /tmp/calico-render-e2e)\"
+    cargo test -p calico-render-tests --test e2e_k8s
+    .ci/k8s-e2e.sh down /tmp/calico-render-e2e
+(.ci/run does the same, with CALICO_RENDER_E2E=required)";
 
 /// Everything the cases need to reach the server and run our binary.
 struct Server {
@@ -119,9 +122,12 @@ fn server(case: &str) -> Option<&'static Server> {
     match setup {
         Ok(Some(server)) => Some(server),
         Ok(None) => {
+            static HINT: OnceLock<()> = OnceLock::new();
+            let mut hint = "";
+            HINT.get_or_init(|| hint = HOW_TO_ENABLE);
             eprintln!(
                 "e2e case `{case}` skipped: {ENV_KUBECONFIG} is not set, so there is no real API \
-                 server to test against;\n{HOW_TO_ENABLE}"
+                 server to test against\n{hint}"
             );
             None
         }
