@@ -398,23 +398,37 @@ fn helm4_plugin() {
 #[test]
 fn helm_fails_cleanly_on_an_invalid_merge() {
     let Some(tools) = tools() else { return };
-    let dir = tempfile::tempdir().expect("temp dir");
+    let check = |set: &[&str], expected: &str| {
+        let dir = tempfile::tempdir().expect("temp dir");
+        let output = run(helm(&tools.helm3, dir.path())
+            .args(["template", "calico"])
+            .arg(chart())
+            .args(set)
+            .arg("--post-renderer")
+            .arg(&tools.calico_render)
+            .args(["--post-renderer-args", "post-render"])
+            .arg(format!(
+                "--post-renderer-args=--file={}",
+                example("ha-ebpf").display()
+            )));
+        assert!(!output.status.success(), "helm must fail with {set:?}");
+        assert!(output.stdout.is_empty(), "nothing rendered with {set:?}");
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert!(stderr.contains(expected), "{set:?}: {stderr}");
+    };
     // A chart value of the wrong type cannot be merged into a valid Installation.
-    let output = run(helm(&tools.helm3, dir.path())
-        .args(["template", "calico"])
-        .arg(chart())
-        .args(["--set-string", "installation.typhaMetricsPort=many"])
-        .arg("--post-renderer")
-        .arg(&tools.calico_render)
-        .args(["--post-renderer-args", "post-render"])
-        .arg(format!(
-            "--post-renderer-args=--file={}",
-            example("ha-ebpf").display()
-        )));
-    assert!(!output.status.success(), "helm must fail");
-    assert!(output.stdout.is_empty(), "nothing rendered");
-    let stderr = String::from_utf8_lossy(&output.stderr);
-    assert!(stderr.contains("does not fit its CRD schema"), "{stderr}");
+    check(
+        &["--set-string", "installation.typhaMetricsPort=many"],
+        "does not fit its CRD schema",
+    );
+    // A chart setting that contradicts ours: the rule catalogue refuses the merged result.
+    check(
+        &[
+            "--set",
+            "installation.calicoNetwork.bpfNetworkBootstrap=Enabled",
+        ],
+        "error[CR7003]: merged Installation `default`",
+    );
 }
 
 fn write_kustomization(dir: &Path, body: &str) {

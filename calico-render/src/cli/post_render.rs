@@ -217,7 +217,7 @@ impl CliFinish {
 
 impl Finish for CliFinish {
     fn check(&self, objects: &[Value]) -> Vec<Diagnostic> {
-        objects
+        let mut diagnostics: Vec<Diagnostic> = objects
             .iter()
             .filter_map(|object| {
                 let err = Self::typed(object).err()?;
@@ -241,11 +241,65 @@ impl Finish for CliFinish {
                     location: None,
                 })
             })
-            .collect()
+            .collect();
+        if diagnostics.is_empty() {
+            diagnostics = rule_errors(objects);
+        }
+        diagnostics
     }
 
     fn to_yaml(&self, object: &Value) -> Result<String, String> {
         let typed = Self::typed(object)?;
         calico_render::yaml::to_yaml(&typed).map_err(|err| err.to_string())
     }
+}
+
+/// The rule catalogue's errors for the merged objects, each named after its object.
+///
+/// Warnings are left out on purpose: our objects' lints were reported when the ClusterNetwork
+/// was checked, and the lints' assumed context (LAN ranges, Service range) would only repeat
+/// them or guess about the chart's fields.
+fn rule_errors(objects: &[Value]) -> Vec<Diagnostic> {
+    use calico_spec::rules::{self, InputDocument};
+    use calico_spec::source::{Document, Pos, SpanMap};
+    let documents: Vec<Document> = objects
+        .iter()
+        .enumerate()
+        .map(|(index, value)| Document {
+            index,
+            value: value.clone(),
+            spans: SpanMap::default(),
+            start: Pos { line: 1, column: 1 },
+            problems: Vec::new(),
+        })
+        .collect();
+    let inputs: Vec<InputDocument<'_>> = documents
+        .iter()
+        .map(|document| InputDocument {
+            file: "merged",
+            document,
+        })
+        .collect();
+    rules::validate(&inputs, &rules::Context::assumed())
+        .diagnostics
+        .into_iter()
+        .filter(|diag| diag.severity == Severity::Error)
+        .map(|mut diag| {
+            let object = diag
+                .location
+                .as_ref()
+                .and_then(|loc| objects.get(loc.document));
+            if let Some(object) = object {
+                let kind = object.get("kind").and_then(Value::as_str).unwrap_or("");
+                let name = object
+                    .pointer("/metadata/name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("");
+                diag.message = format!("merged {kind} `{name}`: {}", diag.message);
+            }
+            // The positions would point into a document nobody wrote; the path says where.
+            diag.location = None;
+            diag
+        })
+        .collect()
 }
