@@ -627,11 +627,7 @@ fn create_and_read_back(
     counts: &mut Counts,
 ) -> Result<(), String> {
     let all_yaml = format!("{operator_yaml}\n---\n{calico_yaml}");
-    let bpf = expected.iter().any(|object| {
-        object["kind"] == "Installation"
-            && object["spec"]["calicoNetwork"]["linuxDataplane"] == "BPF"
-    });
-    let operator_felix = operator_felix_configuration(bpf);
+    let operator_felix = operator_felix_configuration(is_bpf(expected));
     let operator_felix_yaml = operator_felix.to_string();
     // Everything this case may leave on the server, for the deletes before and after it.
     let everything = format!("{all_yaml}\n---\n{operator_felix_yaml}");
@@ -653,33 +649,7 @@ fn create_and_read_back(
                     .map_err(|err| format!("server dry-run of the {stage} stage: {err}"))?;
             }
         }
-        if has_operator {
-            server
-                .kubectl_ok(
-                    &["create", "--validate=strict", "-f", "-"],
-                    Some(operator_yaml),
-                )
-                .map_err(|err| format!("creating the operator stage: {err}"))?;
-        }
-        if has_calico {
-            server
-                .kubectl_ok(
-                    &["create", "--field-manager=tigera-operator", "-f", "-"],
-                    Some(&operator_felix_yaml),
-                )
-                .map_err(|err| format!("creating the operator's FelixConfiguration: {err}"))?;
-            let apply = [
-                "apply",
-                "--server-side",
-                "--field-manager=calico-render-e2e",
-                "--validate=strict",
-                "-f",
-                "-",
-            ];
-            server
-                .kubectl_ok(&apply, Some(calico_yaml))
-                .map_err(|err| format!("apply --server-side of the calico stage: {err}"))?;
-        }
+        install_stages(server, operator_yaml, calico_yaml, &operator_felix_yaml)?;
 
         let stored = server.get_objects(&all_yaml)?;
         if stored.len() != expected.len() {
@@ -691,14 +661,7 @@ fn create_and_read_back(
         }
         let mut problems = Vec::new();
         for (sent, stored) in expected.iter().zip(&stored) {
-            let is_operator_felix =
-                sent["kind"] == "FelixConfiguration" && sent["metadata"]["name"] == "default";
-            // Server-side apply merges our FelixConfiguration `default` into the operator's.
-            let want = if is_operator_felix {
-                merged(&operator_felix, sent)
-            } else {
-                sent.clone()
-            };
+            let want = expected_after_install(sent, &operator_felix);
             if let Err(problem) = check_stored(&want, stored) {
                 problems.push(problem);
             }
@@ -741,6 +704,65 @@ fn create_and_read_back(
 
     let cleanup = server.delete_objects(&everything);
     result.and(cleanup)
+}
+
+/// Put a bundle on the server as a user of a real cluster would: `kubectl create` the operator
+/// stage, then, once the operator has made FelixConfiguration `default` (simulated here with
+/// `operator_felix_yaml`, under the operator's field manager), `kubectl apply --server-side`
+/// the calico stage over it.
+fn install_stages(
+    server: &Server,
+    operator_yaml: &str,
+    calico_yaml: &str,
+    operator_felix_yaml: &str,
+) -> Result<(), String> {
+    if !operator_yaml.trim().is_empty() {
+        server
+            .kubectl_ok(
+                &["create", "--validate=strict", "-f", "-"],
+                Some(operator_yaml),
+            )
+            .map_err(|err| format!("creating the operator stage: {err}"))?;
+    }
+    if !calico_yaml.trim().is_empty() {
+        server
+            .kubectl_ok(
+                &["create", "--field-manager=tigera-operator", "-f", "-"],
+                Some(operator_felix_yaml),
+            )
+            .map_err(|err| format!("creating the operator's FelixConfiguration: {err}"))?;
+        server
+            .kubectl_ok(
+                &[
+                    "apply",
+                    "--server-side",
+                    "--field-manager=calico-render-e2e",
+                    "--validate=strict",
+                    "-f",
+                    "-",
+                ],
+                Some(calico_yaml),
+            )
+            .map_err(|err| format!("apply --server-side of the calico stage: {err}"))?;
+    }
+    Ok(())
+}
+
+/// What the server holds for `sent` after [`install_stages`]: FelixConfiguration `default` is
+/// our fields merged into the operator's, everything else is exactly what we sent.
+fn expected_after_install(sent: &Value, operator_felix: &Value) -> Value {
+    if sent["kind"] == "FelixConfiguration" && sent["metadata"]["name"] == "default" {
+        merged(operator_felix, sent)
+    } else {
+        sent.clone()
+    }
+}
+
+fn is_bpf(objects: &[Value]) -> bool {
+    objects.iter().any(|object| {
+        object["kind"] == "Installation"
+            && object["spec"]["calicoNetwork"]["linuxDataplane"] == "BPF"
+    })
 }
 
 /// The items of `calico-render render -o json` (a `v1` `List`).
@@ -1317,6 +1339,156 @@ fn patches_apply_on_the_real_server_and_reach_the_desired_installation() {
         started.elapsed().as_secs_f64()
     );
     assert_all_passed("patches", &failures);
+}
+
+/// Drift on a whole rendered example: the example's bundle is created, the listed fields are
+/// changed behind our back (`kubectl patch TYPE NAME --type=json -p OPS`), and `calico-render
+/// patch -f cluster.yaml --live <what the server holds> -o kubectl` must print exactly one
+/// command per drifted object that brings every object back to what we render.
+struct DriftCase {
+    example: &'static str,
+    drift: &'static [(&'static str, &'static str, &'static str)],
+}
+
+const DRIFT_CASES: &[DriftCase] = &[
+    DriftCase {
+        // The article's own `kubectl patch` line, with the pool name guard in front.
+        example: "ha-ebpf",
+        drift: &[(
+            "installations.operator.tigera.io",
+            "default",
+            r#"[{"op":"replace","path":"/spec/calicoNetwork/ipPools/0/disableBGPExport","value":false}]"#,
+        )],
+    },
+    DriftCase {
+        // Every projectcalico.org/v3 kind the example renders, patched by its qualified name.
+        example: "bgp-loadbalancer",
+        drift: &[
+            (
+                "installations.operator.tigera.io",
+                "default",
+                r#"[{"op":"replace","path":"/spec/calicoNetwork/ipPools/0/disableBGPExport","value":false}]"#,
+            ),
+            (
+                "felixconfigurations.projectcalico.org",
+                "default",
+                r#"[{"op":"replace","path":"/spec/bpfExternalServiceMode","value":"Tunnel"}]"#,
+            ),
+            (
+                "bgpconfigurations.projectcalico.org",
+                "default",
+                r#"[{"op":"replace","path":"/spec/asNumber","value":64512}]"#,
+            ),
+            (
+                "bgppeers.projectcalico.org",
+                "router",
+                r#"[{"op":"replace","path":"/spec/asNumber","value":65000}]"#,
+            ),
+        ],
+    },
+];
+
+fn check_drift_case(server: &Server, shell: &Shell, case: &DriftCase) -> Result<usize, String> {
+    let input = workspace_root()
+        .join("examples")
+        .join(case.example)
+        .join("cluster.yaml");
+    let rendered = render_json(server, &input, "all")?;
+    let operator_yaml = render_yaml(server, &input, "operator")?;
+    let calico_yaml = render_yaml(server, &input, "calico")?;
+    let yaml = format!("{operator_yaml}\n---\n{calico_yaml}");
+    let operator_felix = operator_felix_configuration(is_bpf(&rendered));
+    let operator_felix_yaml = operator_felix.to_string();
+    let everything = format!("{yaml}\n---\n{operator_felix_yaml}");
+    server.delete_objects(&everything)?;
+    let result = (|| {
+        install_stages(server, &operator_yaml, &calico_yaml, &operator_felix_yaml)?;
+        for (resource, name, ops) in case.drift {
+            server
+                .kubectl_ok(&["patch", resource, name, "--type=json", "-p", ops], None)
+                .map_err(|err| format!("introducing the drift: {err}"))?;
+        }
+        let live = server.kubectl_ok(&["get", "-o", "yaml", "-f", "-"], Some(&yaml))?;
+        let live_file = shell.file(&format!("live-{}.yaml", case.example), &live.stdout)?;
+        let ran = server.calico_render(
+            &[
+                "patch",
+                "-f",
+                &input.to_string_lossy(),
+                "--live",
+                &live_file.to_string_lossy(),
+                "-o",
+                "kubectl",
+            ],
+            None,
+        );
+        if !ran.ok() {
+            return Err(format!("patch failed:\n{}", ran.describe()));
+        }
+        let commands = patch_commands(&ran.stdout)?;
+        if commands.len() != case.drift.len() {
+            return Err(format!(
+                "expected {} command(s), one per drifted object, got {}:\n{}",
+                case.drift.len(),
+                commands.len(),
+                ran.stdout
+            ));
+        }
+        let applied = shell.run(server, &ran.stdout);
+        if !applied.ok() {
+            return Err(format!(
+                "the server refused the printed command(s):\n{}",
+                applied.describe()
+            ));
+        }
+        let stored = server.get_objects(&yaml)?;
+        let problems: Vec<String> = rendered
+            .iter()
+            .zip(&stored)
+            .filter_map(|(sent, stored)| {
+                check_stored(&expected_after_install(sent, &operator_felix), stored).err()
+            })
+            .collect();
+        if problems.is_empty() {
+            Ok(commands.len())
+        } else {
+            Err(format!(
+                "after the patch the objects are not back to what we render:\n{}\ncommands:\n{}",
+                problems.join("\n"),
+                ran.stdout
+            ))
+        }
+    })();
+    let cleanup = server.delete_objects(&everything);
+    result.and_then(|count| cleanup.map(|()| count))
+}
+
+#[test]
+fn patches_bring_a_drifted_example_back_to_what_we_render() {
+    let Some((server, _lock)) = server_for_writes("drifted examples") else {
+        return;
+    };
+    let started = Instant::now();
+    for subcommand in ["render", "patch"] {
+        if let Err(err) = server.require_subcommand(subcommand) {
+            panic!("{err}");
+        }
+    }
+    let shell = Shell::new(server).unwrap_or_else(|err| panic!("{err}"));
+    let mut applied = 0;
+    let mut failures = Vec::new();
+    for case in DRIFT_CASES {
+        match check_drift_case(server, &shell, case) {
+            Ok(count) => applied += count,
+            Err(err) => failures.push(format!("examples/{}: {err}", case.example)),
+        }
+    }
+    eprintln!(
+        "e2e drift: {} examples, {applied} kubectl patch commands applied, {:.1}s",
+        DRIFT_CASES.len(),
+        started.elapsed().as_secs_f64()
+    );
+    assert_all_passed("drifted examples", &failures);
 }
 
 /// A patch computed against one state of the pool list must be refused by the server once the
