@@ -127,3 +127,67 @@ fn generation_is_deterministic() {
     let second = calico_codegen::generate(&sources, &options).expect("generates");
     assert_eq!(first, second);
 }
+
+/// Collects integer properties whose name ends in `ASNumber` (any case), with their paths.
+fn as_number_fields(schema: &calico_codegen::ir::Schema, found: &mut Vec<(String, String)>) {
+    use calico_codegen::ir::SchemaType;
+    match &schema.ty {
+        SchemaType::Object {
+            properties,
+            additional,
+        } => {
+            for prop in properties {
+                let is_integer = matches!(prop.schema.ty, SchemaType::Integer);
+                if is_integer && prop.name.to_ascii_lowercase().ends_with("asnumber") {
+                    found.push((prop.name.clone(), prop.schema.path.clone()));
+                }
+                as_number_fields(&prop.schema, found);
+            }
+            if let Some(additional) = additional {
+                as_number_fields(additional, found);
+            }
+        }
+        SchemaType::Array(items) => as_number_fields(items, found),
+        _ => {}
+    }
+}
+
+#[test]
+fn every_as_number_field_is_read_as_u32() {
+    let shared = workspace_root().join("../shared/calico-crds");
+    let mut missing = Vec::new();
+    let mut n_seen = 0;
+    for folder in ["v3.32.1", "release-v3.33-6609dea"] {
+        let Ok(entries) = std::fs::read_dir(shared.join(folder)) else {
+            eprintln!("notice: {folder} CRDs are absent; AS-number fields are not scanned");
+            continue;
+        };
+        for entry in entries.flatten() {
+            let text = std::fs::read_to_string(entry.path()).expect("CRD file is readable");
+            let source = calico_codegen::Source {
+                name: entry.file_name().to_string_lossy().into_owned(),
+                text,
+            };
+            for crd in calico_codegen::crd::parse_source(&source).expect("pinned CRDs parse") {
+                for version in &crd.versions {
+                    let mut found = Vec::new();
+                    as_number_fields(&version.schema, &mut found);
+                    for (name, path) in found {
+                        n_seen += 1;
+                        if !calico_codegen::lower::U32_FIELDS.contains(&name.as_str()) {
+                            missing.push(format!("{} {}: {path}", source.name, crd.kind));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        missing.is_empty(),
+        "AS-number fields missing from calico_codegen::lower::U32_FIELDS:\n{}",
+        missing.join("\n")
+    );
+    if shared.is_dir() {
+        assert!(n_seen > 0, "the scan found no AS-number field at all");
+    }
+}
