@@ -10,10 +10,15 @@
 //!   with `kubectl apply --server-side` over a FelixConfiguration `default` created first (as the
 //!   operator would), and what the server stored is compared with what we rendered;
 //! - the article's three objects, verbatim, go through the same create and read-back cycle;
-//! - `calico-render patch -o kubectl` output is run for real against a live Installation, and a
-//!   patch whose `test` guard no longer holds is refused without changing anything;
+//! - `calico-render patch -o kubectl` output is run for real against a live Installation (and
+//!   against drifted copies of whole examples, every Calico kind by its qualified name) and must
+//!   leave the desired objects on the server; a patch whose `test` guard no longer holds is
+//!   refused without changing anything;
 //! - every file in `tests/e2e/negative/` is rejected both by the server and by `calico-render
-//!   validate`.
+//!   validate`, at the same field; the harness's own comparison is checked to catch what it must.
+//!
+//! The suite's figures (objects created, commands applied, cases, disagreements, seconds) are
+//! printed on standard error: `cargo test -p calico-render-tests --test e2e_k8s -- --nocapture`.
 //!
 //! # Enabling it
 //!
@@ -588,10 +593,16 @@ fn assert_all_passed(suite: &str, failures: &[String]) {
 // ---------------------------------------------------------------------------------------------
 // Creating a bundle for real and reading it back
 
-/// What the operator itself writes into FelixConfiguration `default` on a new cluster
-/// (calico-model.md section 3.3), created before our calico stage is applied, as in a real
-/// cluster. Our rendering must not fight over these fields.
-fn operator_felix_configuration(bpf: bool) -> Value {
+/// What the operator itself writes into FelixConfiguration `default` on a new kubeadm cluster
+/// with the given `linuxDataplane` (calico-model.md section 3.3), created before our calico
+/// stage is applied, as in a real cluster. Our rendering must not fight over these fields.
+fn operator_felix_configuration(dataplane: &str) -> Value {
+    let bpf = dataplane == "BPF";
+    let nftables_mode = match dataplane {
+        "BPF" => "Enabled",
+        "Nftables" => "Auto",
+        _ => "Disabled",
+    };
     json!({
         "apiVersion": "projectcalico.org/v3",
         "kind": "FelixConfiguration",
@@ -602,7 +613,7 @@ fn operator_felix_configuration(bpf: bool) -> Value {
         "spec": {
             "bpfEnabled": bpf,
             "healthPort": 9099,
-            "nftablesMode": if bpf { "Enabled" } else { "Disabled" },
+            "nftablesMode": nftables_mode,
             "vxlanPort": 4789,
             "vxlanVNI": 4096,
         },
@@ -627,7 +638,7 @@ fn create_and_read_back(
     counts: &mut Counts,
 ) -> Result<(), String> {
     let all_yaml = format!("{operator_yaml}\n---\n{calico_yaml}");
-    let operator_felix = operator_felix_configuration(is_bpf(expected));
+    let operator_felix = operator_felix_configuration(linux_dataplane(expected));
     let operator_felix_yaml = operator_felix.to_string();
     // Everything this case may leave on the server, for the deletes before and after it.
     let everything = format!("{all_yaml}\n---\n{operator_felix_yaml}");
@@ -758,11 +769,14 @@ fn expected_after_install(sent: &Value, operator_felix: &Value) -> Value {
     }
 }
 
-fn is_bpf(objects: &[Value]) -> bool {
-    objects.iter().any(|object| {
-        object["kind"] == "Installation"
-            && object["spec"]["calicoNetwork"]["linuxDataplane"] == "BPF"
-    })
+/// The Installation's `linuxDataplane` among `objects` (the operator's default, `Iptables`, when
+/// none is set).
+fn linux_dataplane(objects: &[Value]) -> &str {
+    objects
+        .iter()
+        .find(|object| object["kind"] == "Installation")
+        .and_then(|installation| installation["spec"]["calicoNetwork"]["linuxDataplane"].as_str())
+        .unwrap_or("Iptables")
 }
 
 /// The items of `calico-render render -o json` (a `v1` `List`).
@@ -1397,7 +1411,7 @@ fn check_drift_case(server: &Server, shell: &Shell, case: &DriftCase) -> Result<
     let operator_yaml = render_yaml(server, &input, "operator")?;
     let calico_yaml = render_yaml(server, &input, "calico")?;
     let yaml = format!("{operator_yaml}\n---\n{calico_yaml}");
-    let operator_felix = operator_felix_configuration(is_bpf(&rendered));
+    let operator_felix = operator_felix_configuration(linux_dataplane(&rendered));
     let operator_felix_yaml = operator_felix.to_string();
     let everything = format!("{yaml}\n---\n{operator_felix_yaml}");
     server.delete_objects(&everything)?;
