@@ -1,11 +1,11 @@
 //! Rendering of Calico bundles, patches and stream adapters.
 
-pub mod patch;
+pub mod bundle;
 pub mod helm_values;
 pub mod krm;
+pub mod patch;
 pub mod post_render;
-pub mod scan;
-pub mod yaml;
-pub mod schema;
 pub mod report;
-pub mod bundle;
+pub mod scan;
+pub mod schema;
+pub mod yaml;

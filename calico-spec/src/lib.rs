@@ -6,9 +6,9 @@
 //! It opens no files and prints nothing; it may parse text it is handed so that diagnostics
 //! keep their line and column.
 
-pub mod diag;
 pub mod cluster_network;
 pub mod defaults;
+pub mod diag;
 pub mod generated;
 pub mod objects;
 pub mod rules;
