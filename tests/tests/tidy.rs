@@ -63,7 +63,8 @@ fn every_rust_module_starts_with_a_module_doc() {
             .lines()
             .find(|line| {
                 let line = line.trim();
-                !line.is_empty() && !(line.starts_with("//") && !line.starts_with("//!"))
+                let plain_comment = line.starts_with("//") && !line.starts_with("//!");
+                !line.is_empty() && !plain_comment
             })
             .unwrap_or("");
         if !first.starts_with("//!") {
