@@ -83,7 +83,10 @@ pub fn load(file: &str, text: &str) -> Result<Loaded, ParseError> {
         }],
     })?;
     let mut found = validate_objects(&parsed.cluster_network, &objects);
-    locate(file, text, &mut found);
+    if !found.is_empty() {
+        // Indexing the text costs a second parse; only pay it when there is something to place.
+        locate(file, text, &mut found);
+    }
     let mut diagnostics = parsed.warnings;
     diagnostics.extend(found);
     diagnostics.sort_by(|a, b| {

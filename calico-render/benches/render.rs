@@ -1,0 +1,242 @@
+//! Benchmark of the whole `calico-render render` process on the article's cluster, side by side
+//! in one run with `helm template` of a small local chart that emits the same three objects.
+//!
+//! Both are measured as a user runs them: a fresh process per render, output on a pipe we
+//! drain. Runs alternate between the two tools so that machine noise hits both alike; the
+//! median wall time is reported. Peak RSS comes from `/usr/bin/time -f %M` in separate runs
+//! (its own start-up would otherwise be in the timings). Targets (issue 4): at most 2 ms wall,
+//! at most 12 MiB peak RSS, at least 25 times faster than helm.
+//!
+//! Run with `cargo bench -p calico-render --bench render`. helm is looked for in
+//! `CALICO_RENDER_E2E_TOOLS`, then `~/.cache/k8s-real/bin` (where the k8s-real setup script puts
+//! it); without helm the helm side is skipped with a notice.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const OURS_RUNS: usize = 300;
+const HELM_RUNS: usize = 30;
+const RSS_RUNS: usize = 5;
+
+const CHART_YAML: &str = "apiVersion: v2\nname: calico-bench\nversion: 0.1.0\n";
+
+const VALUES_YAML: &str = "\
+endpoint:
+  host: control.k8s.example.com
+  port: \"6443\"
+pool:
+  name: default-ipv4-ippool
+  cidr: 172.20.0.0/16
+  blockSize: 26
+";
+
+/// The article's three objects, with the values templated as a chart author would.
+const TEMPLATE: &str = "\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: kubernetes-services-endpoint
+  namespace: tigera-operator
+data:
+  KUBERNETES_SERVICE_HOST: {{ .Values.endpoint.host }}
+  KUBERNETES_SERVICE_PORT: {{ .Values.endpoint.port | quote }}
+---
+apiVersion: operator.tigera.io/v1
+kind: Installation
+metadata:
+  name: default
+spec:
+  calicoNetwork:
+    linuxDataplane: BPF
+    bgp: Disabled
+    ipPools:
+      - name: {{ .Values.pool.name }}
+        cidr: {{ .Values.pool.cidr }}
+        blockSize: {{ .Values.pool.blockSize }}
+        encapsulation: VXLANCrossSubnet
+        natOutgoing: Enabled
+        nodeSelector: all()
+        disableBGPExport: true
+---
+apiVersion: operator.tigera.io/v1
+kind: APIServer
+metadata:
+  name: default
+spec: {}
+";
+
+fn main() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let ours = PathBuf::from(env!("CARGO_BIN_EXE_calico-render"));
+    let cluster = root.join("examples/ha-ebpf/cluster.yaml");
+    let cluster = cluster.to_str().expect("UTF-8 path").to_owned();
+    let ours_args = ["render", "-f", cluster.as_str()];
+
+    let chart_dir =
+        std::env::temp_dir().join(format!("calico-render-bench-{}", std::process::id()));
+    std::fs::create_dir_all(chart_dir.join("templates")).expect("create chart directory");
+    std::fs::write(chart_dir.join("Chart.yaml"), CHART_YAML).expect("write Chart.yaml");
+    std::fs::write(chart_dir.join("values.yaml"), VALUES_YAML).expect("write values.yaml");
+    std::fs::write(chart_dir.join("templates/bundle.yaml"), TEMPLATE).expect("write template");
+    let chart = chart_dir.to_str().expect("UTF-8 path").to_owned();
+    let helm = find_helm();
+    let helm_args = ["template", "bench", chart.as_str()];
+
+    // Both outputs must hold the same three objects, or the comparison means nothing.
+    let ours_text = run_once(&ours, &ours_args);
+    let heads = object_heads(&ours_text);
+    println!("calico-render emits {heads:?}");
+    if let Some(helm) = &helm {
+        // Helm sorts documents by its own kind order, so compare the sets.
+        let mut helm_heads = object_heads(&run_once(helm, &helm_args));
+        let mut sorted = heads.clone();
+        helm_heads.sort();
+        sorted.sort();
+        assert_eq!(sorted, helm_heads, "the chart must emit the same objects");
+    }
+
+    let mut ours_times = Vec::with_capacity(OURS_RUNS);
+    let mut helm_times = Vec::with_capacity(HELM_RUNS);
+    let per_helm = OURS_RUNS / HELM_RUNS;
+    for run_idx in 0..OURS_RUNS {
+        ours_times.push(time_once(&ours, &ours_args));
+        if let Some(helm) = &helm
+            && run_idx % per_helm == 0
+        {
+            helm_times.push(time_once(helm, &helm_args));
+        }
+    }
+    let ours_median = median(&mut ours_times);
+    let ours_rss = peak_rss_kib(&ours, &ours_args);
+    println!(
+        "calico-render render: median {:.3} ms over {OURS_RUNS} runs, peak RSS {} KiB ({:.1} MiB)",
+        ms(ours_median),
+        ours_rss,
+        ours_rss as f64 / 1024.0
+    );
+    let mut ratio = None;
+    if let Some(helm) = &helm {
+        let helm_median = median(&mut helm_times);
+        let helm_rss = peak_rss_kib(helm, &helm_args);
+        println!(
+            "helm template:        median {:.3} ms over {} runs, peak RSS {} KiB ({:.1} MiB)",
+            ms(helm_median),
+            helm_times.len(),
+            helm_rss,
+            helm_rss as f64 / 1024.0
+        );
+        let times = helm_median.as_secs_f64() / ours_median.as_secs_f64();
+        println!(
+            "ratio: calico-render is {times:.1}x faster and uses {:.1}x less memory",
+            helm_rss as f64 / ours_rss as f64
+        );
+        ratio = Some(times);
+    } else {
+        println!(
+            "notice: helm not found (CALICO_RENDER_E2E_TOOLS or ~/.cache/k8s-real/bin): helm side skipped"
+        );
+    }
+    let verdict = |ok: bool| if ok { "met" } else { "MISSED" };
+    println!("target <= 2 ms wall: {}", verdict(ms(ours_median) <= 2.0));
+    println!(
+        "target <= 12 MiB peak RSS: {}",
+        verdict(ours_rss <= 12 * 1024)
+    );
+    if let Some(ratio) = ratio {
+        println!("target >= 25x faster than helm: {}", verdict(ratio >= 25.0));
+    }
+    let _ = std::fs::remove_dir_all(&chart_dir);
+}
+
+fn find_helm() -> Option<PathBuf> {
+    let from_env =
+        std::env::var_os("CALICO_RENDER_E2E_TOOLS").map(|dir| PathBuf::from(dir).join("helm"));
+    let from_home =
+        std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache/k8s-real/bin/helm"));
+    from_env
+        .into_iter()
+        .chain(from_home)
+        .find(|path| path.is_file())
+}
+
+fn run_once(program: &Path, args: &[&str]) -> String {
+    let output = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .output()
+        .expect("program runs");
+    assert!(
+        output.status.success(),
+        "{} failed: {}",
+        program.display(),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    String::from_utf8(output.stdout).expect("UTF-8 output")
+}
+
+/// Wall time of one process, output drained from a pipe.
+fn time_once(program: &Path, args: &[&str]) -> Duration {
+    let started = Instant::now();
+    let output = Command::new(program)
+        .args(args)
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()
+        .expect("program runs");
+    let elapsed = started.elapsed();
+    assert!(output.status.success(), "{} failed", program.display());
+    elapsed
+}
+
+/// The largest peak RSS over a few runs, in KiB, from GNU time.
+fn peak_rss_kib(program: &Path, args: &[&str]) -> u64 {
+    (0..RSS_RUNS)
+        .map(|_| {
+            let output = Command::new("/usr/bin/time")
+                .args(["-f", "%M"])
+                .arg(program)
+                .args(args)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .output()
+                .expect("/usr/bin/time runs");
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let last = stderr.lines().last().unwrap_or("").trim();
+            last.parse::<u64>()
+                .unwrap_or_else(|_| panic!("unexpected /usr/bin/time output: {stderr}"))
+        })
+        .max()
+        .unwrap_or(0)
+}
+
+/// (apiVersion, kind, name) of every document, read with a YAML parser.
+fn object_heads(text: &str) -> Vec<(String, String, String)> {
+    let documents: Vec<serde_json::Value> = serde_saphyr::from_multiple(text).expect("YAML stream");
+    documents
+        .iter()
+        .filter(|doc| !doc.is_null())
+        .map(|doc| {
+            let field = |pointer: &str| {
+                doc.pointer(pointer)
+                    .and_then(|v| v.as_str())
+                    .unwrap_or("")
+                    .to_owned()
+            };
+            (
+                field("/apiVersion"),
+                field("/kind"),
+                field("/metadata/name"),
+            )
+        })
+        .collect()
+}
+
+fn median(times: &mut [Duration]) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn ms(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1000.0
+}
