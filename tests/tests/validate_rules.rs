@@ -808,3 +808,35 @@ fn catalogue_is_complete() {
         assert_eq!(rules::lookup(rule.code), Some(rule));
     }
 }
+
+#[test]
+fn cluster_network_is_compiled_and_validated() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/ha-ebpf/cluster.yaml"
+    );
+    let text = std::fs::read_to_string(path).expect("example exists");
+    let texts = [SourceText {
+        name: "cluster.yaml",
+        text: &text,
+    }];
+    let outcome = rules::validate_texts(&texts, &Context::assumed(), &Limits::MANIFESTS).unwrap();
+    // The compiled Installation keeps the pool's disableBGPExport while BGP is off: reported
+    // at the ClusterNetwork field it came from, with its position in the ClusterNetwork file.
+    let found: Vec<(&str, &str)> = outcome
+        .diagnostics
+        .iter()
+        .map(|diag| (diag.code, diag.path.as_str()))
+        .collect();
+    assert_eq!(found, vec![("CR8007", "spec.podPools[0].disableBGPExport")]);
+    let location = outcome.diagnostics[0].location.as_ref().expect("located");
+    assert_eq!(location.file, "cluster.yaml");
+    assert!(location.line.is_some_and(|line| line > 1));
+
+    // A ClusterNetwork must be alone in its file.
+    let with_pool = format!(
+        "{text}---\n{}",
+        object("projectcalico.org/v3", "IPPool", "p", "cidr: 172.30.0.0/16")
+    );
+    assert_eq!(codes(&with_pool), vec!["CR0004"]);
+}

@@ -165,7 +165,8 @@ pub(crate) fn check(facts: &Facts, ctx: &Context) -> BTreeMap<usize, Sink> {
     }
 
     for pool in &facts.pools {
-        let sink = sinks.entry(pool.input_idx).or_default();
+        // Entries are created only for pools with findings: most pools have none.
+        let mut sink = Sink::default();
         if pool.origin == PoolOrigin::IpPool && managed.contains(&pool.name.as_str()) {
             sink.report(
                 &c::LINT_OPERATOR_OWNED_POOL,
@@ -205,6 +206,13 @@ pub(crate) fn check(facts: &Facts, ctx: &Context) -> BTreeMap<usize, Sink> {
                 format!("pool {} overlaps {what} {range}", pool.net),
                 None,
             );
+        }
+        if !sink.diagnostics.is_empty() {
+            sinks
+                .entry(pool.input_idx)
+                .or_default()
+                .diagnostics
+                .append(&mut sink.diagnostics);
         }
     }
 

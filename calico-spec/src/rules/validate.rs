@@ -383,12 +383,15 @@ fn ippool_uses(spec: &Fields<'_, '_>) -> Vec<String> {
 
 /// crd.projectcalico.org/v1 has the same schema as projectcalico.org/v3 in v3.32.1; the
 /// generated types check the apiVersion, so the schema pass reads a v1 object as v3.
-fn as_v3(value: &Value, crd_group: bool) -> Value {
+fn as_v3(value: &Value, crd_group: bool) -> std::borrow::Cow<'_, Value> {
+    if !crd_group {
+        return std::borrow::Cow::Borrowed(value);
+    }
     let mut copy = value.clone();
-    if crd_group && let Some(map) = copy.as_object_mut() {
+    if let Some(map) = copy.as_object_mut() {
         map.insert("apiVersion".into(), Value::from("projectcalico.org/v3"));
     }
-    copy
+    std::borrow::Cow::Owned(copy)
 }
 
 fn lint_crd_group(sink: &mut Sink, crd_group: bool, kind: &str) {
@@ -429,6 +432,11 @@ fn check_name(sink: &mut Sink, value: &Value) {
 /// rounds. Returns the typed object when it could be typed at all.
 fn schema_pass<T: DeserializeOwned>(sink: &mut Sink, value: &Value) -> Option<T> {
     const MAX_ROUNDS: usize = 64;
+    // The common case, a valid document, is typed without copying it and without the path
+    // tracking, which only matters for a document that fails.
+    if let Ok(typed) = T::deserialize(value) {
+        return Some(typed);
+    }
     let mut current = value.clone();
     for _ in 0..MAX_ROUNDS {
         let err = match serde_path_to_error::deserialize::<_, T>(&current) {

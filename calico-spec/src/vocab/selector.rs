@@ -485,12 +485,12 @@ impl SelectorParser {
                     }
                 };
                 self.advance();
-                match self.advance() {
-                    Token::Str(value) => Ok(Selector::Compare { label, op, value }),
-                    _ => {
-                        self.pos -= 1;
-                        Err(self.unexpected("a quoted string"))
+                match self.peek().clone() {
+                    Token::Str(value) => {
+                        self.advance();
+                        Ok(Selector::Compare { label, op, value })
                     }
+                    _ => Err(self.unexpected("a quoted string")),
                 }
             }
             _ => Err(self.unexpected("a label, `has(...)`, `all()`, `global()`, `!` or `(`")),
@@ -613,6 +613,17 @@ mod tests {
     fn label_length() {
         check(&format!("{} == 'x'", "a".repeat(512)), true);
         check(&format!("{} == 'x'", "a".repeat(513)), false);
+    }
+
+    #[test]
+    fn errors_name_what_was_found() {
+        let err = parse_selector("a contains").unwrap_err();
+        assert!(
+            err.to_string().contains("found the end of the selector"),
+            "{err}"
+        );
+        let err = parse_selector("a == b").unwrap_err();
+        assert!(err.to_string().contains("found label `b`"), "{err}");
     }
 
     #[test]

@@ -1,0 +1,135 @@
+//! Validation benchmark: n projectcalico.org/v3 IPPools plus an Installation, for n = 1k, 10k
+//! and 100k, measured side by side in one run.
+//!
+//! Run with `cargo bench -p calico-spec --bench validate` (release profile). For each n it
+//! prints the time to validate the already parsed stream (overlap checks included: the best of
+//! several rounds) and the end-to-end time with parsing, then the growth ratios. Quadratic
+//! overlap checking would grow about 100x per tenfold n; n log n grows about 11-13x.
+//! The target is under 20 ms for n = 10k, once parsed.
+
+use std::fmt::Write as _;
+use std::hint::black_box;
+use std::time::{Duration, Instant};
+
+use calico_spec::rules::{self, Context, InputDocument};
+use calico_spec::source::{Limits, parse_stream};
+
+/// A stream of `n_pools` disjoint /26 IPv4 pools (outside the LAN and Service ranges, so no
+/// lint fires) and one Installation with its own pool.
+fn stream(n_pools: usize) -> String {
+    let mut out = String::with_capacity(n_pools * 160);
+    out.push_str(
+        "apiVersion: operator.tigera.io/v1\nkind: Installation\nmetadata:\n  name: default\nspec:\n  calicoNetwork:\n    bgp: Disabled\n    ipPools:\n    - cidr: 172.20.0.0/16\n      encapsulation: VXLAN\n",
+    );
+    // 10.0.0.0/8 in /26 steps, skipping the Service range 10.96.0.0/12.
+    let base: u32 = 10 << 24;
+    let service = (base + (96 << 16))..(base + (112 << 16));
+    let mut addr = base;
+    for pool_idx in 0..n_pools {
+        if service.contains(&addr) {
+            addr = service.end;
+        }
+        let octets = addr.to_be_bytes();
+        let _ = write!(
+            out,
+            "---\napiVersion: projectcalico.org/v3\nkind: IPPool\nmetadata:\n  name: pool-{pool_idx}\nspec:\n  cidr: {}.{}.{}.{}/26\n  vxlanMode: CrossSubnet\n  natOutgoing: true\n  nodeSelector: all()\n",
+            octets[0], octets[1], octets[2], octets[3]
+        );
+        addr += 64;
+    }
+    out
+}
+
+struct Measurement {
+    n_pools: usize,
+    parse: Duration,
+    validate: Duration,
+}
+
+fn measure(n_pools: usize, rounds: usize) -> Measurement {
+    let text = stream(n_pools);
+    let started = Instant::now();
+    let documents =
+        parse_stream(&text, &Limits::LARGE_STREAMS).expect("the generated stream is YAML");
+    let parse = started.elapsed();
+    let inputs: Vec<InputDocument<'_>> = documents
+        .iter()
+        .map(|document| InputDocument {
+            file: "bench.yaml",
+            document,
+        })
+        .collect();
+    let ctx = Context::assumed();
+    let mut best = Duration::MAX;
+    for _ in 0..rounds {
+        let started = Instant::now();
+        let outcome = rules::validate(black_box(&inputs), &ctx);
+        let elapsed = started.elapsed();
+        assert!(
+            outcome.diagnostics.is_empty(),
+            "the generated stream is valid: {:?}",
+            outcome.diagnostics.first()
+        );
+        best = best.min(elapsed);
+    }
+    Measurement {
+        n_pools,
+        parse,
+        validate: best,
+    }
+}
+
+fn ms(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1000.0
+}
+
+fn main() {
+    // `cargo test --benches` runs this with `--bench` absent; keep that fast.
+    let quick = !std::env::args().any(|arg| arg == "--bench");
+    let sizes: &[(usize, usize)] = if quick {
+        &[(100, 1), (1_000, 1)]
+    } else {
+        &[(1_000, 20), (10_000, 10), (100_000, 3)]
+    };
+    let results: Vec<Measurement> = sizes
+        .iter()
+        .map(|&(n, rounds)| measure(n, rounds))
+        .collect();
+    println!(
+        "{:>8}  {:>12}  {:>12}  {:>14}",
+        "pools", "validate ms", "parse ms", "end-to-end ms"
+    );
+    for result in &results {
+        println!(
+            "{:>8}  {:>12.2}  {:>12.2}  {:>14.2}",
+            result.n_pools,
+            ms(result.validate),
+            ms(result.parse),
+            ms(result.validate + result.parse)
+        );
+    }
+    for pair in results.windows(2) {
+        let n_ratio = pair[1].n_pools as f64 / pair[0].n_pools as f64;
+        let time_ratio = pair[1].validate.as_secs_f64() / pair[0].validate.as_secs_f64();
+        let n_log_n = n_ratio * (pair[1].n_pools as f64).ln() / (pair[0].n_pools as f64).ln();
+        println!(
+            "n x{n_ratio:.0}: validate time x{time_ratio:.1} (n log n predicts x{n_log_n:.1}, n^2 x{:.0})",
+            n_ratio * n_ratio
+        );
+    }
+    if !quick {
+        let ten_k = results
+            .iter()
+            .find(|result| result.n_pools == 10_000)
+            .expect("10k measured");
+        println!(
+            "10k pools + Installation, once parsed: {:.2} ms (target < 20 ms): {}",
+            ms(ten_k.validate),
+            if ten_k.validate < Duration::from_millis(20) {
+                "met"
+            } else {
+                "NOT met"
+            }
+        );
+    }
+}
