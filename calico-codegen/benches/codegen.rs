@@ -74,6 +74,43 @@ fn engine_once(dir: &Path) -> Vec<calico_codegen::GeneratedFile> {
     calico_codegen::generate(&sources, &options).expect("pinned CRDs generate")
 }
 
+/// Time spent in each stage for all eight kinds: (parse, lower, render).
+fn stages_once(dir: &Path) -> (Duration, Duration, Duration) {
+    use calico_codegen::{crd, lower, render};
+    let names: Vec<String> = ALL_EIGHT
+        .iter()
+        .map(|f| dir.join(f).display().to_string())
+        .collect();
+    let sources = calico_codegen::load_sources(&names).expect("pinned CRDs are readable");
+    let (parse, crds) = time(|| {
+        sources
+            .iter()
+            .flat_map(|s| crd::parse_source(s).expect("parses"))
+            .collect::<Vec<_>>()
+    });
+    let (lowering, models) = time(|| {
+        let mut names = lower::Names::new(crds.iter().map(|c| c.kind.as_str()));
+        crds.iter()
+            .map(|c| {
+                lower::lower_kind(
+                    c,
+                    &c.versions[0],
+                    &mut names,
+                    lower::LowerOptions::default(),
+                )
+            })
+            .collect::<Vec<_>>()
+    });
+    let env = render::environment();
+    let (rendering, _) = time(|| {
+        models
+            .iter()
+            .map(|m| render::render_kind(&env, m, Vec::new()).expect("renders"))
+            .collect::<Vec<_>>()
+    });
+    (parse, lowering, rendering)
+}
+
 fn cli_once(dir: &Path, out: &Path) {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_calico-codegen"));
     for file in ALL_EIGHT {
@@ -142,8 +179,13 @@ fn main() {
     let kopium_outputs = kopium.as_deref().map(|k| kopium_once(k, &dir));
 
     let (mut engine, mut cli, mut kop) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut parse, mut lowering, mut rendering) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..ROUNDS {
         engine.push(time(|| engine_once(&dir)).0);
+        let (p, l, r) = stages_once(&dir);
+        parse.push(p);
+        lowering.push(l);
+        rendering.push(r);
         cli.push(time(|| cli_once(&dir, &out)).0);
         if let Some(k) = kopium.as_deref() {
             kop.push(time(|| kopium_once(k, &dir)).0);
@@ -160,6 +202,12 @@ fn main() {
     println!(
         "  engine, 8 kinds in-process:          {:8.1} ms",
         ms(engine)
+    );
+    println!(
+        "    stages: parse {:.1} ms, lower {:.1} ms, render {:.1} ms",
+        ms(median(parse)),
+        ms(median(lowering)),
+        ms(median(rendering))
     );
     println!("  calico-codegen, 8 kinds, 1 process:  {:8.1} ms", ms(cli));
     if let (Some(outputs), false) = (kopium_outputs, kop.is_empty()) {
