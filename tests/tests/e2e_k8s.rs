@@ -1702,18 +1702,7 @@ fn negative_cases() -> Result<Vec<NegativeCase>, String> {
 /// the reason. They are reported on every run; a listed case that starts to agree fails the
 /// test, so the entry is removed as soon as the validator is fixed, and a new disagreement not
 /// listed here fails it too.
-const KNOWN_DISAGREEMENTS: &[(&str, &str)] = &[
-    (
-        "14-apiserver-log-severity-enum.yaml",
-        "validate does not check APIServer spec.logging.{apiServer,queryServer}.logSeverity \
-         against the CRD enum (Fatal, Error, Warn, Info, Debug, Trace)",
-    ),
-    (
-        "37-felix-min-sync-period-fraction.yaml",
-        "validate accepts any Go duration for bpfKubeProxyMinSyncPeriod; the v3.32.1 CRD pattern \
-         ^([0-9]+(\\\\.[0-9]+)?(ms|s|m|h))*$ refuses a fraction such as 1.5s",
-    ),
-];
+const KNOWN_DISAGREEMENTS: &[(&str, &str)] = &[];
 
 /// How the two judges saw one negative case.
 struct Verdicts {

@@ -359,6 +359,9 @@ fn felixconfiguration() {
         ("routeTableRange: {min: 0, max: 250}", &["CR4002"]),
         ("routeTableRange: {min: 1, max: 251}", &["CR4002"]),
         ("routeTableRange: {min: 10, max: 5}", &["CR4002"]),
+        // A missing bound is the required-field error alone, not also "min 1, max 0".
+        ("routeTableRange: {min: 1}", &["CR0006"]),
+        ("routeTableRanges: [{min: 1}]", &["CR0006"]),
         ("routeTableRanges: [{min: 1, max: 65535}]", &[]),
         ("routeTableRanges: [{min: 1, max: 65536}]", &["CR4003"]),
         ("routeTableRanges: [{min: 0, max: 10}]", &["CR4003"]),
@@ -399,6 +402,26 @@ fn felixconfiguration() {
         ("routeRefreshInterval: 90s", &[]),
         ("routeRefreshInterval: 90", &["CR0002"]),
         ("routeRefreshInterval: 90x", &["CR4012"]),
+        // The v3.32.1 CRD pattern of these fields escapes the dot twice: no fractions.
+        ("bpfKubeProxyMinSyncPeriod: 1s500ms", &[]),
+        ("bpfKubeProxyMinSyncPeriod: 1.5s", &["CR4012"]),
+        ("reportingInterval: 0.5m", &["CR4012"]),
+        ("wireguardKeepAlive: 25s", &[]),
+        ("wireguardKeepAlive: 2.5s", &["CR4012"]),
+        ("xdpRefreshInterval: 1.5m", &["CR4012"]),
+        // One escape (or no pattern): fractions pass.
+        ("liveMigrationRouteConvergenceTime: 1.5s", &[]),
+        ("nftablesRefreshInterval: 1.5s", &[]),
+        ("nftablesRefreshInterval: 1.5", &["CR0002"]),
+        (
+            "bpfConntrackTimeouts: {tcpEstablished: Auto, udpTimeout: 1.5m, icmpTimeout: 500us}",
+            &[],
+        ),
+        ("bpfConntrackTimeouts: {tcpEstablished: auto}", &["CR4012"]),
+        (
+            "healthTimeoutOverrides: [{name: CalcGraph, timeout: 1.5s}]",
+            &[],
+        ),
         ("logSeverityScreen: Critical", &["CR4010"]),
         ("bpfLogLevel: Debug", &[]),
         ("bpfLogLevel: debug", &["CR4010"]),
@@ -442,7 +465,11 @@ fn installation() {
             &[],
         ),
         ("bgp: Enabled", "encapsulation: IPIP", &[]),
-        ("bgp: enabled", "", &["CR5002", "CR5009"]),
+        // An invalid value is reported once; the combinations it takes part in are not
+        // evaluated with a value the user did not write.
+        ("bgp: enabled", "", &["CR5002"]),
+        ("bgp: Disabled\nclusterRoutingMode: bird", "", &["CR5002"]),
+        ("linuxDataplane: Vpp", "", &["CR5002"]),
         ("", "encapsulation: Vxlan", &["CR5002"]),
         ("", "natOutgoing: Enabled", &[]),
         ("", "natOutgoing: true", &["CR0002"]),
@@ -702,6 +729,32 @@ fn apiserver_and_documents() {
         &object("operator.tigera.io/v1", "APIServer", "main", "{}"),
         &["CR6001"],
     );
+    let apiserver = |spec: &str| object("operator.tigera.io/v1", "APIServer", "default", spec);
+    let rows: &[(&str, &[&str])] = &[
+        ("logging: {apiServer: {logSeverity: Warn}}", &[]),
+        ("logging: {queryServer: {logSeverity: Trace}}", &[]),
+        ("logging: {apiServer: {logSeverity: Warning}}", &["CR6002"]),
+        ("logging: {queryServer: {logSeverity: debug}}", &["CR6002"]),
+        (
+            "apiServerDeployment: {spec: {template: {spec: {containers: [{name: calico-apiserver}, {name: tigera-queryserver, ports: [{name: queryserver, containerPort: 8080}]}]}}}}",
+            &[],
+        ),
+        (
+            "apiServerDeployment: {spec: {template: {spec: {containers: [{name: apiserver}]}}}}",
+            &["CR6002"],
+        ),
+        (
+            "apiServerDeployment: {spec: {template: {spec: {initContainers: [{name: certs}]}}}}",
+            &["CR6002"],
+        ),
+        (
+            "calicoWebhooksDeployment: {spec: {template: {spec: {containers: [{name: calico-webhooks, ports: [{name: webhooks, containerPort: 6443}]}]}}}}",
+            &["CR6002"],
+        ),
+    ];
+    for (spec, expected) in rows {
+        check(&apiserver(spec), expected);
+    }
     check("just a string\n", &["CR0004"]);
     check("kind: IPPool\n", &["CR0004"]);
     check("a: 1\na: 2\n", &["CR0003", "CR0004"]);
@@ -839,4 +892,170 @@ fn cluster_network_is_compiled_and_validated() {
         object("projectcalico.org/v3", "IPPool", "p", "cidr: 172.30.0.0/16")
     );
     assert_eq!(codes(&with_pool), vec!["CR0004"]);
+}
+
+/// The duration fields of the pinned FelixConfiguration CRD, read from the raw file: every
+/// top-level field whose `pattern:` line ends in the duration pattern, with whether the dot is
+/// escaped twice (`\\.`, a literal backslash in the compiled expression: no fractions) or once.
+fn crd_duration_fields() -> Vec<(String, bool)> {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/calico-crds/v3.32.1/projectcalico.org_felixconfigurations.yaml");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|err| panic!("pinned CRD {}: {err}", path.display()));
+    let lines: Vec<&str> = text.lines().collect();
+    let mut out = Vec::new();
+    for (idx, line) in lines.iter().enumerate() {
+        let trimmed = line.trim_start();
+        let (double, single) = (
+            r"pattern: ^([0-9]+(\\.[0-9]+)?(ms|s|m|h))*$",
+            r"pattern: ^([0-9]+(\.[0-9]+)?(ms|s|m|h))*$",
+        );
+        let whole = trimmed == double;
+        if !whole && trimmed != single {
+            continue;
+        }
+        // The field is the nearest line above, indented two spaces less, ending in a colon.
+        let indent = line.len() - trimmed.len();
+        let field = lines[..idx]
+            .iter()
+            .rev()
+            .find(|above| {
+                let above_trimmed = above.trim_start();
+                above.len() - above_trimmed.len() + 2 == indent && above_trimmed.ends_with(':')
+            })
+            .map(|above| above.trim().trim_end_matches(':').to_owned())
+            .expect("a pattern belongs to a field");
+        out.push((field, whole));
+    }
+    out
+}
+
+#[test]
+fn felix_durations_follow_the_crd_patterns() {
+    let fields = crd_duration_fields();
+    assert!(fields.len() >= 20, "{fields:?}");
+    assert!(fields.iter().any(|(_, whole)| !whole), "{fields:?}");
+    for (field, whole) in &fields {
+        check_felix("default", &format!("{field}: 1s500ms"), &[]);
+        let fraction: &[&str] = if *whole { &["CR4012"] } else { &[] };
+        check_felix("default", &format!("{field}: 1.5s"), fraction);
+        check_felix("default", &format!("{field}: 90x"), &["CR4012"]);
+    }
+}
+
+/// Every diagnostic of `yaml` as (code, path, message).
+fn findings(yaml: &str) -> Vec<(&'static str, String, String)> {
+    let texts = [SourceText {
+        name: "test.yaml",
+        text: yaml,
+    }];
+    let outcome = rules::validate_texts(&texts, &Context::assumed(), &Limits::MANIFESTS)
+        .unwrap_or_else(|err| panic!("test input is YAML: {err}\n{yaml}"));
+    outcome
+        .diagnostics
+        .into_iter()
+        .map(|diag| (diag.code, diag.path, diag.message))
+        .collect()
+}
+
+#[test]
+fn one_mistake_one_diagnostic() {
+    // The schema pass removes the incomplete `spec` to go on typing; the `spec` it then misses
+    // is not the user's mistake.
+    assert_eq!(
+        findings(&object(
+            "projectcalico.org/v3",
+            "IPPool",
+            "pool",
+            "ipipMode: Never"
+        )),
+        vec![(
+            "CR0006",
+            "spec.cidr".to_owned(),
+            "required field `cidr` is missing".to_owned()
+        )]
+    );
+    // A map where the list of pools belongs: the type error only, no lint about the default
+    // pool the operator would put in its place.
+    assert_eq!(
+        findings(&object(
+            "operator.tigera.io/v1",
+            "Installation",
+            "default",
+            "calicoNetwork:\n  ipPools:\n    cidr: 172.20.0.0/16"
+        )),
+        vec![(
+            "CR0002",
+            "spec.calicoNetwork.ipPools".to_owned(),
+            "expected a sequence, found map".to_owned()
+        )]
+    );
+    let felix = findings(&object(
+        "projectcalico.org/v3",
+        "FelixConfiguration",
+        "default",
+        "bpfKubeProxyMinSyncPeriod: 1.5s",
+    ));
+    assert_eq!(felix.len(), 1, "{felix:?}");
+    assert_eq!(felix[0].0, "CR4012");
+}
+
+#[test]
+fn cluster_network_facts_feed_the_lints_as_in_render() {
+    // The ClusterNetwork declares its own LAN, Service range and node subnets; validate must
+    // compare the pools with those (as `render` does through `cluster_network::load`), not with
+    // the context assumed for bare manifests, which is passed here on purpose.
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/ha-ebpf/cluster.yaml"
+    );
+    let base = std::fs::read_to_string(path).expect("example exists");
+    let check = |network: &str, expected: &[(&str, &str)]| {
+        let (head, _) = base
+            .split_once("  network:\n")
+            .expect("the example has a network block");
+        let text = format!("{head}  network:\n{network}");
+        let texts = [SourceText {
+            name: "cluster.yaml",
+            text: &text,
+        }];
+        let outcome =
+            rules::validate_texts(&texts, &Context::assumed(), &Limits::MANIFESTS).unwrap();
+        let mut found: Vec<(&str, &str)> = outcome
+            .diagnostics
+            .iter()
+            .filter(|diag| diag.code != "CR8007")
+            .map(|diag| (diag.code, diag.path.as_str()))
+            .collect();
+        found.sort_unstable();
+        assert_eq!(found, expected, "{network}");
+        // The same findings as render's loader.
+        let loaded: Vec<&str> = match calico_spec::cluster_network::load("cluster.yaml", &text) {
+            Ok(loaded) => loaded.warnings.iter().map(|diag| diag.code).collect(),
+            Err(calico_spec::cluster_network::ParseError::Invalid { diagnostics }) => {
+                diagnostics.iter().map(|diag| diag.code).collect()
+            }
+            Err(err) => panic!("{err}"),
+        };
+        let mut loaded: Vec<&str> = loaded
+            .into_iter()
+            .filter(|code| *code != "CR8007")
+            .collect();
+        loaded.sort_unstable();
+        let codes: Vec<&str> = found.iter().map(|(code, _)| *code).collect();
+        assert_eq!(loaded, codes, "{network}");
+    };
+    check(
+        "    avoid: [172.20.0.0/16]\n",
+        &[("CR8001", "spec.podPools[0].cidr")],
+    );
+    check("    avoid: [10.0.0.0/8]\n", &[]);
+    check(
+        "    serviceCIDRs: [172.20.128.0/20]\n",
+        &[("CR8003", "spec.podPools[0].cidr")],
+    );
+    check(
+        "    nodeSubnets: [172.20.5.0/24]\n",
+        &[("CR8003", "spec.podPools[0].cidr")],
+    );
 }

@@ -155,7 +155,7 @@ rules! {
     FELIX_RANGE = "CR4011", Error, "FelixConfiguration number out of range",
         "The field has upstream bounds; the message gives them.";
     FELIX_DURATION = "CR4012", Error, "invalid duration",
-        "Durations are written as numbers with units `ms`, `s`, `m` or `h`, e.g. `90s`, `1m30s`.";
+        "Durations are written as numbers with units `ms`, `s`, `m` or `h`, e.g. `90s`, `1m30s`. Most FelixConfiguration duration fields carry a v3.32.1 CRD pattern that escapes the decimal dot twice, so the API server refuses any fraction: write `1s500ms` instead of `1.5s`. `liveMigrationRouteConvergenceTime` and `nftablesRefreshInterval` take fractions; the `bpfConntrackTimeouts` fields also take `Auto` and the unit `us`.";
 
     INSTALLATION_NAME = "CR5001", Error, "Installation name not allowed",
         "The Installation CRD only accepts the names `default`, `tigera-secure` and `overlay`; the operator reconciles `default`.";
@@ -196,6 +196,8 @@ rules! {
 
     APISERVER_NAME = "CR6001", Error, "APIServer name not allowed",
         "The APIServer CRD only accepts the names `default` and `tigera-secure`.";
+    APISERVER_ENUM = "CR6002", Error, "unsupported APIServer enum value",
+        "The APIServer CRD lists the valid values: `logSeverity` of `spec.logging.apiServer` and `spec.logging.queryServer` takes Fatal, Error, Warn, Info, Debug or Trace (`Warn`, not `Warning` as in FelixConfiguration); the containers of `apiServerDeployment` are calico-apiserver, tigera-queryserver and calico-l7-admission-controller (init container calico-apiserver-certs-key-cert-provisioner, ports apiserver, queryserver, l7admctrl), and the container and port of `calicoWebhooksDeployment` are calico-webhooks. The API server rejects other values.";
     ENDPOINT_NAMESPACE = "CR6101", Error, "endpoint ConfigMap in the wrong namespace",
         "The operator reads `kubernetes-services-endpoint` from its own namespace, `tigera-operator` (the Helm release namespace with the chart).";
     ENDPOINT_HOST = "CR6102", Error, "invalid KUBERNETES_SERVICE_HOST",

@@ -80,11 +80,17 @@ pub(crate) fn installation_pools(
     doc: &Value,
     defaulted: &Value,
 ) -> Vec<PoolFact> {
-    let written = doc
+    let written_pools = doc
         .get("spec")
         .and_then(|spec| spec.get("calicoNetwork"))
         .and_then(|network| network.get("ipPools"))
-        .is_some();
+        .filter(|pools| !pools.is_null());
+    // A written `ipPools` that is not a list is a type error already; the pools the defaults
+    // put in its place are not the user's, and lints about them would only be noise.
+    if written_pools.is_some_and(|pools| !pools.is_array()) {
+        return Vec::new();
+    }
+    let written = written_pools.is_some();
     let network = defaulted
         .get("spec")
         .and_then(|spec| spec.get("calicoNetwork"));

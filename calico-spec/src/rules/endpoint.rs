@@ -4,7 +4,7 @@
 use serde_json::Value;
 
 use super::catalogue as c;
-use super::{Context, Fields, Sink};
+use super::{Context, Fields, Sink, check_enum, items};
 use crate::source::{Quoting, SpanMap};
 use crate::vocab::{self, Host};
 
@@ -139,7 +139,44 @@ pub(crate) fn check_configmap(sink: &mut Sink, ctx: &Context, doc: &Value, spans
     }
 }
 
-/// Check an operator.tigera.io/v1 APIServer's name.
+/// The values of the APIServer's `logSeverity` fields (the CRD enum; note `Warn`, where Felix
+/// and BGPConfiguration say `Warning`).
+const APISERVER_LOG_SEVERITIES: &[&str] = &["Fatal", "Error", "Warn", "Info", "Debug", "Trace"];
+
+/// The names one deployment override of an APIServer accepts for its pod's parts.
+struct DeploymentNames {
+    /// The field under `spec`.
+    field: &'static str,
+    /// Valid `containers[].name` values.
+    containers: &'static [&'static str],
+    /// Valid `containers[].ports[].name` values.
+    ports: &'static [&'static str],
+    /// Valid `initContainers[].name` values.
+    init_containers: &'static [&'static str],
+}
+
+/// The deployment overrides of an APIServer and the names the CRD enumerates for them.
+const APISERVER_DEPLOYMENTS: &[DeploymentNames] = &[
+    DeploymentNames {
+        field: "apiServerDeployment",
+        containers: &[
+            "calico-apiserver",
+            "tigera-queryserver",
+            "calico-l7-admission-controller",
+        ],
+        ports: &["apiserver", "queryserver", "l7admctrl"],
+        init_containers: &["calico-apiserver-certs-key-cert-provisioner"],
+    },
+    DeploymentNames {
+        field: "calicoWebhooksDeployment",
+        containers: &["calico-webhooks"],
+        ports: &["calico-webhooks"],
+        init_containers: &[],
+    },
+];
+
+/// Check an operator.tigera.io/v1 APIServer: its name and the CRD enums users set (log
+/// severities, the container and port names of deployment overrides).
 pub(crate) fn check_apiserver(sink: &mut Sink, doc: &Value) {
     let meta = Fields::of(doc.get("metadata"), "metadata");
     if let Some(name) = meta.str("name")
@@ -152,6 +189,66 @@ pub(crate) fn check_apiserver(sink: &mut Sink, doc: &Value) {
             format!("an APIServer cannot be named `{name}`; valid names: default, tigera-secure"),
             Some("name it `default`".into()),
         );
+    }
+    let spec = Fields::of(doc.get("spec"), "spec");
+    let logging = Fields::of(spec.raw("logging"), "spec.logging");
+    for component in ["apiServer", "queryServer"] {
+        let path = logging.at(component);
+        let fields = Fields::of(logging.raw(component), &path);
+        if fields.str("logSeverity") == Some("Warning") {
+            sink.report(
+                &c::APISERVER_ENUM,
+                fields.at("logSeverity"),
+                format!(
+                    "`logSeverity: Warning` is not supported; valid values: {}",
+                    APISERVER_LOG_SEVERITIES.join(", ")
+                ),
+                Some("the APIServer spells it `Warn` (FelixConfiguration and BGPConfiguration say `Warning`)".into()),
+            );
+        } else {
+            check_enum(
+                sink,
+                &c::APISERVER_ENUM,
+                &fields,
+                "logSeverity",
+                APISERVER_LOG_SEVERITIES,
+            );
+        }
+    }
+    for deployment_names in APISERVER_DEPLOYMENTS {
+        let deployment = deployment_names.field;
+        let Some(pod) = spec
+            .raw(deployment)
+            .and_then(|value| value.get("spec"))
+            .and_then(|value| value.get("template"))
+            .and_then(|value| value.get("spec"))
+        else {
+            continue;
+        };
+        let pod_path = format!("spec.{deployment}.spec.template.spec");
+        let pod = Fields::of(Some(pod), &pod_path);
+        for (key, names) in [
+            ("containers", deployment_names.containers),
+            ("initContainers", deployment_names.init_containers),
+        ] {
+            for (path, item) in items(pod.list(key), &pod.at(key)) {
+                let container = Fields::of(Some(item), &path);
+                check_enum(sink, &c::APISERVER_ENUM, &container, "name", names);
+                if key == "containers" {
+                    for (port_path, port) in items(container.list("ports"), &container.at("ports"))
+                    {
+                        let port = Fields::of(Some(port), &port_path);
+                        check_enum(
+                            sink,
+                            &c::APISERVER_ENUM,
+                            &port,
+                            "name",
+                            deployment_names.ports,
+                        );
+                    }
+                }
+            }
+        }
     }
 }
 

@@ -5,7 +5,7 @@ use serde_json::Value;
 
 use super::catalogue as c;
 use super::{Fields, Sink, check_enum, check_range, items};
-use crate::vocab::{self, Family, cidr};
+use crate::vocab::{self, DurationForm, Family, cidr};
 
 /// Enum-like fields and their values (case-sensitive, as in Calico v3.32.1).
 const ENUMS: &[(&str, &[&str])] = &[
@@ -82,23 +82,51 @@ const RANGES: &[(&str, i64, i64)] = &[
     ("bpfMaglevMaxServices", 1, 3000),
 ];
 
-/// Duration fields (a representative set of the metav1.Duration fields Felix has).
-const DURATIONS: &[&str] = &[
+/// Duration fields whose v3.32.1 CRD pattern is `^([0-9]+(\\.[0-9]+)?(ms|s|m|h))*$`, written as
+/// a plain YAML scalar: the API server compiles `\\` as a literal backslash, so only whole
+/// numbers per unit pass (`1s500ms`, not `1.5s`). Every such field of the CRD is listed; the
+/// table test in `tests/tests/validate_rules.rs` compares this list with the pinned CRD file.
+pub(crate) const WHOLE_DURATIONS: &[&str] = &[
+    "bpfKubeProxyMinSyncPeriod",
+    "debugSimulateCalcGraphHangAfter",
+    "debugSimulateDataplaneApplyDelay",
+    "debugSimulateDataplaneHangAfter",
+    "endpointReportingDelay",
+    "flowLogsFlushInterval",
+    "interfaceRefreshInterval",
+    "ipsetsRefreshInterval",
+    "iptablesLockProbeInterval",
+    "iptablesPostWriteCheckInterval",
+    "iptablesRefreshInterval",
+    "netlinkTimeout",
     "reportingInterval",
     "reportingTTL",
-    "iptablesRefreshInterval",
-    "iptablesPostWriteCheckInterval",
-    "iptablesLockTimeout",
-    "iptablesLockProbeInterval",
-    "ipsetsRefreshInterval",
     "routeRefreshInterval",
-    "interfaceRefreshInterval",
+    "usageReportingInitialDelay",
+    "usageReportingInterval",
+    "wireguardKeepAlive",
     "xdpRefreshInterval",
-    "netlinkTimeout",
+];
+
+/// Duration fields that admit a fraction: `liveMigrationRouteConvergenceTime`, whose pattern
+/// escapes the dot once, and `nftablesRefreshInterval`, which has no pattern (the server takes
+/// any string, Felix parses it as a Go duration).
+pub(crate) const FRACTION_DURATIONS: &[&str] = &[
+    "liveMigrationRouteConvergenceTime",
     "nftablesRefreshInterval",
-    "bpfKubeProxyMinSyncPeriod",
-    "endpointStatusPathPrefixInterval",
-    "routeSyncDisabledInterval",
+];
+
+/// The fields of `bpfConntrackTimeouts`, each `Auto` or a duration (see
+/// [`vocab::is_conntrack_timeout`]).
+pub(crate) const CONNTRACK_TIMEOUTS: &[&str] = &[
+    "creationGracePeriod",
+    "genericTimeout",
+    "icmpTimeout",
+    "tcpEstablished",
+    "tcpFinsSeen",
+    "tcpResetSeen",
+    "tcpSynSent",
+    "udpTimeout",
 ];
 
 /// Check one FelixConfiguration.
@@ -118,8 +146,11 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) {
     }
     if let Some(range) = spec.raw("routeTableRange") {
         let range = Fields::of(Some(range), "spec.routeTableRange");
-        let (min, max) = (range.int("min").unwrap_or(0), range.int("max").unwrap_or(0));
-        if !(1 <= min && min <= max && max <= 250) {
+        // A missing bound is the schema pass's finding (required field); comparing a made-up
+        // 0 would only add noise.
+        if let (Some(min), Some(max)) = (range.int("min"), range.int("max"))
+            && !(1 <= min && min <= max && max <= 250)
+        {
             sink.report(
                 &c::FELIX_ROUTE_TABLE_RANGE,
                 range.path(),
@@ -131,7 +162,9 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) {
     let mut n_tables: i64 = 0;
     for (path, item) in items(spec.list("routeTableRanges"), &spec.at("routeTableRanges")) {
         let range = Fields::of(Some(item), &path);
-        let (min, max) = (range.int("min").unwrap_or(0), range.int("max").unwrap_or(0));
+        let (Some(min), Some(max)) = (range.int("min"), range.int("max")) else {
+            continue;
+        };
         if min < 1 || min > max || max > 4_294_967_295 {
             sink.report(
                 &c::FELIX_ROUTE_TABLE_RANGES,
@@ -244,7 +277,7 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) {
             );
         }
         if let Some(timeout) = entry.str("timeout")
-            && !vocab::is_duration(timeout)
+            && !vocab::is_duration(timeout, DurationForm::Fraction)
         {
             sink.report(
                 &c::FELIX_HEALTH_TIMEOUT,
@@ -275,15 +308,58 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) {
     for &(key, min, max) in RANGES {
         check_range(sink, &c::FELIX_RANGE, &spec, key, min, max);
     }
-    for key in DURATIONS {
+    check_durations(sink, &spec);
+}
+
+/// The duration fields, each against the form its CRD pattern admits.
+fn check_durations(sink: &mut Sink, spec: &Fields<'_, '_>) {
+    for key in WHOLE_DURATIONS {
+        let Some(text) = spec.str(key) else { continue };
+        if vocab::is_duration(text, DurationForm::Whole) {
+            continue;
+        }
+        let (message, hint) = match vocab::whole_duration(text) {
+            Some(whole) => (
+                format!("`{key}: {text}` has a fraction, which the v3.32.1 CRD pattern refuses"),
+                format!("write whole numbers per unit: {whole} instead of {text}"),
+            ),
+            None if vocab::is_duration(text, DurationForm::Fraction) => (
+                format!("`{key}: {text}` has a fraction, which the v3.32.1 CRD pattern refuses"),
+                "write whole numbers per unit, e.g. 1s500ms instead of 1.5s".to_owned(),
+            ),
+            None => (
+                format!("`{key}: {text}` is not a duration"),
+                "write whole numbers with units ms, s, m or h, e.g. `90s`, `1m30s` or `1s500ms`"
+                    .to_owned(),
+            ),
+        };
+        sink.report(&c::FELIX_DURATION, spec.at(key), message, Some(hint));
+    }
+    for key in FRACTION_DURATIONS {
         if let Some(text) = spec.str(key)
-            && !vocab::is_duration(text)
+            && !vocab::is_duration(text, DurationForm::Fraction)
         {
             sink.report(
                 &c::FELIX_DURATION,
                 spec.at(key),
                 format!("`{key}: {text}` is not a duration"),
-                Some("write e.g. `90s` or `1m30s`".into()),
+                Some("write e.g. `90s`, `1m30s` or `1.5s`".into()),
+            );
+        }
+    }
+    let Some(timeouts) = spec.raw("bpfConntrackTimeouts") else {
+        return;
+    };
+    let timeouts = Fields::of(Some(timeouts), "spec.bpfConntrackTimeouts");
+    for key in CONNTRACK_TIMEOUTS {
+        if let Some(text) = timeouts.str(key)
+            && !vocab::is_conntrack_timeout(text)
+        {
+            sink.report(
+                &c::FELIX_DURATION,
+                timeouts.at(key),
+                format!("`{key}: {text}` is neither `Auto` nor a duration"),
+                Some("write `Auto` or a duration such as `30s` or `1m30s`".into()),
             );
         }
     }

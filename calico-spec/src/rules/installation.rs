@@ -20,6 +20,10 @@ const ENCAPSULATIONS: &[&str] = &[
     "None",
 ];
 const ENABLED_DISABLED: &[&str] = &["Enabled", "Disabled"];
+const DATAPLANES: &[&str] = &["Iptables", "BPF", "VPP", "Nftables"];
+const ROUTING_MODES: &[&str] = &["BIRD", "Felix"];
+const CNI_TYPES: &[&str] = &["Calico", "GKE", "AmazonVPC", "AzureVNET"];
+const IPAM_TYPES: &[&str] = &["Calico", "HostLocal", "AmazonVPC", "AzureVNET"];
 const SYSCTL_KEYS: &[&str] = &[
     "net.ipv4.tcp_keepalive_intvl",
     "net.ipv4.tcp_keepalive_probes",
@@ -56,13 +60,7 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value, defaulted: &Value) {
     // 8.2: CRD enums.
     let e = &c::INSTALLATION_ENUM;
     check_enum(sink, e, &network, "bgp", ENABLED_DISABLED);
-    check_enum(
-        sink,
-        e,
-        &network,
-        "linuxDataplane",
-        &["Iptables", "BPF", "VPP", "Nftables"],
-    );
+    check_enum(sink, e, &network, "linuxDataplane", DATAPLANES);
     check_enum(sink, e, &network, "windowsDataplane", &["HNS", "Disabled"]);
     check_enum(sink, e, &network, "hostPorts", ENABLED_DISABLED);
     check_enum(sink, e, &network, "containerIPForwarding", ENABLED_DISABLED);
@@ -76,21 +74,9 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value, defaulted: &Value) {
         "linuxPodInterfaceType",
         &["Veth", "Netkit"],
     );
-    check_enum(sink, e, &network, "clusterRoutingMode", &["BIRD", "Felix"]);
-    check_enum(
-        sink,
-        e,
-        &cni,
-        "type",
-        &["Calico", "GKE", "AmazonVPC", "AzureVNET"],
-    );
-    check_enum(
-        sink,
-        e,
-        &ipam,
-        "type",
-        &["Calico", "HostLocal", "AmazonVPC", "AzureVNET"],
-    );
+    check_enum(sink, e, &network, "clusterRoutingMode", ROUTING_MODES);
+    check_enum(sink, e, &cni, "type", CNI_TYPES);
+    check_enum(sink, e, &ipam, "type", IPAM_TYPES);
     check_enum(
         sink,
         e,
@@ -116,6 +102,17 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value, defaulted: &Value) {
         ],
     );
 
+    // The checks below combine several settings. When one of them is not a valid value it is
+    // reported above, and the combinations that depend on it are skipped: they would describe
+    // what a value the user did not write implies.
+    let known = |fields: &Fields<'_, '_>, key: &str, valid: &[&str]| {
+        fields.str(key).is_none_or(|value| valid.contains(&value))
+    };
+    let cni_known = known(&cni, "type", CNI_TYPES) && known(&ipam, "type", IPAM_TYPES);
+    let settings_known = cni_known
+        && known(&network, "bgp", ENABLED_DISABLED)
+        && known(&network, "linuxDataplane", DATAPLANES)
+        && known(&network, "clusterRoutingMode", ROUTING_MODES);
     let cni_type = cni.str("type").unwrap_or("Calico");
     let ipam_type = ipam.str("type").unwrap_or("Calico");
     let provider = spec.str("kubernetesProvider").unwrap_or("");
@@ -124,9 +121,22 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value, defaulted: &Value) {
     let dataplane = network.str("linuxDataplane").unwrap_or("Iptables");
     let felix_routing = network.str("clusterRoutingMode") == Some("Felix");
 
-    check_cni(sink, &cni, cni_type, ipam_type, provider);
+    if cni_known {
+        check_cni(sink, &cni, cni_type, ipam_type, provider);
+    }
 
-    let pools = network.list("ipPools");
+    let written_pools_value = doc
+        .get("spec")
+        .and_then(|spec| spec.get("calicoNetwork"))
+        .and_then(|network| network.get("ipPools"))
+        .filter(|pools| !pools.is_null());
+    // A written `ipPools` that is not a list is a type error already; the defaults then put a
+    // pool of their own in its place, which the user never wrote.
+    let pools = if written_pools_value.is_some_and(|pools| !pools.is_array()) {
+        None
+    } else {
+        network.list("ipPools")
+    };
     let pools_path = network.at("ipPools");
     if let Some(list) = pools
         && list.len() > 25
@@ -242,7 +252,7 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value, defaulted: &Value) {
         );
         let encapsulation = pool.str("encapsulation").unwrap_or("None");
         let node_selector = pool.str("nodeSelector").unwrap_or("all()");
-        if (is_lb || !calico_cni) && node_selector != "all()" {
+        if (is_lb || (cni_known && !calico_cni)) && node_selector != "all()" {
             let why = if is_lb {
                 "a LoadBalancer pool"
             } else {
@@ -318,7 +328,7 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value, defaulted: &Value) {
                 Some("add e.g. `nodeAddressAutodetectionV6: {firstFound: true}`".into()),
             );
         }
-        if calico_cni && ipam_type == "Calico" {
+        if settings_known && calico_cni && ipam_type == "Calico" {
             let needs_bgp = !felix_routing && (ipip || encapsulation == "None");
             if needs_bgp && !bgp_enabled && !is_lb {
                 let written = written_pools
@@ -345,7 +355,7 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value, defaulted: &Value) {
                 None,
             );
         }
-        if !calico_cni {
+        if cni_known && !calico_cni {
             if encapsulation != "None" && !encapsulation.is_empty() {
                 sink.report(
                     &c::INSTALLATION_NON_CALICO_CNI,
@@ -365,7 +375,14 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value, defaulted: &Value) {
         }
     }
 
-    check_network(sink, &spec, &network, calico_cni, bgp_enabled, dataplane);
+    let settings = Settings {
+        known: settings_known,
+        cni_known,
+        calico_cni,
+        bgp_enabled,
+        dataplane,
+    };
+    check_network(sink, &spec, &network, &settings);
     check_other(sink, &spec);
 }
 
@@ -413,15 +430,31 @@ fn check_cni(
     }
 }
 
+/// The settings the network checks combine, after defaults.
+#[derive(Debug, Clone, Copy)]
+struct Settings<'a> {
+    /// Every setting below is absent or one of its valid values.
+    known: bool,
+    /// The CNI and IPAM types are absent or valid.
+    cni_known: bool,
+    calico_cni: bool,
+    bgp_enabled: bool,
+    dataplane: &'a str,
+}
+
 fn check_network(
     sink: &mut Sink,
     spec: &Fields<'_, '_>,
     network: &Fields<'_, '_>,
-    calico_cni: bool,
-    bgp_enabled: bool,
-    dataplane: &str,
+    settings: &Settings<'_>,
 ) {
-    if dataplane == "VPP" {
+    let Settings {
+        calico_cni,
+        bgp_enabled,
+        dataplane,
+        ..
+    } = *settings;
+    if settings.known && dataplane == "VPP" {
         let mut problems = Vec::new();
         if spec
             .str("variant")
@@ -490,7 +523,7 @@ fn check_network(
             &["NodeInternalIP"],
         );
     }
-    if !calico_cni {
+    if settings.cni_known && !calico_cni {
         if network.str("hostPorts") == Some("Enabled") {
             sink.report(
                 &c::INSTALLATION_CALICO_CNI_ONLY,
@@ -539,7 +572,7 @@ fn check_network(
                 None,
             );
         }
-        if !matches!(dataplane, "Iptables" | "BPF" | "Nftables") {
+        if settings.known && !matches!(dataplane, "Iptables" | "BPF" | "Nftables") {
             sink.report(
                 &c::INSTALLATION_POLICY_TIMEOUT,
                 network.at("linuxPolicySetupTimeoutSeconds"),

@@ -100,9 +100,10 @@ pub struct TextError {
 }
 
 /// Parse and validate several texts together: upstream manifests (any number of documents
-/// per file) and ClusterNetwork files. A ClusterNetwork is checked by its own parser, compiled,
-/// and its compiled objects validated with the rule catalogue; their diagnostics are reported
-/// at the ClusterNetwork field they came from.
+/// per file) and ClusterNetwork files. A ClusterNetwork goes through [`cluster_network::load`],
+/// as in `render`: checked by its own parser, compiled, and its compiled objects validated with
+/// the rule catalogue under the context the ClusterNetwork declares; the diagnostics are
+/// reported at the ClusterNetwork field they came from. `ctx` applies to the manifests.
 ///
 /// # Errors
 /// [`TextError`] for the first text that is not YAML or exceeds `limits`.
@@ -151,7 +152,7 @@ pub fn validate_texts(
                 );
                 continue;
             }
-            extra.extend(validate_cluster_network(name, source.text, ctx));
+            extra.extend(validate_cluster_network(name, source.text));
         }
     }
     let mut outcome = validate(&inputs, ctx);
@@ -160,59 +161,26 @@ pub fn validate_texts(
     Ok(outcome)
 }
 
-/// Check a ClusterNetwork with its own parser, then validate what it compiles to.
-fn validate_cluster_network(file: &str, text: &str, ctx: &Context) -> Vec<Diagnostic> {
-    let parsed = match cluster_network::parse(file, text) {
-        Ok(parsed) => parsed,
-        Err(cluster_network::ParseError::Invalid { diagnostics }) => return diagnostics,
+/// Check a ClusterNetwork exactly as `render` does, through [`cluster_network::load`]: its own
+/// parser and checks, then the rule catalogue over the compiled objects with the context the
+/// ClusterNetwork declares (`network.avoid`, `serviceCIDRs`, `nodeSubnets`, the provider), not
+/// the context assumed for bare manifests. One code path, so `validate` and `render` cannot
+/// disagree about a ClusterNetwork.
+fn validate_cluster_network(file: &str, text: &str) -> Vec<Diagnostic> {
+    let mut diagnostics = match cluster_network::load(file, text) {
+        Ok(loaded) => loaded.warnings,
+        Err(cluster_network::ParseError::Invalid { diagnostics }) => diagnostics,
         Err(err) => {
             let mut sink = Sink::default();
             sink.report(&c::NOT_AN_OBJECT, "", err.to_string(), None);
-            return sink.diagnostics;
+            sink.diagnostics
         }
     };
-    let mut out = parsed.warnings;
-    let objects = match cluster_network::compile(&parsed.cluster_network) {
-        Ok(objects) => objects,
-        Err(err) => {
-            let mut sink = Sink::default();
-            sink.report(
-                &c::NOT_AN_OBJECT,
-                "spec",
-                format!("the ClusterNetwork does not compile: {err}"),
-                None,
-            );
-            cluster_network::locate(file, text, &mut sink.diagnostics);
-            out.extend(sink.diagnostics);
-            return out;
-        }
-    };
-    let documents: Vec<Document> = objects
-        .iter()
-        .enumerate()
-        .map(|(idx, object)| Document {
-            index: idx,
-            value: object.to_value(),
-            spans: crate::source::SpanMap::default(),
-            start: crate::source::Pos { line: 1, column: 1 },
-            problems: Vec::new(),
-        })
-        .collect();
-    let inputs: Vec<InputDocument<'_>> = documents
-        .iter()
-        .map(|document| InputDocument { file, document })
-        .collect();
-    let mut compiled = validate(&inputs, ctx).diagnostics;
-    for diag in &mut compiled {
-        let object_idx = diag.location.as_ref().map_or(0, |loc| loc.document);
-        if let Some(object) = objects.get(object_idx) {
-            diag.path = cluster_network::origin(&parsed.cluster_network, object, &diag.path);
-        }
-        diag.location = None;
+    // A few of `load`'s diagnostics (a compile failure, the fallbacks above) have no position.
+    if diagnostics.iter().any(|diag| diag.location.is_none()) {
+        cluster_network::locate(file, text, &mut diagnostics);
     }
-    cluster_network::locate(file, text, &mut compiled);
-    out.extend(compiled);
-    out
+    diagnostics
 }
 
 fn sort(diagnostics: &mut Vec<Diagnostic>) {
@@ -438,6 +406,10 @@ fn schema_pass<T: DeserializeOwned>(sink: &mut Sink, value: &Value) -> Option<T>
         return Some(typed);
     }
     let mut current = value.clone();
+    // Paths this pass removed to get on with typing. Removing an object can make a required
+    // field of its parent go missing (an IPPool without `cidr` loses `spec`); that is our doing,
+    // not the user's, so it is not reported, and typing stops there.
+    let mut removed: Vec<Vec<Segment>> = Vec::new();
     for _ in 0..MAX_ROUNDS {
         let err = match serde_path_to_error::deserialize::<_, T>(&current) {
             Ok(typed) => return Some(typed),
@@ -471,6 +443,9 @@ fn schema_pass<T: DeserializeOwned>(sink: &mut Sink, value: &Value) -> Option<T>
         } else if let Some(field) = missing_field_name(&message) {
             let mut full = segments.clone();
             full.push(Segment::Key(field.clone()));
+            if removed.contains(&full) {
+                return None;
+            }
             sink.report(
                 &c::MISSING_FIELD,
                 render_path(&full),
@@ -481,11 +456,13 @@ fn schema_pass<T: DeserializeOwned>(sink: &mut Sink, value: &Value) -> Option<T>
             if segments.is_empty() || !remove(&mut current, &segments) {
                 return None;
             }
+            removed.push(segments);
         } else {
             sink.report(&c::WRONG_TYPE, path, type_message(&message), None);
             if segments.is_empty() || !remove(&mut current, &segments) {
                 return None;
             }
+            removed.push(segments);
         }
     }
     None

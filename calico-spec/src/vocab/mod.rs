@@ -205,10 +205,22 @@ pub fn is_as_number(value: i64) -> bool {
     (0..=MAX_AS_NUMBER).contains(&value)
 }
 
-/// Whether `value` is a duration in the form Calico's CRDs accept: one or more groups of a
-/// decimal number with an optional fraction followed by a unit `ms`, `s`, `m` or `h`
-/// (`90s`, `1m30s`, `1.5h`).
-pub fn is_duration(value: &str) -> bool {
+/// How much of Go's duration syntax a duration field admits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DurationForm {
+    /// Whole numbers per unit only (`90s`, `1m30s`, `1s500ms`). Most FelixConfiguration duration
+    /// fields of the v3.32.1 CRD carry the pattern `^([0-9]+(\\.[0-9]+)?(ms|s|m|h))*$` as a
+    /// plain YAML scalar, so the regular expression the API server compiles has `\\` (a literal
+    /// backslash) before the `.`: a fraction such as `1.5s` never matches.
+    Whole,
+    /// A decimal fraction is allowed (`1.5h`): fields whose pattern escapes the dot once, and
+    /// fields without a pattern, which Felix reads with Go's duration parser.
+    Fraction,
+}
+
+/// Whether `value` is a duration of the given form: one or more groups of a decimal number
+/// (with a fraction only when `form` allows it) followed by a unit `ms`, `s`, `m` or `h`.
+pub fn is_duration(value: &str, form: DurationForm) -> bool {
     let bytes = value.as_bytes();
     if bytes.is_empty() {
         return false;
@@ -223,6 +235,9 @@ pub fn is_duration(value: &str) -> bool {
             return false;
         }
         if bytes.get(idx) == Some(&b'.') {
+            if form == DurationForm::Whole {
+                return false;
+            }
             idx += 1;
             let frac_start = idx;
             while idx < bytes.len() && bytes[idx].is_ascii_digit() {
@@ -237,6 +252,104 @@ pub fn is_duration(value: &str) -> bool {
         } else if matches!(bytes.get(idx), Some(b's' | b'm' | b'h')) {
             idx += 1;
         } else {
+            return false;
+        }
+    }
+    true
+}
+
+/// The same duration written with whole numbers only, when `value` is a valid
+/// [`DurationForm::Fraction`] duration that has a fraction and converts exactly
+/// (`1.5s` -> `1s500ms`, `0.5h` -> `30m`); `None` otherwise. Used for hints.
+pub fn whole_duration(value: &str) -> Option<String> {
+    if !is_duration(value, DurationForm::Fraction) || !value.contains('.') {
+        return None;
+    }
+    // Sum everything in milliseconds; a fraction finer than a millisecond has no whole form.
+    let mut total_ms: u128 = 0;
+    let mut rest = value;
+    while !rest.is_empty() {
+        let number_len = rest
+            .bytes()
+            .take_while(|b| b.is_ascii_digit() || *b == b'.')
+            .count();
+        let (number, tail) = rest.split_at(number_len);
+        let (unit_ms, unit_len) = if tail.starts_with("ms") {
+            (1u128, 2)
+        } else {
+            match tail.as_bytes().first()? {
+                b's' => (1_000, 1),
+                b'm' => (60_000, 1),
+                b'h' => (3_600_000, 1),
+                _ => return None,
+            }
+        };
+        let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+        let whole: u128 = whole.parse().ok()?;
+        let scale = 10u128.checked_pow(u32::try_from(fraction.len()).ok()?)?;
+        let fraction_value: u128 = if fraction.is_empty() {
+            0
+        } else {
+            fraction.parse().ok()?
+        };
+        let fraction_ms = fraction_value.checked_mul(unit_ms)?;
+        if fraction_ms % scale != 0 {
+            return None;
+        }
+        total_ms = total_ms
+            .checked_add(whole.checked_mul(unit_ms)?)?
+            .checked_add(fraction_ms / scale)?;
+        rest = &tail[unit_len..];
+    }
+    let mut out = String::new();
+    for (unit, unit_ms) in [("h", 3_600_000u128), ("m", 60_000), ("s", 1_000), ("ms", 1)] {
+        let count = total_ms / unit_ms;
+        total_ms %= unit_ms;
+        if count > 0 {
+            out.push_str(&count.to_string());
+            out.push_str(unit);
+        }
+    }
+    if out.is_empty() {
+        out.push_str("0s");
+    }
+    Some(out)
+}
+
+/// Whether `value` is accepted by the pattern of the `bpfConntrackTimeouts` fields,
+/// `^(([0-9]*(\.[0-9]*)?(ms|s|h|m|us)+)+|Auto)$`: `Auto`, or groups of an optional decimal
+/// number (fraction allowed) followed by one or more units among `ms`, `s`, `h`, `m`, `us`.
+pub fn is_conntrack_timeout(value: &str) -> bool {
+    if value == "Auto" {
+        return true;
+    }
+    let bytes = value.as_bytes();
+    if bytes.is_empty() {
+        return false;
+    }
+    let mut idx = 0;
+    while idx < bytes.len() {
+        while idx < bytes.len() && bytes[idx].is_ascii_digit() {
+            idx += 1;
+        }
+        if bytes.get(idx) == Some(&b'.') {
+            idx += 1;
+            while idx < bytes.len() && bytes[idx].is_ascii_digit() {
+                idx += 1;
+            }
+        }
+        let units_start = idx;
+        loop {
+            let rest = &bytes[idx..];
+            if rest.starts_with(b"ms") || rest.starts_with(b"us") {
+                idx += 2;
+            } else if matches!(rest.first(), Some(b's' | b'h' | b'm')) {
+                idx += 1;
+            } else {
+                break;
+            }
+        }
+        if idx == units_start {
             return false;
         }
     }
@@ -314,19 +427,58 @@ mod tests {
 
     #[test]
     fn durations() {
-        let check = |value: &str, ok: bool| assert_eq!(is_duration(value), ok, "{value}");
-        check("90s", true);
-        check("1m30s", true);
-        check("1.5h", true);
-        check("100ms", true);
-        check("0s", true);
+        let check = |value: &str, whole: bool, fraction: bool| {
+            assert_eq!(is_duration(value, DurationForm::Whole), whole, "{value}");
+            assert_eq!(
+                is_duration(value, DurationForm::Fraction),
+                fraction,
+                "{value}"
+            );
+        };
+        check("90s", true, true);
+        check("1m30s", true, true);
+        check("1s500ms", true, true);
+        check("1.5h", false, true);
+        check("1.5s", false, true);
+        check("100ms", true, true);
+        check("0s", true, true);
+        check("", false, false);
+        check("90", false, false);
+        check("1.s", false, false);
+        check("s", false, false);
+        check("1d", false, false);
+        check("-1s", false, false);
+        check("1 s", false, false);
+        check("1\\.5s", false, false);
+    }
+
+    #[test]
+    fn whole_durations() {
+        let check = |value: &str, expected: Option<&str>| {
+            assert_eq!(whole_duration(value).as_deref(), expected, "{value}");
+        };
+        check("1.5s", Some("1s500ms"));
+        check("0.5h", Some("30m"));
+        check("1.25m10s", Some("1m25s"));
+        check("0.0s", Some("0s"));
+        check("1.0001s", None);
+        check("90s", None);
+        check("x", None);
+    }
+
+    #[test]
+    fn conntrack_timeouts() {
+        let check = |value: &str, ok: bool| assert_eq!(is_conntrack_timeout(value), ok, "{value}");
+        check("Auto", true);
+        check("30s", true);
+        check("1.5m", true);
+        check("500us", true);
+        check("1h2m", true);
+        check("s", true);
         check("", false);
-        check("90", false);
-        check("1.s", false);
-        check("s", false);
-        check("1d", false);
-        check("-1s", false);
-        check("1 s", false);
+        check("auto", false);
+        check("30", false);
+        check("30d", false);
     }
 
     #[test]
