@@ -37,9 +37,7 @@ pub enum LevelError {
         code: String,
     },
     /// `--allow` names an upstream error, which cannot be silenced.
-    #[error(
-        "--allow {code}: {code} is an upstream error, not a lint; only warnings can be allowed"
-    )]
+    #[error("--allow {code}: {code} is an error, not a lint; only warnings can be allowed")]
     CannotAllowError {
         /// The code.
         code: &'static str,
@@ -288,6 +286,8 @@ pub fn render_explanation(rule: &rules::Rule) -> String {
         "{code} ({severity}): {summary}\n\n{explanation}\n",
         code = rule.code,
         severity = match rule.severity {
+            // ClusterNetwork checks guard our own input kind; the `CR` errors mirror upstream.
+            Severity::Error if rule.code.starts_with("CN") => "error, ClusterNetwork check",
             Severity::Error => "error, upstream parity",
             Severity::Warning => "warning, lint: --deny or --allow it",
         },

@@ -269,4 +269,67 @@ fn explain() {
     assert_eq!(output.status.code(), Some(0));
     let listing = String::from_utf8_lossy(&output.stdout);
     assert_eq!(listing.lines().count(), calico_spec::rules::CATALOGUE.len());
+    // The ClusterNetwork's own codes are explained too.
+    assert!(listing.contains("CN0203  warning"), "{listing}");
+    let output = run(&["explain", "cn0104"], "");
+    assert_eq!(output.status.code(), Some(0));
+    assert!(
+        String::from_utf8_lossy(&output.stdout)
+            .starts_with("CN0104 (error, ClusterNetwork check): encapsulation not allowed"),
+        "{}",
+        String::from_utf8_lossy(&output.stdout)
+    );
+}
+
+#[test]
+fn cluster_network_lints_obey_deny_and_allow() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/ha-ebpf/cluster.yaml"
+    );
+    let example = std::fs::read_to_string(path).expect("example exists");
+    // BPF Felix settings without the BPF dataplane: lint CN0203 (and the example's CR8007).
+    let input = format!(
+        "{}  felix:\n    bpfLogLevel: Debug\n",
+        example.replace("dataplane: BPF", "dataplane: Iptables")
+    );
+    let codes = |args: &[&str]| {
+        let mut argv = vec!["validate", "-f", "-", "-o", "json"];
+        argv.extend_from_slice(args);
+        let output = run(&argv, &input);
+        let report: serde_json::Value =
+            serde_json::from_slice(&output.stdout).expect("validate -o json prints JSON");
+        let found: Vec<String> = report["diagnostics"]
+            .as_array()
+            .expect("diagnostics")
+            .iter()
+            .map(|diag| format!("{} {}", diag["code"], diag["severity"]))
+            .collect();
+        (output.status.code(), found)
+    };
+    assert_eq!(
+        codes(&[]),
+        (
+            Some(0),
+            vec![
+                "\"CR8007\" \"warning\"".to_owned(),
+                "\"CN0203\" \"warning\"".to_owned()
+            ]
+        )
+    );
+    assert_eq!(
+        codes(&["--allow", "CN0203"]),
+        (Some(0), vec!["\"CR8007\" \"warning\"".to_owned()])
+    );
+    assert_eq!(
+        codes(&["--deny", "cn0203", "--allow", "CR8007"]),
+        (Some(1), vec!["\"CN0203\" \"error\"".to_owned()])
+    );
+    let output = run(&["validate", "-f", "-", "--allow", "CN0104"], &input);
+    assert_eq!(output.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&output.stderr).contains("CN0104 is an error, not a lint"),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
 }

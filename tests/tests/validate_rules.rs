@@ -1059,3 +1059,80 @@ fn cluster_network_facts_feed_the_lints_as_in_render() {
         &[("CR8003", "spec.podPools[0].cidr")],
     );
 }
+
+/// Every `CR`/`CN` code literal in the non-test part of `dir`'s Rust sources, with its file.
+fn code_literals(dir: &std::path::Path, out: &mut Vec<(String, String)>) {
+    let mut entries: Vec<_> = std::fs::read_dir(dir)
+        .unwrap_or_else(|err| panic!("{}: {err}", dir.display()))
+        .map(|entry| entry.expect("directory entry").path())
+        .collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() {
+            code_literals(&path, out);
+            continue;
+        }
+        if path.extension().is_none_or(|ext| ext != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).expect("source is UTF-8");
+        // Unit tests use made-up codes on purpose (`CR9999` for an unknown code).
+        let code_part = text.split("#[cfg(test)]").next().unwrap_or_default();
+        let bytes = code_part.as_bytes();
+        for start in 0..bytes.len().saturating_sub(7) {
+            let literal = &bytes[start..start + 8];
+            let is_code = literal[0] == b'"'
+                && literal[1] == b'C'
+                && matches!(literal[2], b'R' | b'N')
+                && literal[3..7].iter().all(u8::is_ascii_digit)
+                && literal[7] == b'"';
+            if is_code {
+                out.push((
+                    String::from_utf8_lossy(&literal[1..7]).into_owned(),
+                    path.display().to_string(),
+                ));
+            }
+        }
+    }
+}
+
+#[test]
+fn every_code_in_the_sources_is_in_the_catalogue() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut found = Vec::new();
+    for krate in ["calico-spec/src", "calico-render/src", "calico-codegen/src"] {
+        code_literals(&root.join(krate), &mut found);
+    }
+    // The scan must see the ClusterNetwork codes and the catalogue itself, or it scans nothing.
+    assert!(found.iter().any(|(code, _)| code == "CN0203"), "{found:?}");
+    assert!(found.iter().any(|(code, _)| code == "CR8001"), "{found:?}");
+    let missing: Vec<&(String, String)> = found
+        .iter()
+        .filter(|(code, _)| rules::lookup(code).is_none_or(|rule| rule.code != code))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "codes used in the sources but missing from the catalogue (explain would not know them): {missing:?}"
+    );
+    // The exported ClusterNetwork constants name catalogue entries of the right severity.
+    use calico_spec::cluster_network as cn;
+    for code in [
+        cn::CODE_UNKNOWN_FIELD,
+        cn::CODE_INVALID_VALUE,
+        cn::CODE_CALICO_VERSION,
+        cn::CODE_CIDR_NOT_MASKED,
+        cn::CODE_BLOCK_SIZE,
+        cn::CODE_ENCAPSULATION,
+        cn::CODE_POOL_CONFLICT,
+        cn::CODE_AUTODETECTION,
+        cn::CODE_BGP_DISABLED,
+        cn::CODE_LINK_LOCAL,
+        cn::CODE_NAME,
+        cn::CODE_API_HOST,
+    ] {
+        let rule = rules::lookup(code).unwrap_or_else(|| panic!("{code} is not in the catalogue"));
+        assert_eq!(rule.severity, calico_spec::diag::Severity::Error, "{code}");
+    }
+    let lint = rules::lookup(cn::CODE_LINT_BPF_FELIX).expect("CN0203 is in the catalogue");
+    assert_eq!(lint.severity, calico_spec::diag::Severity::Warning);
+}

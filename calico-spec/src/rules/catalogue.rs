@@ -1,9 +1,12 @@
 //! Every rule's code, severity, summary and explanation, as data.
 //!
-//! Codes are grouped by hundreds: `CR00xx` reading and schema, `CR10xx` IPPool, `CR20xx`
-//! BGPPeer, `CR30xx` BGPConfiguration, `CR40xx` FelixConfiguration, `CR50xx` Installation,
-//! `CR60xx` APIServer and the endpoint ConfigMap, `CR70xx` checks across objects, `CR80xx` our
-//! lints. A code is never reused for a different meaning.
+//! Codes are grouped by hundreds. `CN` codes are the ClusterNetwork's own checks, emitted by
+//! `crate::cluster_network` (`CN00xx` reading, `CN01xx` cross-field errors, `CN02xx` lints);
+//! they live here too so that `explain`, `--deny` and `--allow` know every code. `CR0000` is
+//! input that could not be processed at all, `CR00xx` reading and schema, `CR10xx` IPPool,
+//! `CR20xx` BGPPeer, `CR30xx` BGPConfiguration, `CR40xx` FelixConfiguration, `CR50xx`
+//! Installation, `CR60xx` APIServer and the endpoint ConfigMap, `CR70xx` checks across objects,
+//! `CR80xx` our lints. A code is never reused for a different meaning.
 
 use crate::diag::Severity;
 
@@ -37,6 +40,37 @@ macro_rules! rules {
 }
 
 rules! {
+    CN_UNKNOWN_FIELD = "CN0001", Error, "unknown ClusterNetwork field",
+        "The ClusterNetwork kind (calico-render.dev/v1alpha1) has no such field; it is read strictly so that a misspelt field is never ignored. The message suggests the closest field; `calico-render schema` prints every field.";
+    CN_INVALID_VALUE = "CN0002", Error, "invalid ClusterNetwork value",
+        "The value has the wrong type or is outside the field's valid set (an unknown enum value, a CIDR that does not parse, port 0, no pod pool at all). Booleans are `true` or `false` only: YAML 1.1 words such as `yes` are refused. The message lists the valid values.";
+    CN_CALICO_VERSION = "CN0101", Error, "unsupported calicoVersion",
+        "calico-render renders for Calico v3.32 (tigera-operator v1.42) and knows that release's defaults and rules; `calicoVersion` must be a v3.32 patch release such as `v3.32.1`.";
+    CN_CIDR_NOT_MASKED = "CN0102", Error, "CIDR has host bits set",
+        "A pool CIDR must be the network address of its prefix (`10.0.0.0/24`, not `10.0.0.1/24`); Calico refuses pools with host bits set. The hint gives the masked network.";
+    CN_BLOCK_SIZE = "CN0103", Error, "block size out of range",
+        "IPAM block sizes are 20-32 for IPv4 and 116-128 for IPv6, and a block cannot be larger than its pool (the block size must be at least the pool's prefix length).";
+    CN_ENCAPSULATION = "CN0104", Error, "encapsulation not allowed for the pool",
+        "IP-in-IP cannot carry IPv6, so IPv6 pools use VXLAN, VXLANCrossSubnet or None. IPIP, IPIPCrossSubnet and None route pod traffic with BGP, so they need `spec.bgp.enabled: true`; with BGP off use VXLAN or VXLANCrossSubnet.";
+    CN_POOL_CONFLICT = "CN0105", Error, "pools or peers conflict",
+        "Every pod pool, LoadBalancer pool and BGP peer needs its own name, and no two pools may share addresses (equal, containing or contained ranges).";
+    CN_AUTODETECTION = "CN0106", Error, "node address autodetection needs exactly one method",
+        "Each family's block under `spec.nodeAddressAutodetection` sets exactly one method (firstFound, kubernetes, interface, skipInterface, canReach or cidrs); the operator refuses none or several.";
+    CN_BGP_DISABLED = "CN0107", Error, "BGP setting while BGP is off",
+        "BGP settings (AS number, peers, advertised ranges, ...) do nothing while `spec.bgp.enabled` is false; enable BGP or remove them.";
+    CN_LINK_LOCAL = "CN0108", Error, "pool overlaps link-local space",
+        "Calico refuses pools that overlap 169.254.0.0/16 or fe80::/10, whether inside them or containing them.";
+    CN_NAME = "CN0109", Error, "invalid object name",
+        "Names become Kubernetes object names: a DNS-1123 subdomain of at most 253 lower-case letters, digits, `-` and `.`, starting and ending with a letter or digit.";
+    CN_API_HOST = "CN0110", Error, "invalid API endpoint host",
+        "`spec.apiEndpoint.host` is the address nodes use to reach the API server without kube-proxy: a DNS name or an IP address, without scheme or port (the port has its own field).";
+    CN_SELECTOR = "CN0111", Error, "selector does not parse",
+        "Selectors use Calico's selector language: `all()`, `has(label)`, `label == 'value'`, `in {...}`, combined with `&&`, `||`, `!` and parentheses.";
+    CN_LINT_BPF_FELIX = "CN0203", Warning, "BPF Felix setting without the BPF dataplane",
+        "Felix's BPF settings only take effect with `spec.dataplane: BPF`; with another dataplane they are rendered but ignored. Switch the dataplane or remove the setting.";
+
+    INPUT_NOT_PROCESSED = "CR0000", Error, "input could not be processed",
+        "The input could not go through the pipeline at all: a stream that is not YAML, a ClusterNetwork that does not compile, or an object that after merging no longer fits its CRD schema. The message says which; fix that first, then run `calico-render validate` for the complete list of problems.";
     UNKNOWN_FIELD = "CR0001", Error, "unknown field",
         "The field is not part of the resource's schema. The API server prunes or rejects unknown fields, so a misspelt field silently does nothing. Check the spelling (the message suggests the closest known field) and the resource's apiVersion.";
     WRONG_TYPE = "CR0002", Error, "value has the wrong type",
@@ -259,7 +293,9 @@ mod tests {
         }
         for rule in CATALOGUE {
             assert!(
-                rule.code.len() == 6 && rule.code.starts_with("CR"),
+                rule.code.len() == 6
+                    && (rule.code.starts_with("CR") || rule.code.starts_with("CN"))
+                    && rule.code[2..].bytes().all(|b| b.is_ascii_digit()),
                 "{}",
                 rule.code
             );
@@ -268,5 +304,6 @@ mod tests {
         }
         assert_eq!(lookup("cr1003"), Some(&POOL_CIDR_HOST_BITS));
         assert_eq!(lookup("CR9999"), None);
+        assert_eq!(lookup("cn0203"), Some(&CN_LINT_BPF_FELIX));
     }
 }
