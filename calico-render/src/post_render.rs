@@ -483,6 +483,14 @@ impl<'a> FirstPass<'a> {
         }
     }
 
+    /// The kinds whose names matter: ours, and the Deployment that tells the operator's
+    /// namespace.
+    fn kinds(&self) -> Vec<String> {
+        let mut kinds: Vec<String> = self.keys.iter().map(|(k, _, _)| (*k).to_owned()).collect();
+        kinds.push("Deployment".to_owned());
+        kinds
+    }
+
     fn interesting_kind(&self, kind: &str) -> bool {
         kind == "Deployment" || self.keys.iter().any(|(k, _, _)| *k == kind)
     }
@@ -578,7 +586,7 @@ fn read_and_scan(
     options: &Options,
 ) -> Result<(), PostRenderError> {
     let mut reader = io::BufReader::with_capacity(options.read_buffer.max(4096), input);
-    let mut scanner = StreamScanner::new();
+    let mut scanner = StreamScanner::new().only_kinds(state.kinds());
     // A line that spans two reads: its first bytes (at most `line_prefix`) and its full length.
     let mut partial: Vec<u8> = Vec::new();
     let mut partial_len: u64 = 0;
@@ -595,7 +603,7 @@ fn read_and_scan(
         let mut pos = 0;
         while pos < chunk.len() {
             let rest = &chunk[pos..];
-            match rest.iter().position(|&b| b == b'\n') {
+            match memchr::memchr(b'\n', rest) {
                 Some(nl) => {
                     let line = &rest[..=nl];
                     let done = if partial_len == 0 {

@@ -4,7 +4,8 @@
 //! document, the root `apiVersion` and `kind` and the `metadata.name` and `metadata.namespace`
 //! when they are written in the plain block style every Kubernetes tool emits. It is not a YAML
 //! parser: whenever a document leaves that narrow, common shape (flow style at the root, anchors,
-//! aliases or tags on a field we read, quoted or complex keys, directives, tabs in indentation,
+//! aliases or tags on a field we read, quoted or complex keys, directives, tabs in the
+//! indentation of lines it reads,
 //! `...` markers, content on the `---` line, an indented root, a value spanning lines, a value
 //! YAML 1.1 would not read as a string) the document is flagged, and the caller must parse it with
 //! the real YAML parser before trusting anything about it.
@@ -24,6 +25,9 @@ pub enum Field {
     Plain(String),
     /// The field is present but written in a way only a real parser can read.
     Unclear,
+    /// Not read: the document's kind is not one the scanner was asked about
+    /// ([`StreamScanner::only_kinds`]), so its `metadata` was skipped.
+    NotRead,
 }
 
 impl Field {
@@ -31,7 +35,7 @@ impl Field {
     pub fn as_plain(&self) -> Option<&str> {
         match self {
             Field::Plain(value) => Some(value),
-            Field::Absent | Field::Unclear => None,
+            Field::Absent | Field::Unclear | Field::NotRead => None,
         }
     }
 
@@ -173,6 +177,8 @@ struct DocState {
     /// indentation: a deeper line right after it means the value continues (a multi-line
     /// plain scalar), which only a real parser can join.
     pending: Option<(Which, usize)>,
+    /// Kinds whose `metadata.name`/`namespace` are wanted; `None` for every kind.
+    only_kinds: Option<std::sync::Arc<[String]>>,
 }
 
 impl DocState {
@@ -189,6 +195,16 @@ impl DocState {
             metadata_indent: None,
             seen_metadata: false,
             pending: None,
+            only_kinds: None,
+        }
+    }
+
+    /// False when the document's kind is known and not among the wanted ones: its metadata
+    /// fields are then not read at all (most documents of a chart stream).
+    fn wants_metadata(&self) -> bool {
+        match (&self.only_kinds, &self.head.kind) {
+            (Some(kinds), Field::Plain(kind)) => kinds.iter().any(|k| k == kind),
+            _ => true,
         }
     }
 
@@ -234,6 +250,9 @@ impl DocState {
         };
         match first {
             b'#' => {}
+            // Lines under a root key other than `metadata` say nothing about the fields the
+            // scan reads (a column-0 line always ends them), so the common case stops here.
+            b' ' if self.section == Section::Other && self.pending.is_none() => {}
             b' ' => {
                 let indent = line.iter().take_while(|&&b| b == b' ').count();
                 let rest = &line[indent..];
@@ -306,6 +325,10 @@ impl DocState {
                     b"namespace" => Which::Namespace,
                     _ => return,
                 };
+                if !self.wants_metadata() {
+                    *self.field_mut(which) = Field::NotRead;
+                    return;
+                }
                 let value = if truncated {
                     Value::Unclear
                 } else {
@@ -547,6 +570,7 @@ pub struct StreamScanner {
     offset: u64,
     line: usize,
     index: usize,
+    only_kinds: Option<std::sync::Arc<[String]>>,
 }
 
 impl Default for StreamScanner {
@@ -563,7 +587,18 @@ impl StreamScanner {
             offset: 0,
             line: 1,
             index: 0,
+            only_kinds: None,
         }
+    }
+
+    /// Read `metadata.name` and `metadata.namespace` only for documents of these kinds (and for
+    /// documents whose `kind` comes after `metadata`); for the others they are
+    /// [`Field::NotRead`]. Saves work on long streams where few documents matter.
+    pub fn only_kinds<I: IntoIterator<Item = String>>(mut self, kinds: I) -> Self {
+        let kinds: std::sync::Arc<[String]> = kinds.into_iter().collect();
+        self.doc.only_kinds = Some(kinds.clone());
+        self.only_kinds = Some(kinds);
+        self
     }
 
     /// Feed the next line. `line` holds the line's bytes (its line break may be included or
@@ -577,7 +612,8 @@ impl StreamScanner {
         let starts_doc = matches!(marker, Marker::Start | Marker::StartWithContent);
         let mut done = None;
         if (starts_doc || self.doc.ended) && self.doc.has_bytes {
-            let next = DocState::new(self.offset, self.line);
+            let mut next = DocState::new(self.offset, self.line);
+            next.only_kinds.clone_from(&self.only_kinds);
             let finished = std::mem::replace(&mut self.doc, next);
             done = Some(finished.finish(self.index, self.offset));
             self.index += 1;
@@ -802,7 +838,9 @@ mod tests {
             ("- kind: A\n", Absent, Absent, Some(Unusual::RootNotBlockMapping)),
             ("  kind: A\n", Absent, Absent, Some(Unusual::IndentedRoot)),
             ("kind: A\nspec:\n\tx: 1\n", plain("A"), Absent, Some(Unusual::TabIndentation)),
-            ("kind: A\nspec:\n  \tx: 1\n", plain("A"), Absent, Some(Unusual::TabIndentation)),
+            // Under a key the scan does not read, a tab after the indentation is not looked at.
+            ("kind: A\nspec:\n  \tx: 1\n", plain("A"), Absent, None),
+            ("kind: A\nmetadata:\n  \tname: x\n", plain("A"), Absent, Some(Unusual::TabIndentation)),
             ("--- !!map\nkind: A\n", plain("A"), Absent, Some(Unusual::ContentOnDocumentStart)),
             ("\u{feff}kind: A\n", Absent, Absent, Some(Unusual::ByteOrderMark)),
             ("kind: A\r\nmetadata:\r\n  name: x\r\n", plain("A"), plain("x"), None),
@@ -909,6 +947,18 @@ mod tests {
         let docs = scan_stream(b"kind: A");
         assert_eq!(docs[0].head.kind, plain("A"));
         assert_eq!(docs[0].end, 7);
+    }
+
+    #[test]
+    fn only_kinds_skips_other_metadata() {
+        let mut scanner = StreamScanner::new().only_kinds(["B".to_owned()]);
+        let mut docs = Vec::new();
+        for line in "kind: A\nmetadata:\n  name: a\n---\nkind: B\nmetadata:\n  name: b\n---\nmetadata:\n  name: c\nkind: A\n".split_inclusive('\n') {
+            docs.extend(scanner.push_line(line.as_bytes(), line.len() as u64, false));
+        }
+        docs.extend(scanner.finish());
+        let names: Vec<_> = docs.iter().map(|d| d.head.name.clone()).collect();
+        assert_eq!(names, [Field::NotRead, plain("b"), plain("c")]);
     }
 
     #[test]
