@@ -232,8 +232,8 @@ rules! {
         "The APIServer CRD only accepts the names `default` and `tigera-secure`.";
     APISERVER_ENUM = "CR6002", Error, "unsupported APIServer enum value",
         "The APIServer CRD lists the valid values: `logSeverity` of `spec.logging.apiServer` and `spec.logging.queryServer` takes Fatal, Error, Warn, Info, Debug or Trace (`Warn`, not `Warning` as in FelixConfiguration); the containers of `apiServerDeployment` are calico-apiserver, tigera-queryserver and calico-l7-admission-controller (init container calico-apiserver-certs-key-cert-provisioner, ports apiserver, queryserver, l7admctrl), and the container and port of `calicoWebhooksDeployment` are calico-webhooks. The API server rejects other values.";
-    ENDPOINT_NAMESPACE = "CR6101", Error, "endpoint ConfigMap in the wrong namespace",
-        "The operator reads `kubernetes-services-endpoint` from its own namespace, `tigera-operator` (the Helm release namespace with the chart).";
+    ENDPOINT_NAMESPACE = "CR6101", Warning, "endpoint ConfigMap outside the operator's usual namespace",
+        "The operator reads `kubernetes-services-endpoint` from its own namespace: `tigera-operator` with the upstream manifests, the release namespace with the Helm chart. A ConfigMap elsewhere is ignored unless the operator runs there, which a manifest alone cannot tell, so this is a lint: allow CR6101 when your operator is installed in that namespace.";
     ENDPOINT_HOST = "CR6102", Error, "invalid KUBERNETES_SERVICE_HOST",
         "The host is an IP address (IPv6 without brackets) or a DNS name, without scheme or port.";
     ENDPOINT_PORT = "CR6103", Error, "KUBERNETES_SERVICE_PORT is not a quoted port",

@@ -29,8 +29,12 @@ pub(crate) fn check_configmap(sink: &mut Sink, ctx: &Context, doc: &Value, spans
         Some(other) => sink.report(
             &c::ENDPOINT_NAMESPACE,
             meta.at("namespace"),
-            format!("the operator reads `{ENDPOINT_NAME}` from `{OPERATOR_NAMESPACE}`, not `{other}`"),
-            Some(format!("set `namespace: {OPERATOR_NAMESPACE}`")),
+            format!(
+                "the operator reads `{ENDPOINT_NAME}` from its own namespace, usually `{OPERATOR_NAMESPACE}`, not `{other}`"
+            ),
+            Some(format!(
+                "set `namespace: {OPERATOR_NAMESPACE}`, or allow CR6101 if the operator runs in `{other}` (a Helm release namespace)"
+            )),
         ),
         None => sink.report(
             &c::ENDPOINT_NAMESPACE,
