@@ -1,1 +1,93 @@
-//! Cross-crate integration tests for calico-render live under `tests/`.
+//! Shared helpers for the cross-crate integration tests in `tests/tests/*.rs`.
+//!
+//! Cargo hands `CARGO_BIN_EXE_<name>` only to tests of the package that owns the binary, so
+//! this crate's tests find `calico-render` themselves: next to the test executable
+//! (`target/<profile>/calico-render`), after a `cargo build -p calico-render --bin
+//! calico-render` for the same profile and target directory, which is a no-op when the binary
+//! is fresh. That way a test never runs a stale binary. `CALICO_RENDER_E2E_BIN` points the
+//! tests at another binary instead.
+
+use std::env;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+/// Environment variable that overrides which `calico-render` binary the tests run.
+pub const ENV_BIN: &str = "CALICO_RENDER_E2E_BIN";
+
+/// The workspace root (the folder holding the root `Cargo.toml`).
+pub fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("the tests crate sits one level below the workspace root")
+        .to_path_buf()
+}
+
+/// The `calico-render` binary, built (or confirmed fresh) once per test process.
+///
+/// Returns the reason as an error when it cannot be built, so suites that report their own
+/// set-up problems (the end-to-end ones) can say so in their words.
+pub fn try_calico_render() -> Result<&'static Path, String> {
+    static BINARY: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    BINARY
+        .get_or_init(
+            || match env::var_os(ENV_BIN).filter(|value| !value.is_empty()) {
+                Some(bin) => Ok(PathBuf::from(bin)),
+                None => build_calico_render(),
+            },
+        )
+        .as_deref()
+        .map_err(Clone::clone)
+}
+
+/// The `calico-render` binary; panics with the build error when it cannot be built.
+pub fn calico_render() -> &'static Path {
+    match try_calico_render() {
+        Ok(path) => path,
+        Err(reason) => panic!("{reason}"),
+    }
+}
+
+/// Build the binary for this test executable's profile and target directory.
+fn build_calico_render() -> Result<PathBuf, String> {
+    let exe =
+        env::current_exe().map_err(|err| format!("cannot locate the test executable: {err}"))?;
+    // target/<profile>/deps/<test>-<hash>: two levels up is the profile directory.
+    let profile_dir = exe
+        .parent()
+        .and_then(Path::parent)
+        .ok_or_else(|| format!("unexpected test executable path {}", exe.display()))?;
+    let target_dir = profile_dir
+        .parent()
+        .ok_or_else(|| format!("unexpected profile directory {}", profile_dir.display()))?;
+    let profile = profile_dir
+        .file_name()
+        .and_then(|name| name.to_str())
+        .ok_or_else(|| format!("unexpected profile directory {}", profile_dir.display()))?;
+    // `debug` is where both the dev and the test profile put their output.
+    let cargo_profile = if profile == "debug" { "dev" } else { profile };
+    let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let output = Command::new(&cargo)
+        .args([
+            "build",
+            "--quiet",
+            "-p",
+            "calico-render",
+            "--bin",
+            "calico-render",
+        ])
+        .args(["--profile", cargo_profile])
+        .env("CARGO_TARGET_DIR", target_dir)
+        .current_dir(workspace_root())
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|err| format!("cannot run {}: {err}", Path::new(&cargo).display()))?;
+    if !output.status.success() {
+        return Err(format!(
+            "building calico-render failed ({}):\n{}",
+            output.status,
+            String::from_utf8_lossy(&output.stderr)
+        ));
+    }
+    Ok(profile_dir.join(format!("calico-render{}", env::consts::EXE_SUFFIX)))
+}

@@ -45,6 +45,7 @@
 //! what they create before and after; the dry-run-only negative cases run in parallel. Other
 //! users of the same server should not create objects with these names while the suite runs.
 
+use calico_render_tests::workspace_root;
 use std::collections::{BTreeMap, BTreeSet};
 use std::env;
 use std::fmt::Write as _;
@@ -67,8 +68,6 @@ const ENV_KUBECONFIG: &str = "CALICO_RENDER_E2E_KUBECONFIG";
 const ENV_KUBECTL: &str = "CALICO_RENDER_E2E_KUBECTL";
 /// `required`: a missing or unreachable server fails the suite instead of skipping it.
 const ENV_MODE: &str = "CALICO_RENDER_E2E";
-/// An explicit calico-render binary, instead of the one built next to this test executable.
-const ENV_BIN: &str = "CALICO_RENDER_E2E_BIN";
 
 /// The CRDs the suite needs on the server: the operator kinds we render, the native
 /// `projectcalico.org/v3` kinds our calico stage targets, and the `crd.projectcalico.org/v1`
@@ -107,13 +106,6 @@ static SETUP: OnceLock<Result<Option<Server>, String>> = OnceLock::new();
 
 /// Serialises the cases that write to the server (our objects are cluster-wide singletons).
 static SERVER_WRITES: Mutex<()> = Mutex::new(());
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the tests crate sits one level below the workspace root")
-        .to_path_buf()
-}
 
 fn fixtures() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("e2e")
@@ -171,10 +163,7 @@ fn set_up() -> Result<Option<Server>, String> {
     let kubectl = env::var_os(ENV_KUBECTL)
         .filter(|value| !value.is_empty())
         .map_or_else(|| PathBuf::from("kubectl"), PathBuf::from);
-    let calico_render = match env::var_os(ENV_BIN).filter(|value| !value.is_empty()) {
-        Some(bin) => PathBuf::from(bin),
-        None => build_calico_render()?,
-    };
+    let calico_render = calico_render_tests::try_calico_render()?.to_path_buf();
     let server = Server {
         kubeconfig,
         kubectl,
@@ -212,64 +201,6 @@ fn set_up() -> Result<Option<Server>, String> {
         ));
     }
     Ok(Some(server))
-}
-
-/// Build (or confirm fresh) the calico-render binary for the profile and target directory this
-/// test executable was built in, and return its path.
-fn build_calico_render() -> Result<PathBuf, String> {
-    let exe =
-        env::current_exe().map_err(|err| format!("cannot locate the test executable: {err}"))?;
-    // target/<profile>/deps/e2e_k8s-<hash>: two levels up is the profile directory.
-    let profile_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .ok_or_else(|| format!("unexpected test executable path {}", exe.display()))?;
-    let target_dir = profile_dir
-        .parent()
-        .ok_or_else(|| format!("unexpected profile directory {}", profile_dir.display()))?;
-    let profile = profile_dir
-        .file_name()
-        .and_then(|name| name.to_str())
-        .ok_or_else(|| format!("unexpected profile directory {}", profile_dir.display()))?;
-    // `debug` is where both the dev and the test profile put their output.
-    let cargo_profile = if profile == "debug" { "dev" } else { profile };
-    let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let started = Instant::now();
-    let output = Command::new(&cargo)
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "calico-render",
-            "--bin",
-            "calico-render",
-        ])
-        .args(["--profile", cargo_profile])
-        .env("CARGO_TARGET_DIR", target_dir)
-        .current_dir(workspace_root())
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|err| format!("cannot run {}: {err}", Path::new(&cargo).display()))?;
-    if !output.status.success() {
-        return Err(format!(
-            "building calico-render failed ({}):\n{}",
-            output.status,
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
-    let binary = profile_dir.join(format!("calico-render{}", env::consts::EXE_SUFFIX));
-    if !binary.is_file() {
-        return Err(format!(
-            "cargo built calico-render but {} does not exist",
-            binary.display()
-        ));
-    }
-    eprintln!(
-        "e2e: calico-render binary {} ready in {:.1}s",
-        binary.display(),
-        started.elapsed().as_secs_f64()
-    );
-    Ok(binary)
 }
 
 // ---------------------------------------------------------------------------------------------

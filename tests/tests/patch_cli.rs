@@ -1,58 +1,18 @@
 //! The `calico-render patch` command line: exit codes, what goes to standard output and what
 //! to standard error (issue 5).
 //!
-//! Cargo only hands `CARGO_BIN_EXE_*` to tests of the package that owns the binary, so the
-//! binary is found next to this test executable (`target/<profile>/calico-render`) after a
-//! `cargo build -p calico-render --bin calico-render` for the same profile and target
-//! directory, which is a no-op when it is fresh.
+//! The binary comes from `calico_render_tests::calico_render` (see `tests/src/lib.rs`).
 
-use std::path::{Path, PathBuf};
+use calico_render_tests::calico_render;
+
 use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
 
 const CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/cases/patch");
-
-/// Build (or confirm fresh) the binary once per test process and return its path.
-fn binary() -> &'static Path {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let exe = std::env::current_exe().expect("the test executable has a path");
-        // target/<profile>/deps/patch_cli-<hash>: two levels up is the profile directory.
-        let profile_dir = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("target/<profile>/deps");
-        let target_dir = profile_dir.parent().expect("target/<profile>");
-        let profile = profile_dir
-            .file_name()
-            .and_then(|name| name.to_str())
-            .expect("profile");
-        let cargo_profile = if profile == "debug" { "dev" } else { profile };
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let status = Command::new(cargo)
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "calico-render",
-                "--bin",
-                "calico-render",
-            ])
-            .args(["--profile", cargo_profile])
-            .env("CARGO_TARGET_DIR", target_dir)
-            .current_dir(concat!(env!("CARGO_MANIFEST_DIR"), "/.."))
-            .stdin(Stdio::null())
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "building calico-render failed: {status}");
-        profile_dir.join(format!("calico-render{}", std::env::consts::EXE_SUFFIX))
-    })
-}
 
 /// Run `calico-render patch ARGS` from the cases directory, with `stdin` on standard input.
 fn run(args: &[&str], stdin: &str) -> Output {
     use std::io::Write;
-    let mut child = Command::new(binary())
+    let mut child = Command::new(calico_render())
         .arg("patch")
         .args(args)
         .current_dir(CASES)

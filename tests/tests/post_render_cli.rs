@@ -3,57 +3,10 @@
 //! standard output; 1 and nothing on standard output for invalid results, the KRM list aside;
 //! 2 for usage errors and text that is not YAML).
 
-use std::env;
+use calico_render_tests::calico_render;
+use calico_render_tests::workspace_root;
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::sync::OnceLock;
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the tests crate sits one level below the workspace root")
-        .to_path_buf()
-}
-
-/// The binary for this test executable's profile, built (or confirmed fresh) once; see
-/// `e2e_k8s.rs` for why the tests crate builds it itself. `CALICO_RENDER_E2E_BIN` overrides.
-fn binary() -> &'static Path {
-    static BIN: OnceLock<PathBuf> = OnceLock::new();
-    BIN.get_or_init(|| {
-        if let Some(bin) = env::var_os("CALICO_RENDER_E2E_BIN").filter(|v| !v.is_empty()) {
-            return PathBuf::from(bin);
-        }
-        let exe = env::current_exe().expect("test executable path");
-        let profile_dir = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("target/<profile>/deps/<test>");
-        let target_dir = profile_dir.parent().expect("target directory");
-        let profile = profile_dir
-            .file_name()
-            .and_then(|n| n.to_str())
-            .unwrap_or("debug");
-        let cargo_profile = if profile == "debug" { "dev" } else { profile };
-        let status = Command::new(env::var_os("CARGO").unwrap_or_else(|| "cargo".into()))
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "calico-render",
-                "--bin",
-                "calico-render",
-            ])
-            .args(["--profile", cargo_profile])
-            .env("CARGO_TARGET_DIR", target_dir)
-            .current_dir(workspace_root())
-            .stdin(Stdio::null())
-            .status()
-            .expect("run cargo build");
-        assert!(status.success(), "building calico-render failed");
-        profile_dir.join(format!("calico-render{}", env::consts::EXE_SUFFIX))
-    })
-}
 
 struct Run {
     code: Option<i32>,
@@ -62,7 +15,7 @@ struct Run {
 }
 
 fn run(args: &[&str], stdin: &str) -> Run {
-    let mut child = Command::new(binary())
+    let mut child = Command::new(calico_render())
         .args(args)
         .current_dir(workspace_root())
         .stdin(Stdio::piped())

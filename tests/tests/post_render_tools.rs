@@ -16,6 +16,7 @@
 //! Every test works in its own temporary directory, with its own Helm home, so tests run in
 //! parallel and leave nothing behind.
 
+use calico_render_tests::workspace_root;
 use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -27,7 +28,6 @@ use serde_json::Value;
 
 const ENV_TOOLS: &str = "CALICO_RENDER_E2E_TOOLS";
 const ENV_MODE: &str = "CALICO_RENDER_E2E";
-const ENV_BIN: &str = "CALICO_RENDER_E2E_BIN";
 
 const HOW_TO_ENABLE: &str = "run `bash ../shared/tools/k8s-real-setup.sh install` (tools land in \
     ~/.cache/k8s-real/bin) or set CALICO_RENDER_E2E_TOOLS to a directory with helm, helm4, \
@@ -40,13 +40,6 @@ struct Tools {
     kustomize: PathBuf,
     kpt: PathBuf,
     calico_render: PathBuf,
-}
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("the tests crate sits one level below the workspace root")
-        .to_path_buf()
 }
 
 /// The tools, or `None` (after printing why) when they are absent and not required.
@@ -86,10 +79,7 @@ fn find_tools() -> Result<Option<Tools>, String> {
         }
         return Ok(None);
     };
-    let calico_render = match env::var_os(ENV_BIN).filter(|v| !v.is_empty()) {
-        Some(bin) => PathBuf::from(bin),
-        None => build_calico_render()?,
-    };
+    let calico_render = calico_render_tests::try_calico_render()?.to_path_buf();
     Ok(Some(Tools {
         helm3,
         helm4,
@@ -97,48 +87,6 @@ fn find_tools() -> Result<Option<Tools>, String> {
         kpt,
         calico_render,
     }))
-}
-
-/// Build the binary for this test executable's profile and target directory (a no-op when it
-/// is fresh) and return its path.
-fn build_calico_render() -> Result<PathBuf, String> {
-    let exe =
-        env::current_exe().map_err(|err| format!("cannot locate the test executable: {err}"))?;
-    let profile_dir = exe
-        .parent()
-        .and_then(Path::parent)
-        .ok_or_else(|| format!("unexpected test executable path {}", exe.display()))?;
-    let target_dir = profile_dir
-        .parent()
-        .ok_or_else(|| format!("unexpected profile directory {}", profile_dir.display()))?;
-    let profile = profile_dir
-        .file_name()
-        .and_then(|n| n.to_str())
-        .unwrap_or("debug");
-    let cargo_profile = if profile == "debug" { "dev" } else { profile };
-    let cargo = env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let output = Command::new(&cargo)
-        .args([
-            "build",
-            "--quiet",
-            "-p",
-            "calico-render",
-            "--bin",
-            "calico-render",
-        ])
-        .args(["--profile", cargo_profile])
-        .env("CARGO_TARGET_DIR", target_dir)
-        .current_dir(workspace_root())
-        .stdin(Stdio::null())
-        .output()
-        .map_err(|err| format!("cannot run cargo: {err}"))?;
-    if !output.status.success() {
-        return Err(format!(
-            "building calico-render failed:\n{}",
-            String::from_utf8_lossy(&output.stderr)
-        ));
-    }
-    Ok(profile_dir.join(format!("calico-render{}", env::consts::EXE_SUFFIX)))
 }
 
 /// Run a command, returning its output; the command must be found.

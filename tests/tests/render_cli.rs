@@ -2,55 +2,13 @@
 //! stream, `--out-dir`, determinism under other locales and time zones) and the `--help` text
 //! of every subcommand.
 
+use calico_render_tests::calico_render;
+use calico_render_tests::workspace_root;
 use std::io::Write;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
-
-fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
-}
-
-/// The calico-render binary of this test's profile, built once if needed. Integration tests of
-/// the `tests` crate do not get `CARGO_BIN_EXE_*`, so cargo is asked to build it next to the
-/// test executable (a no-op when `cargo test --workspace` already did).
-fn binary() -> &'static Path {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let exe = std::env::current_exe().expect("test executable path");
-        // target/<profile>/deps/<test>-<hash>: two levels up is the profile directory.
-        let profile_dir = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("profile directory");
-        let target_dir = profile_dir.parent().expect("target directory");
-        let profile = profile_dir
-            .file_name()
-            .and_then(|name| name.to_str())
-            .expect("profile");
-        let cargo_profile = if profile == "debug" { "dev" } else { profile };
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let status = Command::new(cargo)
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "calico-render",
-                "--bin",
-                "calico-render",
-            ])
-            .args(["--profile", cargo_profile])
-            .env("CARGO_TARGET_DIR", target_dir)
-            .current_dir(workspace_root())
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "building calico-render failed");
-        profile_dir.join(format!("calico-render{}", std::env::consts::EXE_SUFFIX))
-    })
-}
 
 fn run(args: &[&str], stdin: Option<&str>, envs: &[(&str, &str)]) -> Output {
-    let mut command = Command::new(binary());
+    let mut command = Command::new(calico_render());
     command
         .args(args)
         .current_dir(workspace_root())
