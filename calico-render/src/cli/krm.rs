@@ -6,8 +6,10 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use calico_render::krm::{self, Generate, Generated, KrmError, Origin};
+use calico_spec::objects::Object;
 
-use super::post_render::{CliFinish, CompileFailure, compile_text, print_diagnostics};
+use super::input::{CompileFailure, compile_text, print_diagnostics};
+use super::post_render::CliFinish;
 use super::{EXIT_INVALID, EXIT_USAGE};
 
 /// Arguments of `calico-render krm`.
@@ -69,7 +71,7 @@ impl Generate for CliGenerate {
     fn generate(&self, origin: &Origin, text: &str) -> Generated {
         match compile_text(origin.file_name(), text) {
             Ok(compiled) => Generated {
-                objects: compiled.objects,
+                objects: compiled.objects.iter().map(Object::to_value).collect(),
                 diagnostics: compiled.warnings,
             },
             Err(CompileFailure::Invalid(diagnostics)) => Generated {

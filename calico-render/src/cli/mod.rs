@@ -10,6 +10,7 @@ use clap::{Parser, Subcommand};
 
 mod codegen;
 mod explain;
+mod input;
 mod krm;
 mod patch;
 mod post_render;

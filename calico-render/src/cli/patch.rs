@@ -5,16 +5,17 @@
 //! or a `List`.
 //! Standard output carries only the patches; notes and errors go to standard error.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 use anyhow::Context;
 use calico_render::patch::{self, PatchError};
 use calico_spec::diag::Diagnostic;
+use calico_spec::objects::Object;
 use calico_spec::source::{self, Limits};
 use serde_json::Value;
 
-use super::post_render::{self, CompileFailure};
+use super::input::{CompileFailure, compile_text, print_diagnostics, read_input};
 
 /// The apiVersion of our own input kind.
 const CLUSTER_NETWORK_API_VERSION: &str = "calico-render.dev/v1alpha1";
@@ -161,21 +162,11 @@ impl Failure {
                 ExitCode::from(super::EXIT_INVALID)
             }
             Failure::Diagnostics(diagnostics) => {
-                post_render::print_diagnostics(&diagnostics);
+                print_diagnostics(&diagnostics);
                 ExitCode::from(super::EXIT_INVALID)
             }
         }
     }
-}
-
-/// Read a file, or standard input for `-`.
-fn read_input(path: &str) -> io::Result<String> {
-    if path == "-" {
-        let mut text = String::new();
-        io::stdin().lock().read_to_string(&mut text)?;
-        return Ok(text);
-    }
-    std::fs::read_to_string(path)
 }
 
 /// The desired objects: a ClusterNetwork compiled into its objects, or upstream objects as
@@ -200,10 +191,10 @@ fn desired_objects(file: &str, text: &str) -> Result<Vec<Value>, Failure> {
 /// Parse, check and compile a ClusterNetwork (the same path `render` and the adapters take),
 /// printing its lints on standard error.
 fn compile_cluster_network(file: &str, text: &str) -> Result<Vec<Value>, Failure> {
-    match post_render::compile_text(file, text) {
+    match compile_text(file, text) {
         Ok(compiled) => {
-            post_render::print_diagnostics(&compiled.warnings);
-            Ok(compiled.objects)
+            print_diagnostics(&compiled.warnings);
+            Ok(compiled.objects.iter().map(Object::to_value).collect())
         }
         Err(CompileFailure::NotYaml(message)) => Err(Failure::NotYaml(message)),
         Err(CompileFailure::Invalid(diagnostics)) => Err(Failure::Diagnostics(diagnostics)),

@@ -3,8 +3,8 @@
 //!
 //! Helm 3 runs the binary itself (`--post-renderer calico-render --post-renderer-args=post-render
 //! --post-renderer-args=--file=cluster.yaml`); Helm 4 runs it through the plugin in
-//! `integrations/helm-plugin/`. This module also holds what `krm` shares with it: reading a
-//! ClusterNetwork into our objects, and the check and YAML writing of merged objects.
+//! `integrations/helm-plugin/`. This module also holds what `krm` shares with it: the check and
+//! YAML writing of merged objects.
 
 use std::io::{self, Write};
 use std::path::PathBuf;
@@ -12,11 +12,11 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use calico_render::post_render::{self, Finish, Options, Placement, PostRenderError};
-use calico_spec::cluster_network::{self, ParseError};
 use calico_spec::diag::{Diagnostic, Severity};
 use calico_spec::objects::Object;
 use serde_json::Value;
 
+use super::input::{CompileFailure, Compiled, compile_text, print_diagnostics};
 use super::{EXIT_INVALID, EXIT_USAGE};
 
 /// Arguments of `calico-render post-render`.
@@ -56,7 +56,7 @@ pub fn run(args: Args) -> super::Outcome {
     let ours = match compile_text(&file_name, &text) {
         Ok(Compiled { objects, warnings }) => {
             print_diagnostics(&warnings);
-            objects
+            objects.iter().map(Object::to_value).collect::<Vec<Value>>()
         }
         Err(CompileFailure::NotYaml(message)) => {
             eprintln!("error: {message}");
@@ -121,68 +121,6 @@ mod log {
     pub(super) fn appended(kind: &str, name: &str) {
         if std::env::var_os("CALICO_RENDER_VERBOSE").is_some() {
             eprintln!("note: {kind} `{name}` is not in the chart; appended");
-        }
-    }
-}
-
-/// Our objects, ready for an adapter.
-pub(super) struct Compiled {
-    /// Our objects in bundle order, as JSON.
-    pub(super) objects: Vec<Value>,
-    /// Lints from the ClusterNetwork check.
-    pub(super) warnings: Vec<Diagnostic>,
-}
-
-/// Why a ClusterNetwork could not be turned into objects.
-pub(super) enum CompileFailure {
-    /// The text is not YAML (exit 2).
-    NotYaml(String),
-    /// The ClusterNetwork is invalid (exit 1).
-    Invalid(Vec<Diagnostic>),
-}
-
-/// Parse, check and compile a ClusterNetwork text.
-pub(super) fn compile_text(file: &str, text: &str) -> Result<Compiled, CompileFailure> {
-    let parsed = match cluster_network::parse(file, text) {
-        Ok(parsed) => parsed,
-        Err(ParseError::Invalid { diagnostics }) => {
-            return Err(CompileFailure::Invalid(diagnostics));
-        }
-        Err(err) => return Err(CompileFailure::NotYaml(err.to_string())),
-    };
-    let objects = cluster_network::compile(&parsed.cluster_network).map_err(|err| {
-        CompileFailure::Invalid(vec![Diagnostic {
-            severity: Severity::Error,
-            code: "CR0000",
-            path: String::new(),
-            message: err.to_string(),
-            hint: None,
-            location: None,
-        }])
-    })?;
-    Ok(Compiled {
-        objects: objects.iter().map(Object::to_value).collect(),
-        warnings: parsed.warnings,
-    })
-}
-
-/// Print diagnostics on standard error, one per line, with position and hint.
-pub(super) fn print_diagnostics(diagnostics: &[Diagnostic]) {
-    let stderr = io::stderr();
-    let mut err = stderr.lock();
-    for diag in diagnostics {
-        // Standard error may be closed; there is nowhere else to report that.
-        let _ = match &diag.location {
-            Some(loc) => match (loc.line, loc.column) {
-                (Some(line), Some(column)) => {
-                    writeln!(err, "{}:{line}:{column}: {diag}", loc.file)
-                }
-                _ => writeln!(err, "{}: {diag}", loc.file),
-            },
-            None => writeln!(err, "{diag}"),
-        };
-        if let Some(hint) = &diag.hint {
-            let _ = writeln!(err, "  hint: {hint}");
         }
     }
 }

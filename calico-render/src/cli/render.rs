@@ -4,15 +4,15 @@
 //! Nothing is written until the whole bundle has been compiled and serialized, so an invalid
 //! input leaves standard output (and `--out-dir`) untouched.
 
-use std::io::{Read, Write};
+use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, bail};
 use calico_render::bundle::{self, Format, RenderConfig, Stage};
-use calico_spec::cluster_network::{self, ParseError};
-use calico_spec::diag::Diagnostic;
 use calico_spec::objects::Object;
+
+use super::input::{CompileFailure, Compiled, compile_text, print_diagnostics, read_input};
 
 /// Arguments of `calico-render render`.
 #[derive(Debug, clap::Args)]
@@ -74,31 +74,24 @@ enum StageArg {
 
 /// Run the subcommand.
 pub fn run(args: Args) -> super::Outcome {
-    let text = read_input(&args.file)?;
+    let text = read_input(&args.file)
+        .with_context(|| format!("cannot read the ClusterNetwork file `{}`", args.file))?;
     // `load` parses, checks, compiles and runs the rule catalogue: it only returns objects
     // calico-render would accept, so nothing invalid is ever printed.
-    let loaded = match cluster_network::load(&args.file, &text) {
-        Ok(loaded) => loaded,
-        Err(ParseError::NotYaml {
-            file,
-            line,
-            column,
-            message,
-        }) => {
-            eprintln!("error: {file}:{line}:{column}: the input is not YAML: {message}");
+    let objects = match compile_text(&args.file, &text) {
+        Ok(Compiled { objects, warnings }) => {
+            print_diagnostics(&warnings);
+            objects
+        }
+        Err(CompileFailure::NotYaml(message)) => {
+            eprintln!("error: {message}");
             return Ok(ExitCode::from(super::EXIT_USAGE));
         }
-        Err(ParseError::Invalid { diagnostics }) => {
+        Err(CompileFailure::Invalid(diagnostics)) => {
             print_diagnostics(&diagnostics);
             return Ok(ExitCode::from(super::EXIT_INVALID));
         }
-        Err(other) => {
-            eprintln!("error: {other}");
-            return Ok(ExitCode::from(super::EXIT_INVALID));
-        }
     };
-    print_diagnostics(&loaded.warnings);
-    let objects = loaded.objects;
 
     let stage = match args.stage {
         StageArg::Operator => Stage::Operator,
@@ -158,37 +151,6 @@ fn print_helm_values(stage: Stage, objects: &[Object]) -> super::Outcome {
         .context("cannot write to standard output")?;
     stdout.flush().context("cannot write to standard output")?;
     Ok(ExitCode::SUCCESS)
-}
-
-fn read_input(file: &str) -> anyhow::Result<String> {
-    let mut text = String::new();
-    if file == "-" {
-        std::io::stdin()
-            .read_to_string(&mut text)
-            .context("cannot read the ClusterNetwork from standard input")?;
-    } else {
-        text = std::fs::read_to_string(file)
-            .with_context(|| format!("cannot read the ClusterNetwork file `{file}`"))?;
-    }
-    Ok(text)
-}
-
-/// Diagnostics on standard error, one per line plus its hint.
-fn print_diagnostics(diagnostics: &[Diagnostic]) {
-    let mut stderr = std::io::stderr().lock();
-    for diag in diagnostics {
-        let position = diag
-            .location
-            .as_ref()
-            .map(|loc| match (loc.line, loc.column) {
-                (Some(line), Some(column)) => format!("{}:{line}:{column}: ", loc.file),
-                _ => format!("{}: ", loc.file),
-            });
-        let _ = writeln!(stderr, "{}{diag}", position.unwrap_or_default());
-        if let Some(hint) = &diag.hint {
-            let _ = writeln!(stderr, "  hint: {hint}");
-        }
-    }
 }
 
 /// Write the bundle files into `dir` (created if missing) and remove files of our naming
