@@ -2,7 +2,8 @@
 //! duplicate objects, operator-owned pools, and the lints that need several objects or the
 //! declared networks (LAN, Service range, node subnets, BPF and the endpoint ConfigMap).
 
-use std::collections::BTreeMap;
+use std::borrow::Cow;
+use std::collections::{BTreeMap, HashSet};
 
 use ipnet::IpNet;
 use serde_json::Value;
@@ -25,12 +26,14 @@ pub(crate) enum PoolOrigin {
 
 /// One pool seen in the run.
 #[derive(Debug, Clone)]
-pub(crate) struct PoolFact {
+pub(crate) struct PoolFact<'a> {
     pub(crate) input_idx: usize,
-    /// Path of the pool's `cidr` in its document.
-    pub(crate) path: String,
+    /// Path of the pool's `cidr` in its document (a constant for IPPool objects).
+    pub(crate) path: Cow<'static, str>,
     pub(crate) net: IpNet,
-    pub(crate) name: String,
+    /// Borrowed from the input for IPPool objects; owned for Installation pools, which come
+    /// from the defaulted copy.
+    pub(crate) name: Cow<'a, str>,
     pub(crate) origin: PoolOrigin,
     /// Whether pods get addresses from it.
     pub(crate) workload: bool,
@@ -65,13 +68,13 @@ impl InstallationFact {
 
 /// Everything collected from the documents for the cross checks.
 #[derive(Debug, Default)]
-pub(crate) struct Facts {
-    pub(crate) pools: Vec<PoolFact>,
+pub(crate) struct Facts<'a> {
+    pub(crate) pools: Vec<PoolFact<'a>>,
     pub(crate) installations: Vec<InstallationFact>,
     /// Inputs that are the endpoint ConfigMap.
     pub(crate) endpoints: Vec<usize>,
     /// (input, kind, name) of every known object.
-    pub(crate) names: Vec<(usize, &'static str, String)>,
+    pub(crate) names: Vec<(usize, &'static str, &'a str)>,
 }
 
 /// The pools of an Installation after defaults, with paths into the document as written.
@@ -79,7 +82,7 @@ pub(crate) fn installation_pools(
     input_idx: usize,
     doc: &Value,
     defaulted: &Value,
-) -> Vec<PoolFact> {
+) -> Vec<PoolFact<'static>> {
     let written_pools = doc
         .get("spec")
         .and_then(|spec| spec.get("calicoNetwork"))
@@ -115,9 +118,9 @@ pub(crate) fn installation_pools(
             .unwrap_or_else(|| vec!["Workload", "Tunnel"]);
         out.push(PoolFact {
             input_idx,
-            path: pool.at("cidr"),
+            path: Cow::Owned(pool.at("cidr")),
             net: net.trunc(),
-            name: pool.str("name").unwrap_or_default().to_owned(),
+            name: Cow::Owned(pool.str("name").unwrap_or_default().to_owned()),
             origin: if written {
                 PoolOrigin::Installation
             } else {
@@ -131,13 +134,13 @@ pub(crate) fn installation_pools(
 }
 
 /// Run the cross checks; diagnostics are grouped per input document.
-pub(crate) fn check(facts: &Facts, ctx: &Context) -> BTreeMap<usize, Sink> {
+pub(crate) fn check(facts: &Facts<'_>, ctx: &Context) -> BTreeMap<usize, Sink> {
     let mut sinks: BTreeMap<usize, Sink> = BTreeMap::new();
     let managed: Vec<&str> = facts
         .pools
         .iter()
         .filter(|pool| pool.origin != PoolOrigin::IpPool)
-        .map(|pool| pool.name.as_str())
+        .map(|pool| pool.name.as_ref())
         .collect();
 
     // Overlap: an IPPool object with the name of an Installation pool is the same pool (the
@@ -151,7 +154,7 @@ pub(crate) fn check(facts: &Facts, ctx: &Context) -> BTreeMap<usize, Sink> {
         if same_pool {
             continue;
         }
-        let describe = |pool: &PoolFact| {
+        let describe = |pool: &PoolFact<'_>| {
             if pool.name.is_empty() {
                 format!("`{}`", pool.net)
             } else {
@@ -160,7 +163,7 @@ pub(crate) fn check(facts: &Facts, ctx: &Context) -> BTreeMap<usize, Sink> {
         };
         sinks.entry(second.input_idx).or_default().report(
             &c::POOL_OVERLAP,
-            second.path.clone(),
+            second.path.to_string(),
             format!(
                 "pool {} overlaps pool {}",
                 describe(second),
@@ -173,7 +176,7 @@ pub(crate) fn check(facts: &Facts, ctx: &Context) -> BTreeMap<usize, Sink> {
     for pool in &facts.pools {
         // Entries are created only for pools with findings: most pools have none.
         let mut sink = Sink::default();
-        if pool.origin == PoolOrigin::IpPool && managed.contains(&pool.name.as_str()) {
+        if pool.origin == PoolOrigin::IpPool && managed.contains(&pool.name.as_ref()) {
             sink.report(
                 &c::LINT_OPERATOR_OWNED_POOL,
                 "metadata.name",
@@ -190,7 +193,7 @@ pub(crate) fn check(facts: &Facts, ctx: &Context) -> BTreeMap<usize, Sink> {
         {
             sink.report(
                 &c::LINT_LAN_OVERLAP,
-                pool.path.clone(),
+                pool.path.to_string(),
                 format!("pod pool {} overlaps the LAN range {lan}", pool.net),
                 Some("pick a range such as 172.20.0.0/16".into()),
             );
@@ -208,7 +211,7 @@ pub(crate) fn check(facts: &Facts, ctx: &Context) -> BTreeMap<usize, Sink> {
             };
             sink.report(
                 &c::LINT_SERVICE_OVERLAP,
-                pool.path.clone(),
+                pool.path.to_string(),
                 format!("pool {} overlaps {what} {range}", pool.net),
                 None,
             );
@@ -261,21 +264,21 @@ pub(crate) fn check(facts: &Facts, ctx: &Context) -> BTreeMap<usize, Sink> {
         }
     }
 
-    // Duplicate objects: IPPools from both API groups are the same resource.
-    let mut seen: BTreeMap<(&str, &str), usize> = BTreeMap::new();
-    for (input_idx, kind, name) in &facts.names {
+    // Duplicate objects: IPPools from both API groups are the same resource. A hash set only
+    // answers membership, in input order, so the output stays deterministic; it avoids a
+    // string-comparing tree search per object.
+    let mut seen: HashSet<(&str, &str)> = HashSet::with_capacity(facts.names.len());
+    for &(input_idx, kind, name) in &facts.names {
         if name.is_empty() {
             continue;
         }
-        if seen.contains_key(&(*kind, name.as_str())) {
-            sinks.entry(*input_idx).or_default().report(
+        if !seen.insert((kind, name)) {
+            sinks.entry(input_idx).or_default().report(
                 &c::DUPLICATE_OBJECT,
                 "metadata.name",
                 format!("{kind} `{name}` is defined more than once"),
                 Some("keep one definition per name".into()),
             );
-        } else {
-            seen.insert((kind, name.as_str()), *input_idx);
         }
     }
     sinks

@@ -239,8 +239,7 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value, defaulted: &Value) {
             Family::V4
         };
 
-        let uses = ippool::check_allowed_uses(sink, &pool);
-        let is_lb = uses.iter().any(|used| used == "LoadBalancer");
+        let is_lb = ippool::check_allowed_uses(sink, &pool).load_balancer;
         check_enum(sink, e, &pool, "natOutgoing", ENABLED_DISABLED);
         check_enum(sink, e, &pool, "encapsulation", ENCAPSULATIONS);
         check_enum(

@@ -5,7 +5,8 @@ use ipnet::IpNet;
 use serde_json::Value;
 
 use super::catalogue as c;
-use super::{Fields, Sink, check_enum, check_selector, items};
+use super::{Fields, Sink, check_enum, check_selector};
+use crate::source::join_index;
 use crate::vocab::{self, CidrError, Family, cidr};
 
 /// The encapsulation modes of a v3 pool.
@@ -21,7 +22,7 @@ pub(crate) fn check_cidr(
     fields: &Fields<'_, '_>,
     max_len: Option<usize>,
 ) -> Option<IpNet> {
-    let path = fields.at("cidr");
+    let path = || fields.at("cidr");
     // An absent `cidr` is reported by the schema pass (required field); a present value of
     // another type as a type error.
     let text = fields.str("cidr")?;
@@ -30,7 +31,7 @@ pub(crate) fn check_cidr(
     {
         sink.report(
             &c::POOL_CIDR_INVALID,
-            path,
+            path(),
             format!("`{text}` is longer than {max_len} characters"),
             None,
         );
@@ -41,25 +42,25 @@ pub(crate) fn check_cidr(
         Err(CidrError::HostBits { network, .. }) => {
             sink.report(
                 &c::POOL_CIDR_HOST_BITS,
-                path.clone(),
+                path(),
                 format!("`{text}` has host bits set"),
                 Some(format!("use the network address: `{network}`")),
             );
             network
         }
         Err(CidrError::Empty) => {
-            sink.report(&c::POOL_CIDR_MISSING, path, "`cidr` is empty", None);
+            sink.report(&c::POOL_CIDR_MISSING, path(), "`cidr` is empty", None);
             return None;
         }
         Err(err) => {
-            sink.report(&c::POOL_CIDR_INVALID, path, err.to_string(), None);
+            sink.report(&c::POOL_CIDR_INVALID, path(), err.to_string(), None);
             return None;
         }
     };
     if let Some(link_local) = cidr::overlapped_link_local(&net) {
         sink.report(
             &c::POOL_LINK_LOCAL,
-            path,
+            path(),
             format!(
                 "`{text}` overlaps the {} link-local range {link_local}",
                 Family::of_net(&net)
@@ -70,17 +71,44 @@ pub(crate) fn check_cidr(
     Some(net)
 }
 
-/// Check `allowedUses` values (P10, P11); returns the uses as written, or the default
-/// `[Workload, Tunnel]` when absent.
-pub(crate) fn check_allowed_uses(sink: &mut Sink, fields: &Fields<'_, '_>) -> Vec<String> {
-    let Some(list) = fields.list("allowedUses") else {
-        return vec!["Workload".into(), "Tunnel".into()];
+/// The uses a pool allows, as a set.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Uses {
+    pub(crate) workload: bool,
+    pub(crate) tunnel: bool,
+    pub(crate) load_balancer: bool,
+}
+
+impl Uses {
+    /// What Calico assumes when `allowedUses` is absent: `[Workload, Tunnel]`.
+    pub(crate) const DEFAULT: Uses = Uses {
+        workload: true,
+        tunnel: true,
+        load_balancer: false,
     };
-    let path = fields.at("allowedUses");
+
+    /// The flag for one of [`USES`], when `text` is one.
+    fn flag(&mut self, text: &str) -> Option<&mut bool> {
+        match text {
+            "Workload" => Some(&mut self.workload),
+            "Tunnel" => Some(&mut self.tunnel),
+            "LoadBalancer" => Some(&mut self.load_balancer),
+            _ => None,
+        }
+    }
+}
+
+/// Check `allowedUses` values (P10, P11); returns the uses as written, or the default
+/// `[Workload, Tunnel]` when absent. Runs once per pool, so it allocates nothing unless it
+/// reports a problem.
+pub(crate) fn check_allowed_uses(sink: &mut Sink, fields: &Fields<'_, '_>) -> Uses {
+    let Some(list) = fields.list("allowedUses") else {
+        return Uses::DEFAULT;
+    };
     if list.len() > 10 {
         sink.report(
             &c::POOL_ALLOWED_USES,
-            path.clone(),
+            fields.at("allowedUses"),
             format!(
                 "`allowedUses` has {} entries; at most 10 are allowed",
                 list.len()
@@ -88,38 +116,37 @@ pub(crate) fn check_allowed_uses(sink: &mut Sink, fields: &Fields<'_, '_>) -> Ve
             None,
         );
     }
-    let mut uses: Vec<String> = Vec::new();
-    for (item_path, item) in items(Some(list), &path) {
+    let mut uses = Uses {
+        workload: false,
+        tunnel: false,
+        load_balancer: false,
+    };
+    for (idx, item) in list.iter().enumerate() {
         let Some(text) = item.as_str() else { continue };
-        if !USES.contains(&text) {
-            sink.report(
+        let item_path = || join_index(&fields.at("allowedUses"), idx);
+        match uses.flag(text) {
+            None => sink.report(
                 &c::POOL_ALLOWED_USES,
-                item_path,
+                item_path(),
                 format!(
                     "`{text}` is not an allowed use; valid values: {}",
                     USES.join(", ")
                 ),
                 None,
-            );
-        } else if uses.iter().any(|seen| seen == text) {
-            sink.report(
+            ),
+            Some(seen) if *seen => sink.report(
                 &c::POOL_ALLOWED_USES,
-                item_path,
+                item_path(),
                 format!("`{text}` is listed twice"),
                 Some("list each use once".into()),
-            );
+            ),
+            Some(seen) => *seen = true,
         }
-        uses.push(text.to_owned());
     }
-    let has_lb = uses.iter().any(|used| used == "LoadBalancer");
-    if has_lb
-        && uses
-            .iter()
-            .any(|used| used == "Workload" || used == "Tunnel")
-    {
+    if uses.load_balancer && (uses.workload || uses.tunnel) {
         sink.report(
             &c::POOL_LB_COMBINED,
-            path,
+            fields.at("allowedUses"),
             "`LoadBalancer` cannot be combined with `Workload` or `Tunnel`",
             Some("use a separate pool with `allowedUses: [LoadBalancer]`".into()),
         );
@@ -127,8 +154,17 @@ pub(crate) fn check_allowed_uses(sink: &mut Sink, fields: &Fields<'_, '_>) -> Ve
     uses
 }
 
+/// What the cross checks need to know about a checked IPPool.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PoolSummary {
+    /// The pool's network (masked), when its CIDR parses.
+    pub(crate) net: Option<IpNet>,
+    /// The uses it allows.
+    pub(crate) uses: Uses,
+}
+
 /// Check one IPPool's `spec` (projectcalico.org/v3 or crd.projectcalico.org/v1).
-pub(crate) fn check(sink: &mut Sink, doc: &Value) {
+pub(crate) fn check(sink: &mut Sink, doc: &Value) -> PoolSummary {
     let spec = Fields::of(doc.get("spec"), "spec");
     let net = check_cidr(sink, &spec, Some(48));
     let family = net.as_ref().map(Family::of_net);
@@ -194,7 +230,7 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) {
     }
 
     let uses = check_allowed_uses(sink, &spec);
-    let is_lb = uses.iter().any(|used| used == "LoadBalancer");
+    let is_lb = uses.load_balancer;
     if is_lb && (ipip_on || vxlan_on) {
         sink.report(
             &c::POOL_LB_ENCAP,
@@ -241,7 +277,7 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) {
     if spec
         .str("namespaceSelector")
         .is_some_and(|text| !text.trim().is_empty())
-        && uses.iter().any(|used| used == "Tunnel")
+        && uses.tunnel
     {
         let hint = if spec.has("allowedUses") {
             "remove `Tunnel` from `allowedUses` or drop the namespaceSelector"
@@ -262,4 +298,8 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) {
         "assignmentMode",
         ASSIGNMENT_MODES,
     );
+    PoolSummary {
+        net: net.map(|net| net.trunc()),
+        uses,
+    }
 }

@@ -1,6 +1,8 @@
 //! The entry point: dispatch each document by apiVersion and kind, run the schema pass and the
 //! kind's rules, then the checks across documents; attach source locations.
 
+use std::borrow::Cow;
+
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
@@ -250,34 +252,33 @@ fn attach(out: &mut Vec<Diagnostic>, sink: Sink, input: &InputDocument<'_>) {
     }
 }
 
-fn check_document(
+fn check_document<'a>(
     sink: &mut Sink,
-    facts: &mut Facts,
+    facts: &mut Facts<'a>,
     ctx: &Context,
     input_idx: usize,
-    doc: &Document,
+    doc: &'a Document,
     known: Known,
 ) {
     let value = &doc.value;
-    let name = doc.name().unwrap_or_default().to_owned();
+    let name: &'a str = doc.name().unwrap_or_default();
     match known {
         Known::IpPool { crd_group } => {
             lint_crd_group(sink, crd_group, "IPPool");
             check_name(sink, value);
             schema_pass::<v3::IPPool>(sink, &as_v3(value, crd_group));
-            ippool::check(sink, value);
-            let spec = Fields::of(value.get("spec"), "spec");
-            if let Some(net) = spec
-                .str("cidr")
-                .and_then(|text| vocab::cidr::parse_cidr(text).ok())
-            {
+            // The pool's own check parsed the CIDR and read the uses; the cross checks reuse
+            // them rather than parsing again.
+            let summary = ippool::check(sink, value);
+            if let Some(net) = summary.net {
+                let spec = Fields::of(value.get("spec"), "spec");
                 facts.pools.push(PoolFact {
                     input_idx,
-                    path: "spec.cidr".into(),
-                    net: net.trunc(),
-                    name: name.clone(),
+                    path: Cow::Borrowed("spec.cidr"),
+                    net,
+                    name: Cow::Borrowed(name),
                     origin: PoolOrigin::IpPool,
-                    workload: ippool_uses(&spec).iter().any(|used| used == "Workload"),
+                    workload: summary.uses.workload,
                     disable_bgp_export: spec.bool("disableBGPExport") == Some(true),
                 });
             }
@@ -335,17 +336,6 @@ fn check_document(
             facts.endpoints.push(input_idx);
             facts.names.push((input_idx, "ConfigMap", name));
         }
-    }
-}
-
-fn ippool_uses(spec: &Fields<'_, '_>) -> Vec<String> {
-    match spec.list("allowedUses") {
-        Some(list) => list
-            .iter()
-            .filter_map(Value::as_str)
-            .map(str::to_owned)
-            .collect(),
-        None => vec!["Workload".into(), "Tunnel".into()],
     }
 }
 
