@@ -198,28 +198,7 @@ impl Finish for CliFinish {
 /// was checked, and the lints' assumed context (LAN ranges, Service range) would only repeat
 /// them or guess about the chart's fields.
 fn rule_errors(objects: &[Value]) -> Vec<Diagnostic> {
-    use calico_spec::rules::{self, InputDocument};
-    use calico_spec::source::{Document, Pos, SpanMap};
-    let documents: Vec<Document> = objects
-        .iter()
-        .enumerate()
-        .map(|(index, value)| Document {
-            index,
-            value: value.clone(),
-            spans: SpanMap::default(),
-            start: Pos { line: 1, column: 1 },
-            problems: Vec::new(),
-        })
-        .collect();
-    let inputs: Vec<InputDocument<'_>> = documents
-        .iter()
-        .map(|document| InputDocument {
-            file: "merged",
-            document,
-        })
-        .collect();
-    rules::validate(&inputs, &rules::Context::assumed())
-        .diagnostics
+    calico_spec::rules::validate_values(objects, &calico_spec::rules::Context::assumed())
         .into_iter()
         .filter(|diag| diag.severity == Severity::Error)
         .map(|mut diag| {

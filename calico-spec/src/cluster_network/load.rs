@@ -10,8 +10,7 @@ use super::parse::{ParseError, locate, parse};
 use super::spec::ClusterNetwork;
 use crate::diag::{Diagnostic, Severity};
 use crate::objects::Object;
-use crate::rules::{self, Context, InputDocument};
-use crate::source::{Document, Pos, SpanMap};
+use crate::rules::{self, Context};
 
 /// A ClusterNetwork read, compiled and validated.
 #[derive(Debug, Clone)]
@@ -40,22 +39,8 @@ pub fn context(cluster_network: &ClusterNetwork) -> Context {
 /// Run the rule catalogue over compiled objects and report each problem at the ClusterNetwork
 /// field it came from (paths only; [`locate`] adds positions).
 pub fn validate_objects(cluster_network: &ClusterNetwork, objects: &[Object]) -> Vec<Diagnostic> {
-    let documents: Vec<Document> = objects
-        .iter()
-        .enumerate()
-        .map(|(object_idx, object)| Document {
-            index: object_idx,
-            value: object.to_value(),
-            spans: SpanMap::default(),
-            start: Pos { line: 1, column: 1 },
-            problems: Vec::new(),
-        })
-        .collect();
-    let inputs: Vec<InputDocument<'_>> = documents
-        .iter()
-        .map(|document| InputDocument { file: "", document })
-        .collect();
-    let mut diagnostics = rules::validate(&inputs, &context(cluster_network)).diagnostics;
+    let values: Vec<_> = objects.iter().map(Object::to_value).collect();
+    let mut diagnostics = rules::validate_values(&values, &context(cluster_network));
     for diag in &mut diagnostics {
         let object_idx = diag.location.as_ref().map_or(0, |loc| loc.document);
         if let Some(object) = objects.get(object_idx) {

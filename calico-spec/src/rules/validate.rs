@@ -14,7 +14,7 @@ use crate::defaults::{DefaultsContext, apply_operator_defaults};
 use crate::diag::{Diagnostic, Location};
 use crate::generated::operator_tigera_io::v1 as operator;
 use crate::generated::projectcalico_org::v3;
-use crate::source::{Document, Limits, SourceError, join_key, parse_stream};
+use crate::source::{Document, Limits, Pos, SourceError, SpanMap, join_key, parse_stream};
 use crate::vocab;
 
 /// One document to validate, with the file it came from (`-` for standard input).
@@ -194,6 +194,30 @@ fn sort(diagnostics: &mut Vec<Diagnostic>) {
             .then(a.message.cmp(&b.message))
     });
     diagnostics.dedup();
+}
+
+/// Validate objects that were built in memory rather than read from text (compiled or merged
+/// objects): the same rules as [`validate`], without positions.
+///
+/// Each diagnostic's `location.document` is the index of its object in `values`, so callers
+/// can say which object it is about; line and column are absent.
+pub fn validate_values(values: &[Value], ctx: &Context) -> Vec<Diagnostic> {
+    let documents: Vec<Document> = values
+        .iter()
+        .enumerate()
+        .map(|(value_idx, value)| Document {
+            index: value_idx,
+            value: value.clone(),
+            spans: SpanMap::default(),
+            start: Pos { line: 1, column: 1 },
+            problems: Vec::new(),
+        })
+        .collect();
+    let inputs: Vec<InputDocument<'_>> = documents
+        .iter()
+        .map(|document| InputDocument { file: "", document })
+        .collect();
+    validate(&inputs, ctx).diagnostics
 }
 
 /// Validate documents against the rule catalogue and each other.
