@@ -3,7 +3,7 @@
 //! declared networks (LAN, Service range, node subnets, BPF and the endpoint ConfigMap).
 
 use std::borrow::Cow;
-use std::collections::{BTreeMap, HashSet};
+use std::collections::BTreeMap;
 
 use ipnet::IpNet;
 use serde_json::Value;
@@ -73,8 +73,58 @@ pub(crate) struct Facts<'a> {
     pub(crate) installations: Vec<InstallationFact>,
     /// Inputs that are the endpoint ConfigMap.
     pub(crate) endpoints: Vec<usize>,
-    /// (input, kind, name) of every known object.
-    pub(crate) names: Vec<(usize, &'static str, &'a str)>,
+    /// Every known object's name, for the duplicate check.
+    pub(crate) names: Vec<NameFact<'a>>,
+}
+
+/// The name of one object, with a hash of it taken while the document was being read.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct NameFact<'a> {
+    /// A hash of `name`: the duplicate check sorts by it and compares the names themselves
+    /// only when two hashes are equal. By the time the cross checks run, the names of a large
+    /// stream have left the processor's caches, and a sort that read them at every comparison
+    /// would wait on memory for most of its time.
+    hash: u64,
+    kind: &'static str,
+    name: &'a str,
+    input_idx: usize,
+}
+
+/// FNV-1a over the bytes of `text`: cheap, and good enough to keep the duplicate check's
+/// string comparisons rare. Not a defence against chosen collisions, and not meant as one: the
+/// check sorts, so colliding names cost extra comparisons, never a slower algorithm.
+fn name_hash(text: &str) -> u64 {
+    text.bytes().fold(0xcbf2_9ce4_8422_2325, |hash, byte| {
+        (hash ^ u64::from(byte)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+impl<'a> Facts<'a> {
+    /// Empty facts with room for `n_documents` pools and names, the most a run of that many
+    /// documents has in the common case (one pool or one object per document), so that the
+    /// vectors do not grow step by step over a large stream.
+    pub(crate) fn with_capacity(n_documents: usize) -> Self {
+        Facts {
+            pools: Vec::with_capacity(n_documents),
+            installations: Vec::new(),
+            endpoints: Vec::new(),
+            names: Vec::with_capacity(n_documents),
+        }
+    }
+
+    /// Record the object `kind`/`name` of input `input_idx` for the duplicate check (an empty
+    /// name, already reported as missing or invalid, is not recorded).
+    pub(crate) fn add_name(&mut self, input_idx: usize, kind: &'static str, name: &'a str) {
+        if name.is_empty() {
+            return;
+        }
+        self.names.push(NameFact {
+            hash: name_hash(name),
+            kind,
+            name,
+            input_idx,
+        });
+    }
 }
 
 /// The pools of an Installation after defaults, with paths into the document as written.
@@ -134,7 +184,7 @@ pub(crate) fn installation_pools(
 }
 
 /// Run the cross checks; diagnostics are grouped per input document.
-pub(crate) fn check(facts: &Facts<'_>, ctx: &Context) -> BTreeMap<usize, Sink> {
+pub(crate) fn check<'a>(facts: &Facts<'a>, ctx: &Context) -> BTreeMap<usize, Sink> {
     let mut sinks: BTreeMap<usize, Sink> = BTreeMap::new();
     let managed: Vec<&str> = facts
         .pools
@@ -264,19 +314,22 @@ pub(crate) fn check(facts: &Facts<'_>, ctx: &Context) -> BTreeMap<usize, Sink> {
         }
     }
 
-    // Duplicate objects: IPPools from both API groups are the same resource. A hash set only
-    // answers membership, in input order, so the output stays deterministic; it avoids a
-    // string-comparing tree search per object.
-    let mut seen: HashSet<(&str, &str)> = HashSet::with_capacity(facts.names.len());
-    for &(input_idx, kind, name) in &facts.names {
-        if name.is_empty() {
-            continue;
-        }
-        if !seen.insert((kind, name)) {
-            sinks.entry(input_idx).or_default().report(
+    // Duplicate objects: IPPools from both API groups are the same resource. Sorting puts the
+    // definitions of one object next to each other, the first one written leading its group;
+    // every later one is reported. A sort is O(n log n) whatever the names are (a hash set keyed
+    // by user-chosen strings is not), and the reports land in per-document sinks, so the
+    // output order does not depend on it. Tuples compare field by field, so names are read
+    // only when hashes are equal.
+    let key = |fact: &NameFact<'a>| (fact.hash, fact.kind, fact.name, fact.input_idx);
+    let mut names = facts.names.clone();
+    names.sort_unstable_by(|a, b| key(a).cmp(&key(b)));
+    for pair in names.windows(2) {
+        let (first, later) = (&pair[0], &pair[1]);
+        if first.hash == later.hash && first.kind == later.kind && first.name == later.name {
+            sinks.entry(later.input_idx).or_default().report(
                 &c::DUPLICATE_OBJECT,
                 "metadata.name",
-                format!("{kind} `{name}` is defined more than once"),
+                format!("{} `{}` is defined more than once", later.kind, later.name),
                 Some("keep one definition per name".into()),
             );
         }

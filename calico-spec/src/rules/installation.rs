@@ -190,7 +190,7 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value, defaulted: &Value) {
                 None
             }
             Some(text) => match cidr::parse_cidr(text) {
-                Ok(_) => ippool::check_cidr(sink, &pool, None),
+                Ok(_) => ippool::check_cidr(sink, Some(text), || pool.at("cidr"), None),
                 Err(err) => {
                     sink.report(
                         &c::INSTALLATION_POOL_CIDR,
@@ -239,7 +239,9 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value, defaulted: &Value) {
             Family::V4
         };
 
-        let is_lb = ippool::check_allowed_uses(sink, &pool).load_balancer;
+        let is_lb =
+            ippool::check_allowed_uses(sink, pool.list("allowedUses"), || pool.at("allowedUses"))
+                .load_balancer;
         check_enum(sink, e, &pool, "natOutgoing", ENABLED_DISABLED);
         check_enum(sink, e, &pool, "encapsulation", ENCAPSULATIONS);
         check_enum(

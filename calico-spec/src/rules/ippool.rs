@@ -5,7 +5,7 @@ use ipnet::IpNet;
 use serde_json::Value;
 
 use super::catalogue as c;
-use super::{Fields, Sink, check_enum, check_selector};
+use super::{Fields, Sink, check_enum_value, check_selector_value};
 use crate::source::join_index;
 use crate::vocab::{self, CidrError, Family, cidr};
 
@@ -16,16 +16,17 @@ pub(crate) const USES: &[&str] = &["Workload", "Tunnel", "LoadBalancer"];
 /// The values of `assignmentMode`.
 pub(crate) const ASSIGNMENT_MODES: &[&str] = &["Automatic", "Manual"];
 
-/// Check a pool CIDR the way Calico does (P1-P3, P7): returns the network when it parses.
+/// Check a pool CIDR the way Calico does (P1-P3, P7): `text` is the pool's `cidr` field,
+/// found at `path()`. Returns the network when it parses.
 pub(crate) fn check_cidr(
     sink: &mut Sink,
-    fields: &Fields<'_, '_>,
+    text: Option<&str>,
+    path: impl Fn() -> String,
     max_len: Option<usize>,
 ) -> Option<IpNet> {
-    let path = || fields.at("cidr");
     // An absent `cidr` is reported by the schema pass (required field); a present value of
     // another type as a type error.
-    let text = fields.str("cidr")?;
+    let text = text?;
     if let Some(max_len) = max_len
         && text.len() > max_len
     {
@@ -98,17 +99,21 @@ impl Uses {
     }
 }
 
-/// Check `allowedUses` values (P10, P11); returns the uses as written, or the default
-/// `[Workload, Tunnel]` when absent. Runs once per pool, so it allocates nothing unless it
-/// reports a problem.
-pub(crate) fn check_allowed_uses(sink: &mut Sink, fields: &Fields<'_, '_>) -> Uses {
-    let Some(list) = fields.list("allowedUses") else {
+/// Check `allowedUses` values (P10, P11): `list` is the field, found at `path()`. Returns the
+/// uses as written, or the default `[Workload, Tunnel]` when absent. Runs once per pool, so it
+/// allocates nothing unless it reports a problem.
+pub(crate) fn check_allowed_uses(
+    sink: &mut Sink,
+    list: Option<&Vec<Value>>,
+    path: impl Fn() -> String,
+) -> Uses {
+    let Some(list) = list else {
         return Uses::DEFAULT;
     };
     if list.len() > 10 {
         sink.report(
             &c::POOL_ALLOWED_USES,
-            fields.at("allowedUses"),
+            path(),
             format!(
                 "`allowedUses` has {} entries; at most 10 are allowed",
                 list.len()
@@ -123,7 +128,7 @@ pub(crate) fn check_allowed_uses(sink: &mut Sink, fields: &Fields<'_, '_>) -> Us
     };
     for (idx, item) in list.iter().enumerate() {
         let Some(text) = item.as_str() else { continue };
-        let item_path = || join_index(&fields.at("allowedUses"), idx);
+        let item_path = || join_index(&path(), idx);
         match uses.flag(text) {
             None => sink.report(
                 &c::POOL_ALLOWED_USES,
@@ -146,7 +151,7 @@ pub(crate) fn check_allowed_uses(sink: &mut Sink, fields: &Fields<'_, '_>) -> Us
     if uses.load_balancer && (uses.workload || uses.tunnel) {
         sink.report(
             &c::POOL_LB_COMBINED,
-            fields.at("allowedUses"),
+            path(),
             "`LoadBalancer` cannot be combined with `Workload` or `Tunnel`",
             Some("use a separate pool with `allowedUses: [LoadBalancer]`".into()),
         );
@@ -161,18 +166,99 @@ pub(crate) struct PoolSummary {
     pub(crate) net: Option<IpNet>,
     /// The uses it allows.
     pub(crate) uses: Uses,
+    /// Whether `disableBGPExport: true` is set.
+    pub(crate) disable_bgp_export: bool,
 }
 
-/// Check one IPPool's `spec` (projectcalico.org/v3 or crd.projectcalico.org/v1).
-pub(crate) fn check(sink: &mut Sink, doc: &Value) -> PoolSummary {
-    let spec = Fields::of(doc.get("spec"), "spec");
-    let net = check_cidr(sink, &spec, Some(48));
+/// The `spec` fields of an IPPool, read in one walk over the mapping (absent and null fields
+/// are `None`; a field of the wrong type reads as `None` from the typed accessors, because the
+/// schema pass reports it).
+struct PoolSpec<'a> {
+    cidr: Option<&'a Value>,
+    ipip_mode: Option<&'a Value>,
+    vxlan_mode: Option<&'a Value>,
+    disabled: Option<&'a Value>,
+    block_size: Option<&'a Value>,
+    allowed_uses: Option<&'a Value>,
+    disable_bgp_export: Option<&'a Value>,
+    node_selector: Option<&'a Value>,
+    namespace_selector: Option<&'a Value>,
+    assignment_mode: Option<&'a Value>,
+}
+
+impl<'a> PoolSpec<'a> {
+    fn read(spec: &Fields<'a, '_>) -> PoolSpec<'a> {
+        let [
+            cidr,
+            ipip_mode,
+            vxlan_mode,
+            disabled,
+            block_size,
+            allowed_uses,
+            disable_bgp_export,
+            node_selector,
+            namespace_selector,
+            assignment_mode,
+        ] = spec.pick([
+            "cidr",
+            "ipipMode",
+            "vxlanMode",
+            "disabled",
+            "blockSize",
+            "allowedUses",
+            "disableBGPExport",
+            "nodeSelector",
+            "namespaceSelector",
+            "assignmentMode",
+        ]);
+        PoolSpec {
+            cidr,
+            ipip_mode,
+            vxlan_mode,
+            disabled,
+            block_size,
+            allowed_uses,
+            disable_bgp_export,
+            node_selector,
+            namespace_selector,
+            assignment_mode,
+        }
+    }
+}
+
+fn as_str(value: Option<&Value>) -> Option<&str> {
+    value.and_then(Value::as_str)
+}
+
+/// Check one IPPool's `spec` (projectcalico.org/v3 or crd.projectcalico.org/v1); `spec` is the
+/// document's `spec` value.
+pub(crate) fn check(sink: &mut Sink, spec: Option<&Value>) -> PoolSummary {
+    let spec = Fields::of(spec, "spec");
+    let fields = PoolSpec::read(&spec);
+    let net = check_cidr(sink, as_str(fields.cidr), || spec.at("cidr"), Some(48));
     let family = net.as_ref().map(Family::of_net);
 
-    check_enum(sink, &c::POOL_ENCAP_MODE, &spec, "ipipMode", MODES);
-    check_enum(sink, &c::POOL_ENCAP_MODE, &spec, "vxlanMode", MODES);
-    let ipip_on = matches!(spec.str("ipipMode"), Some("Always" | "CrossSubnet"));
-    let vxlan_on = matches!(spec.str("vxlanMode"), Some("Always" | "CrossSubnet"));
+    let ipip_mode = as_str(fields.ipip_mode);
+    let vxlan_mode = as_str(fields.vxlan_mode);
+    let path_of = |key: &'static str| move || spec.at(key);
+    check_enum_value(
+        sink,
+        &c::POOL_ENCAP_MODE,
+        "ipipMode",
+        ipip_mode,
+        path_of("ipipMode"),
+        MODES,
+    );
+    check_enum_value(
+        sink,
+        &c::POOL_ENCAP_MODE,
+        "vxlanMode",
+        vxlan_mode,
+        path_of("vxlanMode"),
+        MODES,
+    );
+    let ipip_on = matches!(ipip_mode, Some("Always" | "CrossSubnet"));
+    let vxlan_on = matches!(vxlan_mode, Some("Always" | "CrossSubnet"));
     if ipip_on && vxlan_on {
         sink.report(
             &c::POOL_IPIP_AND_VXLAN,
@@ -190,8 +276,9 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) -> PoolSummary {
         );
     }
 
-    let disabled = spec.bool("disabled").unwrap_or(false);
-    if let (Some(block_size), Some(family)) = (spec.int("blockSize"), family)
+    let disabled = fields.disabled.and_then(Value::as_bool).unwrap_or(false);
+    let block_size = fields.block_size.and_then(Value::as_i64);
+    if let (Some(block_size), Some(family)) = (block_size, family)
         && block_size != 0
         && let Err(err) = vocab::check_block_size(family, block_size)
     {
@@ -202,7 +289,7 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) -> PoolSummary {
             None,
         );
     } else if let (Some(net), Some(family)) = (net, family) {
-        let block_size = match spec.int("blockSize") {
+        let block_size = match block_size {
             Some(size) if size != 0 => size,
             _ => vocab::default_block_size(family),
         };
@@ -217,7 +304,7 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) -> PoolSummary {
             );
         }
     }
-    if let Some(block_size) = spec.int("blockSize")
+    if let Some(block_size) = block_size
         && !(0..=128).contains(&block_size)
         && family.is_none()
     {
@@ -229,7 +316,9 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) -> PoolSummary {
         );
     }
 
-    let uses = check_allowed_uses(sink, &spec);
+    let uses = check_allowed_uses(sink, fields.allowed_uses.and_then(Value::as_array), || {
+        spec.at("allowedUses")
+    });
     let is_lb = uses.load_balancer;
     if is_lb && (ipip_on || vxlan_on) {
         sink.report(
@@ -239,7 +328,8 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) -> PoolSummary {
             Some("set `ipipMode` and `vxlanMode` to `Never`".into()),
         );
     }
-    if is_lb && spec.bool("disableBGPExport") == Some(true) {
+    let disable_bgp_export = fields.disable_bgp_export.and_then(Value::as_bool) == Some(true);
+    if is_lb && disable_bgp_export {
         sink.report(
             &c::POOL_LB_BGP_EXPORT,
             spec.at("disableBGPExport"),
@@ -247,10 +337,22 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) -> PoolSummary {
             Some("remove `disableBGPExport: true`".into()),
         );
     }
-    let node_selector = check_selector(sink, &spec, "nodeSelector");
-    let namespace_selector = check_selector(sink, &spec, "namespaceSelector");
+    let node_selector_text = as_str(fields.node_selector);
+    let namespace_selector_text = as_str(fields.namespace_selector);
+    let node_selector = check_selector_value(
+        sink,
+        "nodeSelector",
+        node_selector_text,
+        path_of("nodeSelector"),
+    );
+    let namespace_selector = check_selector_value(
+        sink,
+        "namespaceSelector",
+        namespace_selector_text,
+        path_of("namespaceSelector"),
+    );
     if is_lb
-        && let Some(text) = spec.str("nodeSelector")
+        && let Some(text) = node_selector_text
         && !text.is_empty()
         && text != "all()"
     {
@@ -274,12 +376,8 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) -> PoolSummary {
             );
         }
     }
-    if spec
-        .str("namespaceSelector")
-        .is_some_and(|text| !text.trim().is_empty())
-        && uses.tunnel
-    {
-        let hint = if spec.has("allowedUses") {
+    if namespace_selector_text.is_some_and(|text| !text.trim().is_empty()) && uses.tunnel {
+        let hint = if fields.allowed_uses.is_some() {
             "remove `Tunnel` from `allowedUses` or drop the namespaceSelector"
         } else {
             "`allowedUses` defaults to [Workload, Tunnel]; set `allowedUses: [Workload]`"
@@ -291,15 +389,17 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) -> PoolSummary {
             Some(hint.into()),
         );
     }
-    check_enum(
+    check_enum_value(
         sink,
         &c::POOL_ASSIGNMENT_MODE,
-        &spec,
         "assignmentMode",
+        as_str(fields.assignment_mode),
+        path_of("assignmentMode"),
         ASSIGNMENT_MODES,
     );
     PoolSummary {
         net: net.map(|net| net.trunc()),
         uses,
+        disable_bgp_export,
     }
 }

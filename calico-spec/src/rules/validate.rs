@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::catalogue as c;
 use super::cross::{self, Facts, InstallationFact, PoolFact, PoolOrigin};
-use super::{Context, Fields, Sink, bgpconfig, bgppeer, endpoint, felix, installation, ippool};
+use super::{Context, Sink, bgpconfig, bgppeer, endpoint, felix, installation, ippool};
 use crate::cluster_network;
 use crate::defaults::{DefaultsContext, apply_operator_defaults};
 use crate::diag::{Diagnostic, Location};
@@ -60,9 +60,43 @@ enum Known {
     EndpointConfigMap,
 }
 
-fn classify(doc: &Document) -> Option<Known> {
-    let api_version = doc.api_version()?;
-    let kind = doc.kind()?;
+/// The root fields every check reads, found in one walk over the document's root mapping
+/// (the same answers as [`Document::api_version`], [`Document::kind`] and [`Document::name`],
+/// without a tree search per field for every document of a large stream).
+#[derive(Debug, Clone, Copy, Default)]
+struct Root<'a> {
+    api_version: Option<&'a str>,
+    kind: Option<&'a str>,
+    metadata: Option<&'a Value>,
+    spec: Option<&'a Value>,
+}
+
+impl<'a> Root<'a> {
+    fn of(value: &'a Value) -> Root<'a> {
+        let mut root = Root::default();
+        for (key, field) in value.as_object().into_iter().flatten() {
+            match key.as_str() {
+                "apiVersion" => root.api_version = field.as_str(),
+                "kind" => root.kind = field.as_str(),
+                "metadata" => root.metadata = Some(field),
+                "spec" => root.spec = Some(field),
+                _ => {}
+            }
+        }
+        root
+    }
+
+    /// `metadata.name`, when it is a string.
+    fn name(&self) -> Option<&'a str> {
+        self.metadata
+            .and_then(|meta| meta.get("name"))
+            .and_then(Value::as_str)
+    }
+}
+
+fn classify(root: &Root<'_>) -> Option<Known> {
+    let api_version = root.api_version?;
+    let kind = root.kind?;
     let crd_group = match api_version {
         "projectcalico.org/v3" => Some(false),
         "crd.projectcalico.org/v1" => Some(true),
@@ -75,7 +109,7 @@ fn classify(doc: &Document) -> Option<Known> {
         (_, "FelixConfiguration", Some(crd_group)) => Some(Known::FelixConfiguration { crd_group }),
         ("operator.tigera.io/v1", "Installation", _) => Some(Known::Installation),
         ("operator.tigera.io/v1", "APIServer", _) => Some(Known::ApiServer),
-        ("v1", "ConfigMap", _) if doc.name() == Some(endpoint::ENDPOINT_NAME) => {
+        ("v1", "ConfigMap", _) if root.name() == Some(endpoint::ENDPOINT_NAME) => {
             Some(Known::EndpointConfigMap)
         }
         _ => None,
@@ -223,7 +257,7 @@ pub fn validate_values(values: &[Value], ctx: &Context) -> Vec<Diagnostic> {
 /// Validate documents against the rule catalogue and each other.
 pub fn validate(inputs: &[InputDocument<'_>], ctx: &Context) -> ValidationOutcome {
     let mut outcome = ValidationOutcome::default();
-    let mut facts = Facts::default();
+    let mut facts = Facts::with_capacity(inputs.len());
     for (input_idx, input) in inputs.iter().enumerate() {
         let doc = input.document;
         if doc.is_empty() {
@@ -231,21 +265,22 @@ pub fn validate(inputs: &[InputDocument<'_>], ctx: &Context) -> ValidationOutcom
         }
         let mut sink = Sink::default();
         sink.diagnostics.extend(doc.problems.iter().cloned());
-        if !doc.value.is_object() || doc.api_version().is_none() || doc.kind().is_none() {
+        let root = Root::of(&doc.value);
+        if !doc.value.is_object() || root.api_version.is_none() || root.kind.is_none() {
             sink.report(
                 &c::NOT_AN_OBJECT,
                 "",
                 "the document is not a Kubernetes object: it needs string `apiVersion` and `kind` fields",
                 None,
             );
-        } else if let Some(known) = classify(doc) {
-            check_document(&mut sink, &mut facts, ctx, input_idx, doc, known);
+        } else if let Some(known) = classify(&root) {
+            check_document(&mut sink, &mut facts, ctx, input_idx, doc, &root, known);
         } else {
             outcome.skipped.push(Skipped {
                 file: input.file.to_owned(),
                 document: doc.index,
-                api_version: doc.api_version().map(str::to_owned),
-                kind: doc.kind().map(str::to_owned),
+                api_version: root.api_version.map(str::to_owned),
+                kind: root.kind.map(str::to_owned),
             });
         }
         attach(&mut outcome.diagnostics, sink, input);
@@ -282,20 +317,21 @@ fn check_document<'a>(
     ctx: &Context,
     input_idx: usize,
     doc: &'a Document,
+    root: &Root<'a>,
     known: Known,
 ) {
     let value = &doc.value;
-    let name: &'a str = doc.name().unwrap_or_default();
+    let written_name = root.name();
+    let name: &'a str = written_name.unwrap_or_default();
     match known {
         Known::IpPool { crd_group } => {
             lint_crd_group(sink, crd_group, "IPPool");
-            check_name(sink, value);
+            check_name(sink, written_name);
             schema_pass::<v3::IPPool>(sink, &as_v3(value, crd_group));
             // The pool's own check parsed the CIDR and read the uses; the cross checks reuse
             // them rather than parsing again.
-            let summary = ippool::check(sink, value);
+            let summary = ippool::check(sink, root.spec);
             if let Some(net) = summary.net {
-                let spec = Fields::of(value.get("spec"), "spec");
                 facts.pools.push(PoolFact {
                     input_idx,
                     path: Cow::Borrowed("spec.cidr"),
@@ -303,31 +339,31 @@ fn check_document<'a>(
                     name: Cow::Borrowed(name),
                     origin: PoolOrigin::IpPool,
                     workload: summary.uses.workload,
-                    disable_bgp_export: spec.bool("disableBGPExport") == Some(true),
+                    disable_bgp_export: summary.disable_bgp_export,
                 });
             }
-            facts.names.push((input_idx, "IPPool", name));
+            facts.add_name(input_idx, "IPPool", name);
         }
         Known::BgpPeer { crd_group } => {
             lint_crd_group(sink, crd_group, "BGPPeer");
-            check_name(sink, value);
+            check_name(sink, written_name);
             schema_pass::<v3::BGPPeer>(sink, &as_v3(value, crd_group));
             bgppeer::check(sink, value);
-            facts.names.push((input_idx, "BGPPeer", name));
+            facts.add_name(input_idx, "BGPPeer", name);
         }
         Known::BgpConfiguration { crd_group } => {
             lint_crd_group(sink, crd_group, "BGPConfiguration");
-            check_name(sink, value);
+            check_name(sink, written_name);
             schema_pass::<v3::BGPConfiguration>(sink, &as_v3(value, crd_group));
             bgpconfig::check(sink, value);
-            facts.names.push((input_idx, "BGPConfiguration", name));
+            facts.add_name(input_idx, "BGPConfiguration", name);
         }
         Known::FelixConfiguration { crd_group } => {
             lint_crd_group(sink, crd_group, "FelixConfiguration");
-            check_name(sink, value);
+            check_name(sink, written_name);
             schema_pass::<v3::FelixConfiguration>(sink, &as_v3(value, crd_group));
             felix::check(sink, value);
-            facts.names.push((input_idx, "FelixConfiguration", name));
+            facts.add_name(input_idx, "FelixConfiguration", name);
         }
         Known::Installation => {
             let typed = schema_pass::<operator::Installation>(sink, value);
@@ -348,17 +384,17 @@ fn check_document<'a>(
             for pool in cross::installation_pools(input_idx, value, &defaulted) {
                 facts.pools.push(pool);
             }
-            facts.names.push((input_idx, "Installation", name));
+            facts.add_name(input_idx, "Installation", name);
         }
         Known::ApiServer => {
             schema_pass::<operator::APIServer>(sink, value);
             endpoint::check_apiserver(sink, value);
-            facts.names.push((input_idx, "APIServer", name));
+            facts.add_name(input_idx, "APIServer", name);
         }
         Known::EndpointConfigMap => {
             endpoint::check_configmap(sink, ctx, value, &doc.spans);
             facts.endpoints.push(input_idx);
-            facts.names.push((input_idx, "ConfigMap", name));
+            facts.add_name(input_idx, "ConfigMap", name);
         }
     }
 }
@@ -389,19 +425,19 @@ fn lint_crd_group(sink: &mut Sink, crd_group: bool, kind: &str) {
     }
 }
 
-fn check_name(sink: &mut Sink, value: &Value) {
-    let meta = Fields::of(value.get("metadata"), "metadata");
-    match meta.str("name") {
+/// Check `metadata.name` (`name` is the field as written, when it is a string).
+fn check_name(sink: &mut Sink, name: Option<&str>) {
+    match name {
         Some(name) if vocab::is_dns_subdomain(name) => {}
         Some(name) => sink.report(
             &c::BAD_NAME,
-            meta.at("name"),
+            "metadata.name",
             format!("`{name}` is not a valid name"),
             Some("use at most 253 lower-case letters, digits, `-` and `.`".into()),
         ),
         None => sink.report(
             &c::BAD_NAME,
-            meta.at("name"),
+            "metadata.name",
             "`metadata.name` is missing",
             None,
         ),

@@ -74,11 +74,11 @@ pub enum SelectorError {
     },
 }
 
-/// A token of the selector language.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Token {
-    Label(String),
-    Str(String),
+/// A token of the selector language; labels and strings borrow from the input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Token<'a> {
+    Label(&'a str),
+    Str(&'a str),
     LBrace,
     RBrace,
     Comma,
@@ -91,7 +91,7 @@ enum Token {
     EndsWith,
     All,
     Global,
-    Has(String),
+    Has(&'a str),
     Not,
     LParen,
     RParen,
@@ -100,7 +100,7 @@ enum Token {
     Eof,
 }
 
-impl fmt::Display for Token {
+impl fmt::Display for Token<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             Token::Label(label) => write!(f, "label `{label}`"),
@@ -259,9 +259,9 @@ fn empty_call(rest: &[u8], name: &str) -> Option<usize> {
     (rest.get(idx) == Some(&b')')).then_some(idx + 1)
 }
 
-fn tokenize(input: &str) -> Result<Vec<(Token, usize)>, SelectorError> {
+fn tokenize(input: &str) -> Result<Vec<(Token<'_>, usize)>, SelectorError> {
     let bytes = input.as_bytes();
-    let mut tokens: Vec<(Token, usize)> = Vec::new();
+    let mut tokens: Vec<(Token<'_>, usize)> = Vec::new();
     let mut idx = 0;
     loop {
         while idx < bytes.len() && is_blank(bytes[idx]) {
@@ -284,10 +284,7 @@ fn tokenize(input: &str) -> Result<Vec<(Token, usize)>, SelectorError> {
                 let Some(end) = rest[1..].iter().position(|&b| b == quote) else {
                     return Err(SelectorError::UnterminatedString { offset: start });
                 };
-                (
-                    Token::Str(input[start + 1..start + 1 + end].to_owned()),
-                    end + 2,
-                )
+                (Token::Str(&input[start + 1..start + 1 + end]), end + 2)
             }
             b'=' if rest.get(1) == Some(&b'=') => (Token::Eq, 2),
             b'!' if rest.get(1) == Some(&b'=') => (Token::Ne, 2),
@@ -328,7 +325,7 @@ fn tokenize(input: &str) -> Result<Vec<(Token, usize)>, SelectorError> {
                     if len > MAX_LABEL_LEN {
                         return Err(SelectorError::LabelTooLong { offset: start });
                     }
-                    (Token::Label(input[start..start + len].to_owned()), len)
+                    (Token::Label(&input[start..start + len]), len)
                 } else {
                     let found = input[start..].chars().next().unwrap_or('?');
                     return Err(SelectorError::UnexpectedChar {
@@ -344,7 +341,7 @@ fn tokenize(input: &str) -> Result<Vec<(Token, usize)>, SelectorError> {
 }
 
 /// Read `has( label )` starting at `start`.
-fn has_token(input: &str, start: usize) -> Result<(Token, usize), SelectorError> {
+fn has_token(input: &str, start: usize) -> Result<(Token<'_>, usize), SelectorError> {
     let bytes = input.as_bytes();
     let bad = SelectorError::BadHas { offset: start };
     let mut idx = start + 4;
@@ -358,7 +355,7 @@ fn has_token(input: &str, start: usize) -> Result<(Token, usize), SelectorError>
     if idx == label_start || idx - label_start > MAX_LABEL_LEN {
         return Err(bad);
     }
-    let label = input[label_start..idx].to_owned();
+    let label = &input[label_start..idx];
     while bytes.get(idx).is_some_and(|&b| is_blank(b)) {
         idx += 1;
     }
@@ -368,13 +365,13 @@ fn has_token(input: &str, start: usize) -> Result<(Token, usize), SelectorError>
     Ok((Token::Has(label), idx + 1 - start))
 }
 
-struct SelectorParser {
-    tokens: Vec<(Token, usize)>,
+struct SelectorParser<'a> {
+    tokens: Vec<(Token<'a>, usize)>,
     pos: usize,
 }
 
-impl SelectorParser {
-    fn peek(&self) -> &Token {
+impl<'a> SelectorParser<'a> {
+    fn peek(&self) -> &Token<'a> {
         // The tokenizer always ends the list with `Eof`, and the parser never advances past it.
         &self.tokens[self.pos.min(self.tokens.len() - 1)].0
     }
@@ -383,8 +380,8 @@ impl SelectorParser {
         self.tokens[self.pos.min(self.tokens.len() - 1)].1
     }
 
-    fn advance(&mut self) -> Token {
-        let token = self.peek().clone();
+    fn advance(&mut self) -> Token<'a> {
+        let token = *self.peek();
         if token != Token::Eof {
             self.pos += 1;
         }
@@ -399,30 +396,32 @@ impl SelectorParser {
         }
     }
 
+    // A list of operands is built only when there is a second one: most selectors (`all()`,
+    // one comparison) have a single term, and pools are checked by the thousand.
     fn or(&mut self) -> Result<Selector, SelectorError> {
-        let mut parts = vec![self.and()?];
+        let first = self.and()?;
+        if self.peek() != &Token::Or {
+            return Ok(first);
+        }
+        let mut parts = vec![first];
         while self.peek() == &Token::Or {
             self.advance();
             parts.push(self.and()?);
         }
-        Ok(if parts.len() == 1 {
-            parts.remove(0)
-        } else {
-            Selector::Or(parts)
-        })
+        Ok(Selector::Or(parts))
     }
 
     fn and(&mut self) -> Result<Selector, SelectorError> {
-        let mut parts = vec![self.unary()?];
+        let first = self.unary()?;
+        if self.peek() != &Token::And {
+            return Ok(first);
+        }
+        let mut parts = vec![first];
         while self.peek() == &Token::And {
             self.advance();
             parts.push(self.unary()?);
         }
-        Ok(if parts.len() == 1 {
-            parts.remove(0)
-        } else {
-            Selector::And(parts)
-        })
+        Ok(Selector::And(parts))
     }
 
     fn unary(&mut self) -> Result<Selector, SelectorError> {
@@ -439,7 +438,7 @@ impl SelectorParser {
     }
 
     fn term(&mut self) -> Result<Selector, SelectorError> {
-        match self.peek().clone() {
+        match *self.peek() {
             Token::All => {
                 self.advance();
                 Ok(Selector::All)
@@ -450,7 +449,7 @@ impl SelectorParser {
             }
             Token::Has(label) => {
                 self.advance();
-                Ok(Selector::Has(label))
+                Ok(Selector::Has(label.to_owned()))
             }
             Token::LParen => {
                 self.advance();
@@ -473,7 +472,7 @@ impl SelectorParser {
                         let negated = self.advance() == Token::NotIn;
                         let values = self.string_set()?;
                         return Ok(Selector::InSet {
-                            label,
+                            label: label.to_owned(),
                             negated,
                             values,
                         });
@@ -485,10 +484,14 @@ impl SelectorParser {
                     }
                 };
                 self.advance();
-                match self.peek().clone() {
+                match *self.peek() {
                     Token::Str(value) => {
                         self.advance();
-                        Ok(Selector::Compare { label, op, value })
+                        Ok(Selector::Compare {
+                            label: label.to_owned(),
+                            op,
+                            value: value.to_owned(),
+                        })
                     }
                     _ => Err(self.unexpected("a quoted string")),
                 }
@@ -508,10 +511,10 @@ impl SelectorParser {
             return Ok(values);
         }
         loop {
-            match self.peek().clone() {
+            match *self.peek() {
                 Token::Str(value) => {
                     self.advance();
-                    values.push(value);
+                    values.push(value.to_owned());
                 }
                 _ => return Err(self.unexpected("a quoted string")),
             }
