@@ -183,8 +183,9 @@ pub(crate) fn installation_pools(
     out
 }
 
-/// Run the cross checks; diagnostics are grouped per input document.
-pub(crate) fn check<'a>(facts: &Facts<'a>, ctx: &Context) -> BTreeMap<usize, Sink> {
+/// Run the cross checks; diagnostics are grouped per input document. The names in `facts` are
+/// left sorted for the duplicate check.
+pub(crate) fn check<'a>(facts: &mut Facts<'a>, ctx: &Context) -> BTreeMap<usize, Sink> {
     let mut sinks: BTreeMap<usize, Sink> = BTreeMap::new();
     let managed: Vec<&str> = facts
         .pools
@@ -321,9 +322,8 @@ pub(crate) fn check<'a>(facts: &Facts<'a>, ctx: &Context) -> BTreeMap<usize, Sin
     // output order does not depend on it. Tuples compare field by field, so names are read
     // only when hashes are equal.
     let key = |fact: &NameFact<'a>| (fact.hash, fact.kind, fact.name, fact.input_idx);
-    let mut names = facts.names.clone();
-    names.sort_unstable_by(|a, b| key(a).cmp(&key(b)));
-    for pair in names.windows(2) {
+    facts.names.sort_unstable_by(|a, b| key(a).cmp(&key(b)));
+    for pair in facts.names.windows(2) {
         let (first, later) = (&pair[0], &pair[1]);
         if first.hash == later.hash && first.kind == later.kind && first.name == later.name {
             sinks.entry(later.input_idx).or_default().report(

@@ -25,6 +25,7 @@ mod endpoint;
 mod felix;
 mod installation;
 mod ippool;
+mod shape;
 mod validate;
 
 use ipnet::IpNet;

@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::catalogue as c;
 use super::cross::{self, Facts, InstallationFact, PoolFact, PoolOrigin};
-use super::{Context, Sink, bgpconfig, bgppeer, endpoint, felix, installation, ippool};
+use super::{Context, Sink, bgpconfig, bgppeer, endpoint, felix, installation, ippool, shape};
 use crate::cluster_network;
 use crate::defaults::{DefaultsContext, apply_operator_defaults};
 use crate::diag::{Diagnostic, Location};
@@ -285,7 +285,7 @@ pub fn validate(inputs: &[InputDocument<'_>], ctx: &Context) -> ValidationOutcom
         }
         attach(&mut outcome.diagnostics, sink, input);
     }
-    for (input_idx, sink) in cross::check(&facts, ctx) {
+    for (input_idx, sink) in cross::check(&mut facts, ctx) {
         attach(&mut outcome.diagnostics, sink, &inputs[input_idx]);
     }
     sort(&mut outcome.diagnostics);
@@ -327,7 +327,11 @@ fn check_document<'a>(
         Known::IpPool { crd_group } => {
             lint_crd_group(sink, crd_group, "IPPool");
             check_name(sink, written_name);
-            schema_pass::<v3::IPPool>(sink, &as_v3(value, crd_group));
+            // Pools come by the thousand; most are plainly well typed, and typing them only
+            // to drop the copy would cost more than every other IPPool check together.
+            if !shape::ip_pool_is_typed(value) {
+                schema_pass::<v3::IPPool>(sink, &as_v3(value, crd_group));
+            }
             // The pool's own check parsed the CIDR and read the uses; the cross checks reuse
             // them rather than parsing again.
             let summary = ippool::check(sink, root.spec);
