@@ -23,21 +23,28 @@
 //! # Validity and memory
 //! The merged objects are checked (by the caller's [`Finish`]) before one byte is written: if
 //! they are invalid, nothing reaches the output. To know that, the whole stream has to be read
-//! first, since the chart's Installation may come last. The stream is therefore spooled: kept
-//! in memory up to [`Options::spool_memory`] bytes, then in an anonymous temporary file, and
-//! scanned line by line on the way in ([`crate::scan`]). Only documents that may be ours, and
-//! documents the scan cannot read, are parsed. Memory stays flat whatever the stream size:
-//! the spool buffer, the read buffer, the parsed documents that are ours.
+//! first, since the chart's Installation may come last. The stream is therefore spooled: its
+//! first [`Options::spool_memory`] bytes in memory, the rest in an anonymous temporary file,
+//! and scanned on the way in ([`crate::scan`]). Only documents that may be ours, and documents
+//! the scan cannot read, are parsed. Memory stays flat whatever the stream size: the spool
+//! buffer, the read buffer, the parsed documents that are ours.
+//!
+//! # Throughput
+//! Each byte is copied as few times as safe code allows: read straight into the spool's memory
+//! (or into one reused read buffer, written to the spool file in large writes), scanned in
+//! place by [`StreamScanner::push_chunk`], and written out in large writes, the file part with
+//! [`io::copy`] from the file to the output, which the standard library turns into `sendfile`
+//! or `splice` when the output is a pipe or a file (no copy through our memory).
 
 use std::fs::File;
-use std::io::{self, BufRead, Read, Write};
+use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
 
 use calico_spec::diag::{Diagnostic, Severity};
 use serde::Serialize;
 use serde_json::Value;
 
-use crate::scan::{Field, Scanned, StreamScanner};
+use crate::scan::{Scanned, StreamScanner};
 
 /// What the post-renderer needs from the rest of calico-render: a check of the merged objects
 /// and their YAML text. The CLI implements it with the rule catalogue and the YAML emitter; tests
@@ -68,19 +75,24 @@ impl Finish for PlainFinish {
 /// Tuning knobs (the defaults suit Helm).
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// Bytes of the stream kept in memory before the spool moves to a temporary file.
+    /// Bytes at the start of the stream kept in memory; the rest goes to a temporary file.
+    /// Memory use is bounded by this plus [`Options::read_buffer`], whatever the stream size.
     pub spool_memory: usize,
-    /// Size of the read buffer.
+    /// Bytes read (and scanned, and written to the spool file) at a time.
     pub read_buffer: usize,
-    /// Longest line prefix the scanner looks at; longer lines are still copied whole.
+    /// Longest prefix the scanner keeps of a line cut by the end of a read (at least 4 bytes); a
+    /// field on a longer cut line is left to the real parser. Lines are still copied whole.
     pub line_prefix: usize,
 }
 
 impl Default for Options {
     fn default() -> Self {
+        // 8 MiB in memory holds a whole real chart (about 1 MB) with room to spare and keeps
+        // the peak under 20 MiB on any stream; 1 MiB reads keep syscalls and scan restarts rare
+        // while the buffer still fits in a second-level cache.
         Options {
-            spool_memory: 4 << 20,
-            read_buffer: 256 << 10,
+            spool_memory: 8 << 20,
+            read_buffer: 1 << 20,
             line_prefix: 4 << 10,
         }
     }
@@ -191,13 +203,20 @@ struct Matched {
 ///
 /// `ours` are our objects in bundle order, as JSON values (`apiVersion`, `kind`, `metadata`
 /// ...). Nothing is written unless the result is valid.
-pub fn post_render(
-    input: &mut dyn Read,
-    output: &mut dyn Write,
+///
+/// The output gets large writes only; when it is a file, a pipe or standard output (bare or in a
+/// `BufWriter`), most of the bytes go to it without passing through our memory.
+pub fn post_render<R, W>(
+    input: &mut R,
+    output: &mut W,
     ours: &[Value],
     finish: &dyn Finish,
     options: &Options,
-) -> Result<Summary, PostRenderError> {
+) -> Result<Summary, PostRenderError>
+where
+    R: Read + ?Sized,
+    W: Write + ?Sized,
+{
     let mut spool = Spool::new(options.spool_memory);
     let mut state = FirstPass::new(ours);
     read_and_scan(input, &mut spool, &mut state, options)?;
@@ -264,9 +283,9 @@ pub fn post_render(
 }
 
 /// Second pass: copy the spool, replacing matched documents, then append the rest.
-fn write_result(
+fn write_result<W: Write + ?Sized>(
     spool: &mut Spool,
-    output: &mut dyn Write,
+    output: &mut W,
     matched: &[Option<Matched>],
     texts: &[String],
 ) -> Result<(), PostRenderError> {
@@ -277,68 +296,58 @@ fn write_result(
         .collect();
     replaced.sort_by_key(|(hit, _)| hit.scanned.start);
 
-    let mut tracker = LastByte::new(output);
+    let mut out = Out::new(output);
     let mut pos = 0u64;
     for (hit, text) in replaced {
         let doc = &hit.scanned;
-        spool.copy_range(pos, doc.start, &mut tracker)?;
+        spool.copy_range(pos, doc.start, &mut out)?;
         let content_start = doc.content_start.unwrap_or(doc.start);
         let preamble = spool.read_range(doc.start, content_start)?;
         if doc.index > 0 && !starts_with_document_marker(&preamble) {
-            tracker
-                .write_all(b"---\n")
-                .map_err(PostRenderError::Write)?;
+            out.bytes(b"---\n")?;
         }
-        tracker
-            .write_all(&preamble)
-            .map_err(PostRenderError::Write)?;
+        out.bytes(&preamble)?;
         if !preamble.is_empty() && !preamble.ends_with(b"\n") {
-            tracker.write_all(b"\n").map_err(PostRenderError::Write)?;
+            out.bytes(b"\n")?;
         }
-        tracker
-            .write_all(text.as_bytes())
-            .map_err(PostRenderError::Write)?;
+        out.bytes(text.as_bytes())?;
         if hit.ends_with_marker {
-            tracker
-                .write_all(b"...\n")
-                .map_err(PostRenderError::Write)?;
+            out.bytes(b"...\n")?;
         }
         pos = doc.end;
     }
-    spool.copy_range(pos, spool.len, &mut tracker)?;
+    spool.copy_range(pos, spool.len, &mut out)?;
     for (hit, text) in matched.iter().zip(texts) {
         if hit.is_some() {
             continue;
         }
-        if !tracker.at_line_start() {
-            tracker.write_all(b"\n").map_err(PostRenderError::Write)?;
+        if !out.at_line_start() {
+            out.bytes(b"\n")?;
         }
-        if tracker.written {
-            tracker
-                .write_all(b"---\n")
-                .map_err(PostRenderError::Write)?;
+        if out.written {
+            out.bytes(b"---\n")?;
         }
-        tracker
-            .write_all(text.as_bytes())
-            .map_err(PostRenderError::Write)?;
+        out.bytes(text.as_bytes())?;
     }
-    tracker.inner.flush().map_err(PostRenderError::Write)
+    out.inner.flush().map_err(PostRenderError::Write)
 }
 
 fn starts_with_document_marker(text: &[u8]) -> bool {
     text.starts_with(b"---") && matches!(text.get(3), None | Some(b'\n' | b'\r' | b' ' | b'\t'))
 }
 
-/// A writer that remembers whether anything was written and whether it ended a line.
-struct LastByte<'a> {
-    inner: &'a mut dyn Write,
+/// The output, remembering whether anything was written and whether it ended a line. Not a
+/// `Write` wrapper on purpose: [`Spool::copy_range`] hands the bare output to [`io::copy`], so
+/// that the standard library can see its type and copy between file descriptors.
+struct Out<'a, W: ?Sized> {
+    inner: &'a mut W,
     written: bool,
     last: u8,
 }
 
-impl<'a> LastByte<'a> {
-    fn new(inner: &'a mut dyn Write) -> Self {
-        LastByte {
+impl<'a, W: Write + ?Sized> Out<'a, W> {
+    fn new(inner: &'a mut W) -> Self {
+        Out {
             inner,
             written: false,
             last: b'\n',
@@ -348,26 +357,26 @@ impl<'a> LastByte<'a> {
     fn at_line_start(&self) -> bool {
         self.last == b'\n'
     }
-}
 
-impl Write for LastByte<'_> {
-    fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
-        let n = self.inner.write(buf)?;
-        if n > 0 {
-            self.written = true;
-            self.last = buf[n - 1];
-        }
-        Ok(n)
-    }
-
-    fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
+    fn bytes(&mut self, bytes: &[u8]) -> Result<(), PostRenderError> {
+        let Some(&last) = bytes.last() else {
+            return Ok(());
+        };
+        self.inner
+            .write_all(bytes)
+            .map_err(PostRenderError::Write)?;
+        self.written = true;
+        self.last = last;
+        Ok(())
     }
 }
 
-/// The input as read so far: in memory up to a limit, then in an anonymous temporary file.
+/// The input as read so far: its first bytes in memory, the rest (past the memory limit) in an
+/// anonymous temporary file.
 struct Spool {
+    /// The first `memory.len()` bytes of the stream (all of them while `file` is `None`).
     memory: Vec<u8>,
+    /// The bytes from `memory.len()` on; the file's offset 0 is stream offset `memory.len()`.
     file: Option<File>,
     limit: usize,
     len: u64,
@@ -390,66 +399,132 @@ impl Spool {
         self.blank
     }
 
-    fn write_all(&mut self, bytes: &[u8]) -> Result<(), PostRenderError> {
-        if self.blank && !bytes.iter().all(u8::is_ascii_whitespace) {
-            self.blank = false;
+    /// Account for `bytes`, just added to the stream (in memory or in the file).
+    fn saw(blank: &mut bool, len: &mut u64, bytes: &[u8]) {
+        if *blank && !bytes.iter().all(u8::is_ascii_whitespace) {
+            *blank = false;
         }
-        self.len += bytes.len() as u64;
-        if self.file.is_none() && self.memory.len() + bytes.len() > self.limit {
-            // Move to a file: anonymous, removed by the OS when we exit, never visible by name.
-            let mut file = tempfile::tempfile().map_err(PostRenderError::Read)?;
-            file.write_all(&self.memory)
-                .map_err(PostRenderError::Read)?;
-            self.memory = Vec::new();
-            self.file = Some(file);
-        }
-        match &mut self.file {
-            Some(file) => file.write_all(bytes).map_err(PostRenderError::Read),
-            None => {
-                self.memory.extend_from_slice(bytes);
-                Ok(())
+        *len += bytes.len() as u64;
+    }
+
+    /// Read from `input` into memory, in pieces of at most `piece` bytes, up to the limit; each
+    /// piece is handed to `scan` as soon as it is in. Returns false at the end of the input.
+    fn fill_memory<R: Read + ?Sized>(
+        &mut self,
+        input: &mut R,
+        piece: usize,
+        mut scan: impl FnMut(&Spool, std::ops::Range<usize>) -> Result<(), PostRenderError>,
+    ) -> Result<bool, PostRenderError> {
+        // Capacity is only address space until bytes land in it, so a small chart costs little.
+        self.memory.reserve_exact(self.limit);
+        while self.memory.len() < self.limit {
+            let start = self.memory.len();
+            let want = piece.min(self.limit - start);
+            let got = read_up_to(input, &mut self.memory, want)?;
+            let range = start..start + got;
+            Self::saw(&mut self.blank, &mut self.len, &self.memory[range.clone()]);
+            scan(self, range)?;
+            if got < want {
+                return Ok(false);
             }
         }
+        Ok(true)
+    }
+
+    /// Append `bytes` (the stream past the memory limit) to the file.
+    fn append_to_file(&mut self, bytes: &[u8]) -> Result<(), PostRenderError> {
+        let file = match &mut self.file {
+            Some(file) => file,
+            // Anonymous: removed by the OS when we exit, never visible by name.
+            None => self
+                .file
+                .insert(tempfile::tempfile().map_err(PostRenderError::Read)?),
+        };
+        file.write_all(bytes).map_err(PostRenderError::Read)?;
+        Self::saw(&mut self.blank, &mut self.len, bytes);
+        Ok(())
+    }
+
+    /// The stream offset where the file part starts.
+    fn memory_end(&self) -> u64 {
+        self.memory.len() as u64
     }
 
     fn read_range(&self, start: u64, end: u64) -> Result<Vec<u8>, PostRenderError> {
-        match &self.file {
-            Some(file) => {
-                let mut buf = vec![0; (end - start) as usize];
-                file.read_exact_at(&mut buf, start)
-                    .map_err(PostRenderError::Read)?;
-                Ok(buf)
-            }
-            None => Ok(self.memory[start as usize..end as usize].to_vec()),
+        let split = self.memory_end();
+        let mut bytes = Vec::with_capacity((end - start) as usize);
+        if start < split {
+            bytes.extend_from_slice(&self.memory[start as usize..end.min(split) as usize]);
         }
+        if end > split {
+            let from = start.max(split);
+            let have = bytes.len();
+            bytes.resize(have + (end - from) as usize, 0);
+            self.file_part()?
+                .read_exact_at(&mut bytes[have..], from - split)
+                .map_err(PostRenderError::Read)?;
+        }
+        Ok(bytes)
     }
 
-    fn copy_range(
+    fn file_part(&self) -> Result<&File, PostRenderError> {
+        self.file.as_ref().ok_or_else(|| {
+            PostRenderError::Read(io::Error::other(
+                "a spooled range lies past the end of the stream",
+            ))
+        })
+    }
+
+    fn copy_range<W: Write + ?Sized>(
         &mut self,
         start: u64,
         end: u64,
-        output: &mut dyn Write,
+        out: &mut Out<'_, W>,
     ) -> Result<(), PostRenderError> {
-        match &self.file {
-            Some(file) => {
-                let mut buf = vec![0; (256 << 10).min((end - start) as usize)];
-                let mut pos = start;
-                while pos < end {
-                    let n = buf.len().min((end - pos) as usize);
-                    file.read_exact_at(&mut buf[..n], pos)
-                        .map_err(PostRenderError::Read)?;
-                    output
-                        .write_all(&buf[..n])
-                        .map_err(PostRenderError::Write)?;
-                    pos += n as u64;
-                }
-                Ok(())
-            }
-            None => output
-                .write_all(&self.memory[start as usize..end as usize])
-                .map_err(PostRenderError::Write),
+        if start >= end {
+            return Ok(());
         }
+        let split = self.memory_end();
+        if start < split {
+            out.bytes(&self.memory[start as usize..end.min(split) as usize])?;
+        }
+        if end > split {
+            let from = start.max(split);
+            let mut file = self.file_part()?;
+            file.seek(SeekFrom::Start(from - split))
+                .map_err(PostRenderError::Read)?;
+            // Flush what `out` buffered (std does so too before copying between descriptors);
+            // `io::copy` may then move the bytes with `sendfile`/`splice`. Its errors are the
+            // output's in practice: the spool file is ours and already complete.
+            let copied =
+                io::copy(&mut file.take(end - from), out.inner).map_err(PostRenderError::Write)?;
+            if copied != end - from {
+                return Err(PostRenderError::Read(io::Error::new(
+                    io::ErrorKind::UnexpectedEof,
+                    "the spool file is shorter than the stream read",
+                )));
+            }
+            let mut last = [0u8];
+            file.read_exact_at(&mut last, end - 1 - split)
+                .map_err(PostRenderError::Read)?;
+            out.written = true;
+            out.last = last[0];
+        }
+        Ok(())
     }
+}
+
+/// Read from `input` onto the end of `buffer` until it has grown by `want` bytes or the input
+/// ends; returns the bytes read. Reads straight into the vector's spare capacity.
+fn read_up_to<R: Read + ?Sized>(
+    input: &mut R,
+    buffer: &mut Vec<u8>,
+    want: usize,
+) -> Result<usize, PostRenderError> {
+    // `read_to_end` retries on `Interrupted` and stops at the end of the input or of `want`.
+    Read::take(&mut *input, want as u64)
+        .read_to_end(buffer)
+        .map_err(PostRenderError::Read)
 }
 
 /// First-pass state: what the scan found that matters.
@@ -495,70 +570,68 @@ impl<'a> FirstPass<'a> {
         kind == "Deployment" || self.keys.iter().any(|(k, _, _)| *k == kind)
     }
 
-    fn document(&mut self, doc: Scanned, spool: &Spool) -> Result<(), PostRenderError> {
+    /// Look at one scanned document. Returns the document when the caller may recycle it
+    /// ([`StreamScanner::recycle`]), that is, unless it was kept as a match.
+    fn document(
+        &mut self,
+        doc: Scanned,
+        spool: &Spool,
+    ) -> Result<Option<Scanned>, PostRenderError> {
         self.documents += 1;
         if doc.is_empty() {
-            return Ok(());
+            return Ok(Some(doc));
         }
-        let mut parsed = None;
-        let head = if doc.needs_parse() {
+        let parsed = if doc.needs_parse() {
             self.parsed_fallback += 1;
-            let value = parse_document(&doc, spool)?;
-            let head = head_of(&value);
-            parsed = Some(value);
-            head
+            Some(parse_document(&doc, spool)?)
         } else {
             let kind = doc.head.kind.as_plain().unwrap_or_default();
+            // Most documents of a chart stop here, before anything is allocated.
             if !self.interesting_kind(kind) {
-                return Ok(());
+                return Ok(Some(doc));
             }
-            let needs_value = doc.head.name.is_unclear() || doc.head.namespace.is_unclear();
-            if needs_value {
-                let value = parse_document(&doc, spool)?;
-                let head = head_of(&value);
-                parsed = Some(value);
-                head
+            if doc.head.name.is_unclear() || doc.head.namespace.is_unclear() {
+                Some(parse_document(&doc, spool)?)
             } else {
-                DocHead {
-                    api_version: doc
-                        .head
-                        .api_version
-                        .as_plain()
-                        .unwrap_or_default()
-                        .to_owned(),
-                    kind: kind.to_owned(),
-                    name: field_string(&doc.head.name),
-                    namespace: field_string(&doc.head.namespace),
-                }
+                None
             }
+        };
+        let head = match &parsed {
+            Some(value) => head_of(value),
+            None => DocHead {
+                api_version: doc.head.api_version.as_plain().unwrap_or_default(),
+                kind: doc.head.kind.as_plain().unwrap_or_default(),
+                name: doc.head.name.as_plain().unwrap_or_default(),
+                namespace: doc.head.namespace.as_plain().unwrap_or_default(),
+            },
         };
         if head.kind == "Deployment"
             && head.name == "tigera-operator"
-            && group_of(&head.api_version) == "apps"
+            && group_of(head.api_version) == "apps"
             && self.operator_namespace.is_none()
             && !head.namespace.is_empty()
         {
-            self.operator_namespace = Some(head.namespace.clone());
+            self.operator_namespace = Some(head.namespace.to_owned());
         }
         let Some(our_idx) = self.keys.iter().position(|&(kind, group, name)| {
             kind == head.kind
                 && name == head.name
-                && groups_match(group, group_of(&head.api_version))
+                && groups_match(group, group_of(head.api_version))
         }) else {
-            return Ok(());
-        };
-        let value = match parsed {
-            Some(value) => value,
-            None => parse_document(&doc, spool)?,
+            return Ok(Some(doc));
         };
         if let Some(first) = &self.matched[our_idx] {
             return Err(PostRenderError::DuplicateMatch {
-                kind: head.kind,
-                name: head.name,
+                kind: head.kind.to_owned(),
+                name: head.name.to_owned(),
                 first_line: first.scanned.line,
                 second_line: doc.line,
             });
         }
+        let value = match parsed {
+            Some(value) => value,
+            None => parse_document(&doc, spool)?,
+        };
         let text = spool.read_range(doc.start, doc.end)?;
         let ends_with_marker = text
             .split(|&b| b == b'\n')
@@ -570,96 +643,80 @@ impl<'a> FirstPass<'a> {
             value,
             ends_with_marker,
         });
+        Ok(None)
+    }
+
+    /// Look at each document in `done` (emptying it), handing the strings back to `scanner`.
+    fn documents(
+        &mut self,
+        done: &mut Vec<Scanned>,
+        scanner: &mut StreamScanner,
+        spool: &Spool,
+    ) -> Result<(), PostRenderError> {
+        for doc in done.drain(..) {
+            if let Some(doc) = self.document(doc, spool)? {
+                scanner.recycle(doc);
+            }
+        }
         Ok(())
     }
 }
 
-fn field_string(field: &Field) -> String {
-    field.as_plain().unwrap_or_default().to_owned()
-}
-
-/// Read the whole input into the spool, scanning lines as they pass.
-fn read_and_scan(
-    input: &mut dyn Read,
+/// Read the whole input into the spool, scanning it as it passes.
+fn read_and_scan<R: Read + ?Sized>(
+    input: &mut R,
     spool: &mut Spool,
     state: &mut FirstPass<'_>,
     options: &Options,
 ) -> Result<(), PostRenderError> {
-    let mut reader = io::BufReader::with_capacity(options.read_buffer.max(4096), input);
-    let mut scanner = StreamScanner::new().only_kinds(state.kinds());
-    // A line that spans two reads: its first bytes (at most `line_prefix`) and its full length.
-    let mut partial: Vec<u8> = Vec::new();
-    let mut partial_len: u64 = 0;
-    loop {
-        let chunk = match reader.fill_buf() {
-            Ok(chunk) => chunk,
-            Err(err) if err.kind() == io::ErrorKind::Interrupted => continue,
-            Err(err) => return Err(PostRenderError::Read(err)),
-        };
-        if chunk.is_empty() {
-            break;
-        }
-        spool.write_all(chunk)?;
-        let mut pos = 0;
-        while pos < chunk.len() {
-            let rest = &chunk[pos..];
-            match memchr::memchr(b'\n', rest) {
-                Some(nl) => {
-                    let line = &rest[..=nl];
-                    let done = if partial_len == 0 {
-                        scanner.push_line(line, line.len() as u64, false)
-                    } else {
-                        let room = options.line_prefix.saturating_sub(partial.len());
-                        partial.extend_from_slice(&line[..line.len().min(room)]);
-                        let truncated = partial_len + line.len() as u64 > partial.len() as u64;
-                        let done =
-                            scanner.push_line(&partial, partial_len + line.len() as u64, truncated);
-                        partial.clear();
-                        partial_len = 0;
-                        done
-                    };
-                    if let Some(doc) = done {
-                        state.document(doc, spool)?;
-                    }
-                    pos += nl + 1;
-                }
-                None => {
-                    let room = options.line_prefix.saturating_sub(partial.len());
-                    partial.extend_from_slice(&rest[..rest.len().min(room)]);
-                    partial_len += rest.len() as u64;
-                    pos = chunk.len();
-                }
+    let mut scanner = StreamScanner::new()
+        .only_kinds(state.kinds())
+        .line_prefix(options.line_prefix);
+    let mut done: Vec<Scanned> = Vec::new();
+    let piece = options.read_buffer.max(1);
+    // The spool's own memory is the read buffer for the start of the stream: no second copy.
+    let more = spool.fill_memory(input, piece, |spool, range| {
+        scanner.push_chunk(&spool.memory[range], &mut done);
+        state.documents(&mut done, &mut scanner, spool)
+    })?;
+    if more {
+        let mut buffer = Vec::with_capacity(piece);
+        loop {
+            buffer.clear();
+            let got = read_up_to(input, &mut buffer, piece)?;
+            if got == 0 {
+                break;
+            }
+            // To the file first: a document completed by this piece is read back from the spool.
+            spool.append_to_file(&buffer)?;
+            scanner.push_chunk(&buffer, &mut done);
+            state.documents(&mut done, &mut scanner, spool)?;
+            if got < piece {
+                break;
             }
         }
-        let n = chunk.len();
-        reader.consume(n);
     }
-    if partial_len > 0 {
-        let truncated = partial_len > partial.len() as u64;
-        if let Some(doc) = scanner.push_line(&partial, partial_len, truncated) {
-            state.document(doc, spool)?;
-        }
-    }
-    if let Some(doc) = scanner.finish() {
+    scanner.finish_into(&mut done);
+    for doc in done {
         state.document(doc, spool)?;
     }
     Ok(())
 }
 
-/// The identifying fields of a parsed document.
-struct DocHead {
-    api_version: String,
-    kind: String,
-    name: String,
-    namespace: String,
+/// The identifying fields of a document, borrowed from its scan or its parsed value.
+struct DocHead<'a> {
+    api_version: &'a str,
+    kind: &'a str,
+    name: &'a str,
+    namespace: &'a str,
 }
 
-fn head_of(value: &Value) -> DocHead {
+fn head_of(value: &Value) -> DocHead<'_> {
     DocHead {
-        api_version: str_at(value, &["apiVersion"]).to_owned(),
-        kind: str_at(value, &["kind"]).to_owned(),
-        name: str_at(value, &["metadata", "name"]).to_owned(),
-        namespace: str_at(value, &["metadata", "namespace"]).to_owned(),
+        api_version: str_at(value, &["apiVersion"]),
+        kind: str_at(value, &["kind"]),
+        name: str_at(value, &["metadata", "name"]),
+        namespace: str_at(value, &["metadata", "namespace"]),
     }
 }
 

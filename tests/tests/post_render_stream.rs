@@ -194,6 +194,77 @@ fn spooling_to_a_file_gives_the_same_bytes() {
     );
 }
 
+/// A chart several times the size of the smaller spools below, with the documents we merge
+/// into in its middle and at its very end, and no final line break.
+fn long_chart() -> String {
+    let mut text = String::new();
+    for idx in 0..40 {
+        text.push_str(&format!(
+            "---\n# Source: chart/templates/sa-{idx}.yaml\napiVersion: v1\nkind: ServiceAccount\n\
+             metadata:\n  name: sa-{idx}\n  namespace: calico-system\nsecrets:\n  - name: s\n\n"
+        ));
+        if idx == 20 {
+            text.push_str(CHART);
+        }
+    }
+    text.push_str(
+        "---\n# Source: chart/templates/crs/apiserver.yaml\napiVersion: operator.tigera.io/v1\n\
+         kind: APIServer\nmetadata:\n  name: default\nspec:\n  logging: {}",
+    );
+    text
+}
+
+/// Wherever the memory part of the spool ends and wherever reads cut the stream (inside a
+/// document we merge into, inside a line, on a line break), the output is the same bytes as
+/// with the defaults, which keep this whole chart in memory.
+#[test]
+fn spool_and_read_sizes_do_not_change_the_output() {
+    let chart = long_chart();
+    let (expected, result) = run(&chart, &ours(), &PlainFinish, &Options::default());
+    let summary = result.expect("in memory");
+    let merged: Vec<bool> = summary
+        .objects
+        .iter()
+        .map(|(_, _, placement)| matches!(placement, Placement::Merged { .. }))
+        .collect();
+    // ConfigMap, Installation and the last document (APIServer) merged; BGPConfiguration added.
+    assert_eq!(merged, [true, true, true, false]);
+    let expected = String::from_utf8(expected).expect("utf-8");
+    assert!(
+        expected
+            .contains("kind: APIServer\nmetadata:\n  name: default\nspec:\n  logging: {}\n---\n"),
+        "{expected}"
+    );
+    let installation = chart.find("kind: Installation").expect("installation");
+    let check = |spool_memory: usize, read_buffer: usize, line_prefix: usize| {
+        let options = Options {
+            spool_memory,
+            read_buffer,
+            line_prefix,
+        };
+        let (output, result) = run(&chart, &ours(), &PlainFinish, &options);
+        result.unwrap_or_else(|err| panic!("{options:?}: {err}"));
+        assert!(
+            String::from_utf8_lossy(&output) == expected,
+            "{options:?} changed the output"
+        );
+    };
+    for spool_memory in [
+        0,
+        1,
+        4096,
+        installation - 30,
+        installation + 5,
+        chart.len() - 3,
+    ] {
+        for read_buffer in [1, 7, 64, 4096, 1 << 20] {
+            check(spool_memory, read_buffer, 4096);
+        }
+    }
+    check(installation, 13, 8);
+    check(0, 1, 0);
+}
+
 /// A check that refuses everything, to prove nothing is written before the check.
 struct Refuse;
 

@@ -6,7 +6,9 @@
 //! `integrations/helm-plugin/`. This module also holds what `krm` shares with it: the check and
 //! YAML writing of merged objects.
 
+use std::fs::File;
 use std::io::{self, Write};
+use std::os::fd::{AsFd as _, BorrowedFd};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -69,10 +71,19 @@ pub fn run(args: Args) -> super::Outcome {
         }
     };
 
-    let stdin = io::stdin();
-    let mut input = stdin.lock();
-    let stdout = io::stdout();
-    let mut output = io::BufWriter::with_capacity(256 << 10, stdout.lock());
+    // Plain files on duplicated descriptors: no line buffering in the way, large reads straight
+    // into the spool, and on the way out `io::copy` can see a file descriptor and move the
+    // spooled bytes with `sendfile`/`splice`.
+    let (mut input, stdout) = match (
+        std_file(io::stdin().as_fd()),
+        std_file(io::stdout().as_fd()),
+    ) {
+        (Ok(input), Ok(output)) => (input, output),
+        (Err(err), _) | (_, Err(err)) => {
+            return Err(err).context("cannot use standard input and output");
+        }
+    };
+    let mut output = io::BufWriter::with_capacity(64 << 10, stdout);
     let result = post_render::post_render(
         &mut input,
         &mut output,
@@ -113,6 +124,12 @@ pub fn run(args: Args) -> super::Outcome {
             Ok(ExitCode::from(EXIT_USAGE))
         }
     }
+}
+
+/// A `File` on a duplicate of a standard stream's descriptor (which may be a pipe or a terminal,
+/// not only a regular file).
+fn std_file(fd: BorrowedFd<'_>) -> io::Result<File> {
+    fd.try_clone_to_owned().map(File::from)
 }
 
 /// Messages that are not diagnostics, kept quiet unless asked for.
