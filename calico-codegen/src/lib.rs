@@ -5,8 +5,10 @@
 //! maps that to a Rust model ([`lower`]) and writes source text through minijinja templates
 //! ([`render`]). The output is a module tree, `<out>/<group>/<version>/<kind>.rs`, whose root
 //! types implement k8s-openapi's `Resource` and `Metadata` and whose code depends only on
-//! serde, serde_json and k8s-openapi. The engine never depends on the code it generates, so a
-//! broken generated file can always be regenerated.
+//! serde, serde_json and k8s-openapi. The code every kind and every string enum shares is
+//! written once, as the macros of `<out>/support.rs`, and each kind file invokes them with its
+//! own data. The engine never depends on the code it generates, so a broken generated file
+//! can always be regenerated.
 //!
 //! ```no_run
 //! let sources = calico_codegen::load_sources(&["crds/ippools.yaml".to_string()])?;
@@ -137,8 +139,16 @@ pub fn generate(sources: &[Source], options: &Options) -> Result<Vec<GeneratedFi
     };
     let all_inputs: Vec<&str> = sources.iter().map(|s| s.name.as_str()).collect();
     let mod_header = base_header(format!("Inputs: {}", all_inputs.join(", ")));
+    let mod_file = |path: String, doc: &str, modules: &[String], kind: render::ModKind| {
+        Ok::<_, CodegenError>(GeneratedFile {
+            path,
+            contents: render::render_mod(&env, &mod_header, doc, modules, kind)?,
+        })
+    };
     let mut files = Vec::new();
     let mut group_modules = Vec::new();
+    // Whether any kind has a string enum, so that `support.rs` needs `string_enum!`.
+    let mut any_enum = false;
     for (group, versions) in &tree {
         let group_mod = naming::group_module(group);
         let mut version_modules = Vec::new();
@@ -152,6 +162,10 @@ pub fn generate(sources: &[Source], options: &Options) -> Result<Vec<GeneratedFi
                     "Input: {} (CustomResourceDefinition {})",
                     crd.source, crd.name
                 ));
+                any_enum |= model
+                    .items
+                    .iter()
+                    .any(|item| matches!(item, lower::Item::Enum(_)));
                 let text = render::render_kind(&env, &model, header)?;
                 files.push(GeneratedFile {
                     path: format!("{group_mod}/{version_mod}/{}.rs", model.module),
@@ -160,29 +174,31 @@ pub fn generate(sources: &[Source], options: &Options) -> Result<Vec<GeneratedFi
                 kind_modules.push(model.module);
             }
             kind_modules.sort();
-            let doc = format!("API group `{group}`, version `{version}`.");
-            files.push(GeneratedFile {
-                path: format!("{group_mod}/{version_mod}/mod.rs"),
-                contents: render::render_mod(&env, &mod_header, &doc, &kind_modules, true)?,
-            });
+            files.push(mod_file(
+                format!("{group_mod}/{version_mod}/mod.rs"),
+                &format!("API group `{group}`, version `{version}`."),
+                &kind_modules,
+                render::ModKind::Version,
+            )?);
             version_modules.push(version_mod);
         }
-        let doc = format!("API group `{group}`.");
-        files.push(GeneratedFile {
-            path: format!("{group_mod}/mod.rs"),
-            contents: render::render_mod(&env, &mod_header, &doc, &version_modules, false)?,
-        });
+        files.push(mod_file(
+            format!("{group_mod}/mod.rs"),
+            &format!("API group `{group}`."),
+            &version_modules,
+            render::ModKind::Group,
+        )?);
         group_modules.push(group_mod);
     }
+    files.push(mod_file(
+        "mod.rs".to_string(),
+        "Rust types generated from CustomResourceDefinitions by `calico-render codegen`.",
+        &group_modules,
+        render::ModKind::Root,
+    )?);
     files.push(GeneratedFile {
-        path: "mod.rs".to_string(),
-        contents: render::render_mod(
-            &env,
-            &mod_header,
-            "Rust types generated from CustomResourceDefinitions by `calico-render codegen`.",
-            &group_modules,
-            false,
-        )?,
+        path: "support.rs".to_string(),
+        contents: render::render_support(&env, &mod_header, any_enum)?,
     });
     files.sort_by(|a, b| a.path.cmp(&b.path));
     Ok(files)

@@ -7,9 +7,13 @@
 //!   array items and map values add nothing to the name);
 //! - a name already taken in the same group/version gets the smallest free numeric suffix
 //!   (`...2`), in the order the schema is walked, so names are deterministic;
-//! - a struct or enum identical to one already generated for the same kind (same fields,
-//!   types and docs; same variants) is reused instead of duplicated, and its doc lists every
-//!   path it stands for (the Installation's `status.computed` reuses the `spec` types);
+//! - a struct or enum identical to one already generated for the same kind under a property
+//!   of the same name (same fields, types and docs; same variants) is reused instead of
+//!   duplicated, and its doc lists every path it stands for;
+//! - a struct identical to one already generated for the same kind under a property of
+//!   another name keeps its own name, as a `pub type` alias of the first (the
+//!   Installation's `status.computed` is `InstallationSpec`); enums are never aliased (see
+//!   `Lowerer::struct_item` for why);
 //! - string enums become enums with an `Unknown(String)` catch-all;
 //! - `x-kubernetes-int-or-string` -> `IntOrString`, preserve-unknown/untyped/mixed
 //!   alternatives -> `serde_json::Value`, `additionalProperties` -> `BTreeMap<String, T>`,
@@ -90,6 +94,8 @@ pub enum Item {
     Struct(StructItem),
     /// A string enum.
     Enum(EnumItem),
+    /// Another name for a struct of the same shape.
+    Alias(AliasItem),
 }
 
 /// A generated struct.
@@ -114,6 +120,17 @@ pub struct EnumItem {
     pub paths: Vec<String>,
     /// `(variant ident, wire spelling)` in schema order.
     pub variants: Vec<(String, String)>,
+}
+
+/// A `pub type` alias: a node whose struct would be identical to one already generated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct AliasItem {
+    /// Type name, named from the node's own path.
+    pub name: String,
+    /// Schema paths the alias stands for.
+    pub paths: Vec<String>,
+    /// The struct it stands for.
+    pub target: String,
 }
 
 /// A struct field.
@@ -177,6 +194,7 @@ pub fn lower_kind(
         options,
         items: Vec::new(),
         struct_index: BTreeMap::new(),
+        shape_index: BTreeMap::new(),
         enum_index: BTreeMap::new(),
         imports: BTreeMap::new(),
         k8s_schemas: BTreeMap::new(),
@@ -227,8 +245,10 @@ struct Lowerer<'n> {
     options: LowerOptions,
     /// Items with the pre-order sequence number of the node that created them.
     items: Vec<(usize, Item)>,
-    /// (property name, fields) -> index in `items`.
+    /// (property name, fields) -> index in `items` (a struct or an alias).
     struct_index: BTreeMap<(String, Vec<Field>), usize>,
+    /// Fields -> name of the first struct generated with them.
+    shape_index: BTreeMap<Vec<Field>, String>,
     /// (property name, wire values) -> index in `items`.
     enum_index: BTreeMap<(String, Vec<String>), usize>,
     imports: BTreeMap<String, String>,
@@ -388,19 +408,45 @@ impl Lowerer<'_> {
         self.counter += 1;
         let mut fields: Vec<Field> = properties.iter().map(|p| self.field(p, hint)).collect();
         dedupe_idents(&mut fields, &[]);
-        // Only a node held by a property of the same name is reused, so that a type's name
-        // always says what it is (`fipsMode` does not become `...CalicoNetworkBgp`).
+        // Only a node held by a property of the same name reuses a type's name, so that a
+        // name always says what it is (`fipsMode` does not become `...CalicoNetworkBgp`).
         let key = (property.to_string(), fields);
-        if let Some(&idx) = self.struct_index.get(&key)
-            && let Item::Struct(existing) = &mut self.items[idx].1
-        {
-            existing.paths.push(schema.path.clone());
-            return existing.name.clone();
+        if let Some(&idx) = self.struct_index.get(&key) {
+            match &mut self.items[idx].1 {
+                Item::Struct(StructItem { name, paths, .. })
+                | Item::Alias(AliasItem { name, paths, .. }) => {
+                    paths.push(schema.path.clone());
+                    return name.clone();
+                }
+                Item::Enum(_) => {}
+            }
+        }
+        // A node under another property name with the very same fields (types, wire names
+        // and doc lines, so bounds and, with `--docs`, descriptions too) is one shape with two
+        // names: it gets its own name as an alias of the first struct, so that the code is
+        // written once and both names keep working. Enums are never aliased: an enum is only
+        // its list of values, and short lists (`Enabled`, `Disabled`) recur across unrelated
+        // settings, where one shared type would let a value of one setting stand for another.
+        if let Some(target) = self.shape_index.get(&key.1).cloned() {
+            let name = self.names.claim(hint);
+            let default = self.defaultable(&target);
+            self.defaults.insert(name.clone(), default);
+            self.struct_index.insert(key, self.items.len());
+            self.items.push((
+                seq,
+                Item::Alias(AliasItem {
+                    name: name.clone(),
+                    paths: vec![schema.path.clone()],
+                    target,
+                }),
+            ));
+            return name;
         }
         let fields = key.1.clone();
         let default = fields.iter().all(|f| f.optional || self.defaultable(&f.ty));
         let name = self.names.claim(hint);
         self.defaults.insert(name.clone(), default);
+        self.shape_index.insert(fields.clone(), name.clone());
         self.struct_index.insert(key, self.items.len());
         self.items.push((
             seq,

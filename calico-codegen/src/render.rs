@@ -1,6 +1,10 @@
 //! Rendering: from the Rust model to source text, through the minijinja templates in
 //! `templates/`.
 //!
+//! Logic that would be the same in every kind file (the root type's `Resource`, `Metadata`
+//! and serde impls, a string enum's impls) is not templated per kind: `support.rs` holds it
+//! once as macros, and the kind template emits invocations that carry only data.
+//!
 //! Decisions about text that a template cannot make well are taken here: serde attribute
 //! layout (one line, or one argument per line when rustfmt would break it), string
 //! literals, derive lists and the file headers. The output is meant to be rustfmt-clean as
@@ -22,6 +26,7 @@ const ATTR_FN_LIKE_WIDTH: usize = 70;
 
 const KIND_TEMPLATE: &str = include_str!("../templates/kind.rs.jinja");
 const MOD_TEMPLATE: &str = include_str!("../templates/mod.rs.jinja");
+const SUPPORT_TEMPLATE: &str = include_str!("../templates/support.rs.jinja");
 
 /// The template environment: strict undefined values, no escaping, block tags that leave no
 /// blank lines behind.
@@ -40,6 +45,8 @@ pub fn environment() -> Environment<'static> {
         .expect("invariant: the bundled kind template parses");
     env.add_template("mod.rs", MOD_TEMPLATE)
         .expect("invariant: the bundled mod template parses");
+    env.add_template("support.rs", SUPPORT_TEMPLATE)
+        .expect("invariant: the bundled support template parses");
     env
 }
 
@@ -56,76 +63,6 @@ fn render<S: Serialize>(
         .map_err(to_err)?
         .render(minijinja::value::Serde(view))
         .map_err(to_err)
-}
-
-/// rustfmt's default `array_width` (60% of `max_width`).
-const ARRAY_WIDTH: usize = 60;
-
-/// rustfmt's default `short_array_element_width_threshold`.
-const SHORT_ARRAY_ELEMENT: usize = 10;
-
-/// `impl {head} for {ty} {`, broken before `for` as rustfmt does when the line is too long.
-fn impl_header(head: &str, ty: &str) -> String {
-    let one_line = format!("impl{head} for {ty} {{");
-    if one_line.len() <= MAX_WIDTH {
-        one_line
-    } else {
-        format!("impl{head}\n    for {ty}\n{{")
-    }
-}
-
-/// A match arm at `indent`, with the body in a block when the arm does not fit the line.
-fn match_arm(indent: usize, pattern: &str, body: &str) -> String {
-    let pad = " ".repeat(indent);
-    let one_line = format!("{pad}{pattern} => {body},");
-    if one_line.len() <= MAX_WIDTH {
-        one_line
-    } else {
-        format!("{pad}{pattern} => {{\n{pad}    {body}\n{pad}}}")
-    }
-}
-
-/// A `const` holding a slice of string literals at `indent`, laid out as rustfmt lays out
-/// array literals: on the line when short, moved after `=` when only the line is too long,
-/// otherwise one element per line, or several per line when every element is short.
-fn const_str_slice(indent: usize, decl: &str, items: &[String]) -> String {
-    let pad = " ".repeat(indent);
-    let content = items.join(", ");
-    if content.len() <= ARRAY_WIDTH {
-        let one_line = format!("{pad}{decl} = &[{content}];");
-        if one_line.len() <= MAX_WIDTH {
-            return one_line;
-        }
-        let next_line = format!("{pad}    &[{content}];");
-        if next_line.len() <= MAX_WIDTH {
-            return format!("{pad}{decl} =\n{next_line}");
-        }
-    }
-    let inner = format!("{pad}    ");
-    let mut out = format!("{pad}{decl} = &[\n");
-    if items.iter().all(|item| item.len() <= SHORT_ARRAY_ELEMENT) {
-        let mut line = String::new();
-        for item in items {
-            let candidate = if line.is_empty() {
-                item.clone()
-            } else {
-                format!("{line}, {item}")
-            };
-            if !line.is_empty() && inner.len() + candidate.len() + 1 > MAX_WIDTH {
-                out.push_str(&format!("{inner}{line},\n"));
-                line = item.clone();
-            } else {
-                line = candidate;
-            }
-        }
-        out.push_str(&format!("{inner}{line},\n"));
-    } else {
-        for item in items {
-            out.push_str(&format!("{inner}{item},\n"));
-        }
-    }
-    out.push_str(&format!("{pad}];"));
-    out
 }
 
 /// A Rust string literal for `text`.
@@ -175,11 +112,11 @@ struct FieldView {
     ty: String,
     /// `pub ident: Type,` for a struct field, broken after the colon when too long.
     decl: String,
+    /// The field's serde attribute in a struct.
     attr: Option<String>,
-    ser_attr: Option<String>,
-    de_attr: Option<String>,
-    ser_ty: String,
-    ser_expr: String,
+    /// The rename, if any, in a `custom_resource!` invocation (skipping `None` is the
+    /// macro's business there).
+    resource_attr: Option<String>,
 }
 
 fn field_view(field: &Field) -> FieldView {
@@ -190,21 +127,10 @@ fn field_view(field: &Field) -> FieldView {
     };
     let skip = "skip_serializing_if = \"Option::is_none\"".to_string();
     let mut args: Vec<String> = rename_arg(field).into_iter().collect();
-    let de_args = args.clone();
+    let resource_args = args.clone();
     if field.optional {
         args.push(skip);
     }
-    let (ser_ty, ser_expr) = if field.optional {
-        (
-            format!("Option<&'a {}>", field.ty),
-            format!("self.{}.as_ref()", field.ident),
-        )
-    } else {
-        (
-            format!("&'a {}", field.ty),
-            format!("&self.{}", field.ident),
-        )
-    };
     let one_line = format!("    pub {}: {ty},", field.ident);
     let decl = if one_line.len() <= MAX_WIDTH {
         one_line
@@ -217,36 +143,28 @@ fn field_view(field: &Field) -> FieldView {
         decl,
         ty,
         attr: serde_attr(&args, 4),
-        ser_attr: serde_attr(&args, 12),
-        de_attr: serde_attr(&de_args, 12),
-        ser_ty,
-        ser_expr,
+        resource_attr: serde_attr(&resource_args, 4),
     }
 }
 
 #[derive(Serialize)]
 struct VariantView {
     ident: String,
+    /// The wire spelling as a Rust string literal.
     wire: String,
-    /// The `as_str` match arm.
-    to_wire: String,
-    /// The `From<&str>` match arm.
-    from_wire: String,
 }
 
 #[derive(Serialize)]
 struct ItemView {
     is_enum: bool,
+    is_alias: bool,
     name: String,
     doc: Vec<String>,
     derive: String,
     fields: Vec<FieldView>,
     variants: Vec<VariantView>,
-    variants_const: String,
-    impl_from: String,
-    impl_display: String,
-    impl_serialize: String,
-    impl_deserialize: String,
+    /// `pub type Name = Target;` for an alias, broken after `=` when too long.
+    alias_decl: String,
 }
 
 #[derive(Serialize)]
@@ -260,9 +178,7 @@ struct KindView {
     root_doc: Vec<String>,
     root_derive: String,
     root_fields: Vec<FieldView>,
-    api_version_lit: String,
     group_lit: String,
-    kind_lit: String,
     version_lit: String,
     plural_lit: String,
     scope: String,
@@ -286,16 +202,38 @@ fn path_doc(paths: &[String]) -> Vec<String> {
     doc
 }
 
+/// `pub type name = target;`, laid out as rustfmt lays it out.
+fn alias_decl(name: &str, target: &str) -> String {
+    let one_line = format!("pub type {name} = {target};");
+    if one_line.len() <= MAX_WIDTH {
+        one_line
+    } else {
+        format!("pub type {name} =\n    {target};")
+    }
+}
+
+/// The doc of an alias: its paths, and that it is the same type as `target`.
+fn alias_doc(paths: &[String], target: &str) -> Vec<String> {
+    let mut doc = path_doc(paths);
+    doc[0] = format!(
+        "{}: the same shape as [`{target}`], so the same type.",
+        doc[0].trim_end_matches('.')
+    );
+    doc
+}
+
 /// Renders one kind's file.
 pub fn render_kind(
     env: &Environment<'_>,
     model: &KindModel,
     header: Vec<String>,
 ) -> Result<String, CodegenError> {
-    let mut uses: Vec<String> = vec![
-        "k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta".to_string(),
-        "serde::{Deserialize, Deserializer, Serialize, Serializer}".to_string(),
-    ];
+    let mut uses: Vec<String> =
+        vec!["k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta".to_string()];
+    // The macros name serde by its full path; only the struct derives need the short names.
+    if model.items.iter().any(|i| matches!(i, Item::Struct(_))) {
+        uses.push("serde::{Deserialize, Serialize}".to_string());
+    }
     let mut imports: BTreeMap<String, String> = model.imports.clone();
     imports.remove("ObjectMeta");
     uses.extend(imports.values().cloned());
@@ -309,20 +247,18 @@ pub fn render_kind(
                 let default = if s.default { "Default, " } else { "" };
                 ItemView {
                     is_enum: false,
+                    is_alias: false,
                     name: s.name.clone(),
                     doc: path_doc(&s.paths),
                     derive: format!("Debug, Clone, PartialEq, {default}Serialize, Deserialize"),
                     fields: s.fields.iter().map(field_view).collect(),
                     variants: Vec::new(),
-                    variants_const: String::new(),
-                    impl_from: String::new(),
-                    impl_display: String::new(),
-                    impl_serialize: String::new(),
-                    impl_deserialize: String::new(),
+                    alias_decl: String::new(),
                 }
             }
             Item::Enum(e) => ItemView {
                 is_enum: true,
+                is_alias: false,
                 name: e.name.clone(),
                 doc: path_doc(&e.paths),
                 derive: String::new(),
@@ -332,20 +268,20 @@ pub fn render_kind(
                     .iter()
                     .map(|(ident, wire)| VariantView {
                         ident: ident.clone(),
-                        wire: crate::lower::code(wire),
-                        to_wire: match_arm(12, &format!("Self::{ident}"), &lit(wire)),
-                        from_wire: match_arm(12, &lit(wire), &format!("Self::{ident}")),
+                        wire: lit(wire),
                     })
                     .collect(),
-                variants_const: const_str_slice(
-                    4,
-                    "pub const VARIANTS: &'static [&'static str]",
-                    &e.variants.iter().map(|(_, w)| lit(w)).collect::<Vec<_>>(),
-                ),
-                impl_from: impl_header(" From<&str>", &e.name),
-                impl_display: impl_header(" std::fmt::Display", &e.name),
-                impl_serialize: impl_header(" Serialize", &e.name),
-                impl_deserialize: impl_header("<'de> Deserialize<'de>", &e.name),
+                alias_decl: String::new(),
+            },
+            Item::Alias(a) => ItemView {
+                is_enum: false,
+                is_alias: true,
+                name: a.name.clone(),
+                doc: alias_doc(&a.paths, &a.target),
+                derive: String::new(),
+                fields: Vec::new(),
+                variants: Vec::new(),
+                alias_decl: alias_decl(&a.name, &a.target),
             },
         })
         .collect();
@@ -361,9 +297,7 @@ pub fn render_kind(
         root_doc: model.root_doc.clone(),
         root_derive: format!("Debug, Clone, PartialEq{root_default}"),
         root_fields: model.root_fields.iter().map(field_view).collect(),
-        api_version_lit: lit(&format!("{}/{}", model.group, model.version)),
         group_lit: lit(&model.group),
-        kind_lit: lit(&model.kind),
         version_lit: lit(&model.version),
         plural_lit: lit(&model.plural),
         scope: if model.namespaced {
@@ -380,24 +314,74 @@ pub fn render_kind(
 struct ModView<'a> {
     header: &'a [String],
     doc: &'a str,
+    support: bool,
     modules: &'a [String],
     reexports: &'a [String],
 }
 
-/// Renders a `mod.rs` declaring `modules` and, when `reexport` is set, re-exporting them.
+/// What a `mod.rs` declares besides its child modules.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ModKind {
+    /// The root of the tree: declares the `support` module of shared macros first.
+    Root,
+    /// A group module: declares its version modules.
+    Group,
+    /// A version module: declares its kind modules and re-exports their items.
+    Version,
+}
+
+/// Renders a `mod.rs` declaring `modules`, as `kind` says.
 pub fn render_mod(
     env: &Environment<'_>,
     header: &[String],
     doc: &str,
     modules: &[String],
-    reexport: bool,
+    kind: ModKind,
 ) -> Result<String, CodegenError> {
     let empty: [String; 0] = [];
     let view = ModView {
         header,
         doc,
+        support: kind == ModKind::Root,
         modules,
-        reexports: if reexport { modules } else { &empty },
+        reexports: if kind == ModKind::Version {
+            modules
+        } else {
+            &empty
+        },
     };
     render(env, "mod.rs", &view)
+}
+
+#[derive(Serialize)]
+struct SupportView<'a> {
+    header: &'a [String],
+    doc: &'a [&'a str],
+    enums: bool,
+}
+
+/// Renders `support.rs`, the macros the kind files invoke: `custom_resource!` always and
+/// `string_enum!` when `enums` is set (an unused macro would be a warning).
+pub fn render_support(
+    env: &Environment<'_>,
+    header: &[String],
+    enums: bool,
+) -> Result<String, CodegenError> {
+    let doc: &[&str] = if enums {
+        &[
+            "The logic every generated kind and string enum shares, written once as macros.",
+            "",
+            "Each kind file invokes them with its own data (names, wire spellings, field types);",
+            "the code they expand to is written only here.",
+        ]
+    } else {
+        &[
+            "The logic every generated kind shares, written once as a macro.",
+            "",
+            "Each kind file invokes it with its own data (names, field types); the code it",
+            "expands to is written only here.",
+        ]
+    };
+    let view = SupportView { header, doc, enums };
+    render(env, "support.rs", &view)
 }

@@ -56,7 +56,7 @@ fn writes_the_module_tree_with_the_command_as_typed() {
     check(
         &output,
         0,
-        &["codegen: 4 files written, 0 unchanged, 0 stale files removed in gen"],
+        &["codegen: 5 files written, 0 unchanged, 0 stale files removed in gen"],
     );
     let kind = std::fs::read_to_string(temp.path().join("gen/example_com/v1/choice.rs")).unwrap();
     let header: Vec<&str> = kind.lines().take(3).collect();
@@ -70,6 +70,7 @@ fn writes_the_module_tree_with_the_command_as_typed() {
     );
     for file in [
         "gen/mod.rs",
+        "gen/support.rs",
         "gen/example_com/mod.rs",
         "gen/example_com/v1/mod.rs",
     ] {
@@ -96,7 +97,7 @@ fn owns_the_output_directory_but_only_its_own_files() {
     check(
         &output,
         0,
-        &["4 files written, 0 unchanged, 1 stale files removed"],
+        &["5 files written, 0 unchanged, 1 stale files removed"],
     );
     assert!(!stale.exists(), "a stale generated file is removed");
     assert!(mine.exists(), "a file without the header is left alone");
@@ -105,7 +106,7 @@ fn owns_the_output_directory_but_only_its_own_files() {
     check(
         &output,
         0,
-        &["0 files written, 4 unchanged, 0 stale files removed"],
+        &["0 files written, 5 unchanged, 0 stale files removed"],
     );
 }
 

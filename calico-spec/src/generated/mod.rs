@@ -4,5 +4,10 @@
 
 //! Rust types generated from CustomResourceDefinitions by `calico-render codegen`.
 
+// The macros every kind file invokes; declared first, so that their textual scope covers
+// the modules below.
+#[macro_use]
+mod support;
+
 pub mod operator_tigera_io;
 pub mod projectcalico_org;

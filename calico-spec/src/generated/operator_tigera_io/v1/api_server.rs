@@ -13,7 +13,7 @@ use k8s_openapi::api::core::v1::Toleration;
 use k8s_openapi::api::core::v1::TopologySpreadConstraint;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// `operator.tigera.io/v1` `APIServer`, the root of the CRD `apiservers.operator.tigera.io`.
@@ -27,83 +27,15 @@ pub struct APIServer {
     pub status: Option<APIServerStatus>,
 }
 
-impl k8s_openapi::Resource for APIServer {
-    const API_VERSION: &'static str = "operator.tigera.io/v1";
-    const GROUP: &'static str = "operator.tigera.io";
-    const KIND: &'static str = "APIServer";
-    const VERSION: &'static str = "v1";
-    const URL_PATH_SEGMENT: &'static str = "apiservers";
-    type Scope = k8s_openapi::ClusterResourceScope;
-}
-
-impl k8s_openapi::Metadata for APIServer {
-    type Ty = ObjectMeta;
-
-    fn metadata(&self) -> &ObjectMeta {
-        &self.metadata
+custom_resource! {
+    APIServer {
+        group: "operator.tigera.io",
+        version: "v1",
+        plural: "apiservers",
+        scope: ClusterResourceScope,
     }
-
-    fn metadata_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
-    }
-}
-
-impl Serialize for APIServer {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        // The wire form puts `apiVersion` and `kind` first, taken from the `Resource` constants.
-        #[derive(Serialize)]
-        struct Wire<'a> {
-            #[serde(rename = "apiVersion")]
-            api_version: &'static str,
-            kind: &'static str,
-            metadata: &'a ObjectMeta,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            spec: Option<&'a APIServerSpec>,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            status: Option<&'a APIServerStatus>,
-        }
-        Wire {
-            api_version: <Self as k8s_openapi::Resource>::API_VERSION,
-            kind: <Self as k8s_openapi::Resource>::KIND,
-            metadata: &self.metadata,
-            spec: self.spec.as_ref(),
-            status: self.status.as_ref(),
-        }
-        .serialize(serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for APIServer {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        // `apiVersion` and `kind` are checked against the `Resource` constants.
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Wire {
-            #[serde(rename = "apiVersion")]
-            api_version: String,
-            kind: String,
-            #[serde(default)]
-            metadata: ObjectMeta,
-            spec: Option<APIServerSpec>,
-            status: Option<APIServerStatus>,
-        }
-        let wire = Wire::deserialize(deserializer)?;
-        let expected = <Self as k8s_openapi::Resource>::API_VERSION;
-        if wire.api_version != expected {
-            let found = serde::de::Unexpected::Str(&wire.api_version);
-            return Err(serde::de::Error::invalid_value(found, &expected));
-        }
-        let expected = <Self as k8s_openapi::Resource>::KIND;
-        if wire.kind != expected {
-            let found = serde::de::Unexpected::Str(&wire.kind);
-            return Err(serde::de::Error::invalid_value(found, &expected));
-        }
-        Ok(Self {
-            metadata: wire.metadata,
-            spec: wire.spec,
-            status: wire.status,
-        })
-    }
+    spec: Option<APIServerSpec>,
+    status: Option<APIServerStatus>,
 }
 
 /// Schema path `spec`.
@@ -222,70 +154,12 @@ pub struct APIServerSpecApiServerDeploymentSpecTemplateSpecContainers {
     pub resources: Option<ResourceRequirements>,
 }
 
-/// Schema path `spec.apiServerDeployment.spec.template.spec.containers[*].name`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum APIServerSpecApiServerDeploymentSpecTemplateSpecContainersName {
-    /// Wire value `calico-apiserver`.
-    CalicoApiserver,
-    /// Wire value `tigera-queryserver`.
-    TigeraQueryserver,
-    /// Wire value `calico-l7-admission-controller`.
-    CalicoL7AdmissionController,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl APIServerSpecApiServerDeploymentSpecTemplateSpecContainersName {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &[
-        "calico-apiserver",
-        "tigera-queryserver",
-        "calico-l7-admission-controller",
-    ];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::CalicoApiserver => "calico-apiserver",
-            Self::TigeraQueryserver => "tigera-queryserver",
-            Self::CalicoL7AdmissionController => "calico-l7-admission-controller",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for APIServerSpecApiServerDeploymentSpecTemplateSpecContainersName {
-    fn from(value: &str) -> Self {
-        match value {
-            "calico-apiserver" => Self::CalicoApiserver,
-            "tigera-queryserver" => Self::TigeraQueryserver,
-            "calico-l7-admission-controller" => Self::CalicoL7AdmissionController,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for APIServerSpecApiServerDeploymentSpecTemplateSpecContainersName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for APIServerSpecApiServerDeploymentSpecTemplateSpecContainersName {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for APIServerSpecApiServerDeploymentSpecTemplateSpecContainersName {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.apiServerDeployment.spec.template.spec.containers[*].name`.
+    pub enum APIServerSpecApiServerDeploymentSpecTemplateSpecContainersName {
+        CalicoApiserver => "calico-apiserver",
+        TigeraQueryserver => "tigera-queryserver",
+        CalicoL7AdmissionController => "calico-l7-admission-controller",
     }
 }
 
@@ -300,66 +174,12 @@ pub struct APIServerSpecApiServerDeploymentSpecTemplateSpecContainersPorts {
     pub name: APIServerSpecApiServerDeploymentSpecTemplateSpecContainersPortsName,
 }
 
-/// Schema path `spec.apiServerDeployment.spec.template.spec.containers[*].ports[*].name`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum APIServerSpecApiServerDeploymentSpecTemplateSpecContainersPortsName {
-    /// Wire value `apiserver`.
-    Apiserver,
-    /// Wire value `queryserver`.
-    Queryserver,
-    /// Wire value `l7admctrl`.
-    L7admctrl,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl APIServerSpecApiServerDeploymentSpecTemplateSpecContainersPortsName {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["apiserver", "queryserver", "l7admctrl"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Apiserver => "apiserver",
-            Self::Queryserver => "queryserver",
-            Self::L7admctrl => "l7admctrl",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for APIServerSpecApiServerDeploymentSpecTemplateSpecContainersPortsName {
-    fn from(value: &str) -> Self {
-        match value {
-            "apiserver" => Self::Apiserver,
-            "queryserver" => Self::Queryserver,
-            "l7admctrl" => Self::L7admctrl,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for APIServerSpecApiServerDeploymentSpecTemplateSpecContainersPortsName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for APIServerSpecApiServerDeploymentSpecTemplateSpecContainersPortsName {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for APIServerSpecApiServerDeploymentSpecTemplateSpecContainersPortsName {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.apiServerDeployment.spec.template.spec.containers[*].ports[*].name`.
+    pub enum APIServerSpecApiServerDeploymentSpecTemplateSpecContainersPortsName {
+        Apiserver => "apiserver",
+        Queryserver => "queryserver",
+        L7admctrl => "l7admctrl",
     }
 }
 
@@ -374,62 +194,10 @@ pub struct APIServerSpecApiServerDeploymentSpecTemplateSpecInitContainers {
     pub resources: Option<ResourceRequirements>,
 }
 
-/// Schema path `spec.apiServerDeployment.spec.template.spec.initContainers[*].name`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum APIServerSpecApiServerDeploymentSpecTemplateSpecInitContainersName {
-    /// Wire value `calico-apiserver-certs-key-cert-provisioner`.
-    CalicoApiserverCertsKeyCertProvisioner,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl APIServerSpecApiServerDeploymentSpecTemplateSpecInitContainersName {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["calico-apiserver-certs-key-cert-provisioner"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::CalicoApiserverCertsKeyCertProvisioner => {
-                "calico-apiserver-certs-key-cert-provisioner"
-            }
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for APIServerSpecApiServerDeploymentSpecTemplateSpecInitContainersName {
-    fn from(value: &str) -> Self {
-        match value {
-            "calico-apiserver-certs-key-cert-provisioner" => {
-                Self::CalicoApiserverCertsKeyCertProvisioner
-            }
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for APIServerSpecApiServerDeploymentSpecTemplateSpecInitContainersName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for APIServerSpecApiServerDeploymentSpecTemplateSpecInitContainersName {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for APIServerSpecApiServerDeploymentSpecTemplateSpecInitContainersName {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.apiServerDeployment.spec.template.spec.initContainers[*].name`.
+    pub enum APIServerSpecApiServerDeploymentSpecTemplateSpecInitContainersName {
+        CalicoApiserverCertsKeyCertProvisioner => "calico-apiserver-certs-key-cert-provisioner",
     }
 }
 
@@ -504,60 +272,12 @@ pub struct APIServerSpecCalicoWebhooksDeploymentSpecTemplateSpecContainers {
     pub resources: Option<ResourceRequirements>,
 }
 
-/// Schema path `spec.calicoWebhooksDeployment.spec.template.spec.containers[*].name`.
-///
-/// Also used for `spec.calicoWebhooksDeployment.spec.template.spec.containers[*].ports[*].name`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum APIServerSpecCalicoWebhooksDeploymentSpecTemplateSpecContainersName {
-    /// Wire value `calico-webhooks`.
-    CalicoWebhooks,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl APIServerSpecCalicoWebhooksDeploymentSpecTemplateSpecContainersName {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["calico-webhooks"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::CalicoWebhooks => "calico-webhooks",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for APIServerSpecCalicoWebhooksDeploymentSpecTemplateSpecContainersName {
-    fn from(value: &str) -> Self {
-        match value {
-            "calico-webhooks" => Self::CalicoWebhooks,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for APIServerSpecCalicoWebhooksDeploymentSpecTemplateSpecContainersName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for APIServerSpecCalicoWebhooksDeploymentSpecTemplateSpecContainersName {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for APIServerSpecCalicoWebhooksDeploymentSpecTemplateSpecContainersName {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.calicoWebhooksDeployment.spec.template.spec.containers[*].name`.
+    ///
+    /// Also used for `spec.calicoWebhooksDeployment.spec.template.spec.containers[*].ports[*].name`.
+    pub enum APIServerSpecCalicoWebhooksDeploymentSpecTemplateSpecContainersName {
+        CalicoWebhooks => "calico-webhooks",
     }
 }
 
@@ -593,92 +313,22 @@ pub struct APIServerSpecLoggingApiServer {
     pub log_severity: Option<APIServerSpecLoggingApiServerLogSeverity>,
 }
 
-/// Schema path `spec.logging.apiServer.logSeverity`.
-///
-/// Also used for `spec.logging.queryServer.logSeverity`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum APIServerSpecLoggingApiServerLogSeverity {
-    /// Wire value `Fatal`.
-    Fatal,
-    /// Wire value `Error`.
-    Error,
-    /// Wire value `Warn`.
-    Warn,
-    /// Wire value `Info`.
-    Info,
-    /// Wire value `Debug`.
-    Debug,
-    /// Wire value `Trace`.
-    Trace,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl APIServerSpecLoggingApiServerLogSeverity {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] =
-        &["Fatal", "Error", "Warn", "Info", "Debug", "Trace"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Fatal => "Fatal",
-            Self::Error => "Error",
-            Self::Warn => "Warn",
-            Self::Info => "Info",
-            Self::Debug => "Debug",
-            Self::Trace => "Trace",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
+string_enum! {
+    /// Schema path `spec.logging.apiServer.logSeverity`.
+    ///
+    /// Also used for `spec.logging.queryServer.logSeverity`.
+    pub enum APIServerSpecLoggingApiServerLogSeverity {
+        Fatal => "Fatal",
+        Error => "Error",
+        Warn => "Warn",
+        Info => "Info",
+        Debug => "Debug",
+        Trace => "Trace",
     }
 }
 
-impl From<&str> for APIServerSpecLoggingApiServerLogSeverity {
-    fn from(value: &str) -> Self {
-        match value {
-            "Fatal" => Self::Fatal,
-            "Error" => Self::Error,
-            "Warn" => Self::Warn,
-            "Info" => Self::Info,
-            "Debug" => Self::Debug,
-            "Trace" => Self::Trace,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for APIServerSpecLoggingApiServerLogSeverity {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for APIServerSpecLoggingApiServerLogSeverity {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for APIServerSpecLoggingApiServerLogSeverity {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.logging.queryServer`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct APIServerSpecLoggingQueryServer {
-    /// `logSeverity`: string enum; default `"Info"`; values `Fatal`, `Error`, `Warn`, `Info`, `Debug`, `Trace`.
-    #[serde(rename = "logSeverity", skip_serializing_if = "Option::is_none")]
-    pub log_severity: Option<APIServerSpecLoggingApiServerLogSeverity>,
-}
+/// Schema path `spec.logging.queryServer`: the same shape as [`APIServerSpecLoggingApiServer`], so the same type.
+pub type APIServerSpecLoggingQueryServer = APIServerSpecLoggingApiServer;
 
 /// Schema path `status`.
 #[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]

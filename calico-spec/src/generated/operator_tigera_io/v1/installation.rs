@@ -16,7 +16,7 @@ use k8s_openapi::api::core::v1::TopologySpreadConstraint;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// `operator.tigera.io/v1` `Installation`, the root of the CRD `installations.operator.tigera.io`.
@@ -30,83 +30,15 @@ pub struct Installation {
     pub status: Option<InstallationStatus>,
 }
 
-impl k8s_openapi::Resource for Installation {
-    const API_VERSION: &'static str = "operator.tigera.io/v1";
-    const GROUP: &'static str = "operator.tigera.io";
-    const KIND: &'static str = "Installation";
-    const VERSION: &'static str = "v1";
-    const URL_PATH_SEGMENT: &'static str = "installations";
-    type Scope = k8s_openapi::ClusterResourceScope;
-}
-
-impl k8s_openapi::Metadata for Installation {
-    type Ty = ObjectMeta;
-
-    fn metadata(&self) -> &ObjectMeta {
-        &self.metadata
+custom_resource! {
+    Installation {
+        group: "operator.tigera.io",
+        version: "v1",
+        plural: "installations",
+        scope: ClusterResourceScope,
     }
-
-    fn metadata_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
-    }
-}
-
-impl Serialize for Installation {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        // The wire form puts `apiVersion` and `kind` first, taken from the `Resource` constants.
-        #[derive(Serialize)]
-        struct Wire<'a> {
-            #[serde(rename = "apiVersion")]
-            api_version: &'static str,
-            kind: &'static str,
-            metadata: &'a ObjectMeta,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            spec: Option<&'a InstallationSpec>,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            status: Option<&'a InstallationStatus>,
-        }
-        Wire {
-            api_version: <Self as k8s_openapi::Resource>::API_VERSION,
-            kind: <Self as k8s_openapi::Resource>::KIND,
-            metadata: &self.metadata,
-            spec: self.spec.as_ref(),
-            status: self.status.as_ref(),
-        }
-        .serialize(serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for Installation {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        // `apiVersion` and `kind` are checked against the `Resource` constants.
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Wire {
-            #[serde(rename = "apiVersion")]
-            api_version: String,
-            kind: String,
-            #[serde(default)]
-            metadata: ObjectMeta,
-            spec: Option<InstallationSpec>,
-            status: Option<InstallationStatus>,
-        }
-        let wire = Wire::deserialize(deserializer)?;
-        let expected = <Self as k8s_openapi::Resource>::API_VERSION;
-        if wire.api_version != expected {
-            let found = serde::de::Unexpected::Str(&wire.api_version);
-            return Err(serde::de::Error::invalid_value(found, &expected));
-        }
-        let expected = <Self as k8s_openapi::Resource>::KIND;
-        if wire.kind != expected {
-            let found = serde::de::Unexpected::Str(&wire.kind);
-            return Err(serde::de::Error::invalid_value(found, &expected));
-        }
-        Ok(Self {
-            metadata: wire.metadata,
-            spec: wire.spec,
-            status: wire.status,
-        })
-    }
+    spec: Option<InstallationSpec>,
+    status: Option<InstallationStatus>,
 }
 
 /// Schema path `spec`.
@@ -255,64 +187,13 @@ pub struct InstallationSpecAzure {
     pub policy_mode: Option<InstallationSpecAzurePolicyMode>,
 }
 
-/// Schema path `spec.azure.policyMode`.
-///
-/// Also used for `status.computed.azure.policyMode`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecAzurePolicyMode {
-    /// Wire value `Default`.
-    Default,
-    /// Wire value `Manual`.
-    Manual,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecAzurePolicyMode {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Default", "Manual"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Default => "Default",
-            Self::Manual => "Manual",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for InstallationSpecAzurePolicyMode {
-    fn from(value: &str) -> Self {
-        match value {
-            "Default" => Self::Default,
-            "Manual" => Self::Manual,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for InstallationSpecAzurePolicyMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecAzurePolicyMode {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for InstallationSpecAzurePolicyMode {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.azure.policyMode`.
+    ///
+    /// Also used for `status.computed.azure.policyMode`.
+    pub enum InstallationSpecAzurePolicyMode {
+        Default => "Default",
+        Manual => "Manual",
     }
 }
 
@@ -406,69 +287,13 @@ pub struct InstallationSpecCalicoKubeControllersDeploymentSpecTemplateSpecContai
     pub resources: Option<ResourceRequirements>,
 }
 
-/// Schema path `spec.calicoKubeControllersDeployment.spec.template.spec.containers[*].name`.
-///
-/// Also used for `status.computed.calicoKubeControllersDeployment.spec.template.spec.containers[*].name`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecCalicoKubeControllersDeploymentSpecTemplateSpecContainersName {
-    /// Wire value `calico-kube-controllers`.
-    CalicoKubeControllers,
-    /// Wire value `es-calico-kube-controllers`.
-    EsCalicoKubeControllers,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecCalicoKubeControllersDeploymentSpecTemplateSpecContainersName {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] =
-        &["calico-kube-controllers", "es-calico-kube-controllers"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::CalicoKubeControllers => "calico-kube-controllers",
-            Self::EsCalicoKubeControllers => "es-calico-kube-controllers",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for InstallationSpecCalicoKubeControllersDeploymentSpecTemplateSpecContainersName {
-    fn from(value: &str) -> Self {
-        match value {
-            "calico-kube-controllers" => Self::CalicoKubeControllers,
-            "es-calico-kube-controllers" => Self::EsCalicoKubeControllers,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display
-    for InstallationSpecCalicoKubeControllersDeploymentSpecTemplateSpecContainersName
-{
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecCalicoKubeControllersDeploymentSpecTemplateSpecContainersName {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de>
-    for InstallationSpecCalicoKubeControllersDeploymentSpecTemplateSpecContainersName
-{
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.calicoKubeControllersDeployment.spec.template.spec.containers[*].name`.
+    ///
+    /// Also used for `status.computed.calicoKubeControllersDeployment.spec.template.spec.containers[*].name`.
+    pub enum InstallationSpecCalicoKubeControllersDeploymentSpecTemplateSpecContainersName {
+        CalicoKubeControllers => "calico-kube-controllers",
+        EsCalicoKubeControllers => "es-calico-kube-controllers",
     }
 }
 
@@ -545,308 +370,53 @@ pub struct InstallationSpecCalicoNetwork {
     pub windows_dataplane: Option<InstallationSpecCalicoNetworkWindowsDataplane>,
 }
 
-/// Schema path `spec.calicoNetwork.bgp`.
-///
-/// Also used for `status.computed.calicoNetwork.bgp`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecCalicoNetworkBgp {
-    /// Wire value `Enabled`.
-    Enabled,
-    /// Wire value `Disabled`.
-    Disabled,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecCalicoNetworkBgp {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Enabled", "Disabled"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Enabled => "Enabled",
-            Self::Disabled => "Disabled",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
+string_enum! {
+    /// Schema path `spec.calicoNetwork.bgp`.
+    ///
+    /// Also used for `status.computed.calicoNetwork.bgp`.
+    pub enum InstallationSpecCalicoNetworkBgp {
+        Enabled => "Enabled",
+        Disabled => "Disabled",
     }
 }
 
-impl From<&str> for InstallationSpecCalicoNetworkBgp {
-    fn from(value: &str) -> Self {
-        match value {
-            "Enabled" => Self::Enabled,
-            "Disabled" => Self::Disabled,
-            other => Self::Unknown(other.to_string()),
-        }
+string_enum! {
+    /// Schema path `spec.calicoNetwork.bpfNetworkBootstrap`.
+    ///
+    /// Also used for `status.computed.calicoNetwork.bpfNetworkBootstrap`.
+    pub enum InstallationSpecCalicoNetworkBpfNetworkBootstrap {
+        Disabled => "Disabled",
+        Enabled => "Enabled",
     }
 }
 
-impl std::fmt::Display for InstallationSpecCalicoNetworkBgp {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+string_enum! {
+    /// Schema path `spec.calicoNetwork.clusterRoutingMode`.
+    ///
+    /// Also used for `status.computed.calicoNetwork.clusterRoutingMode`.
+    pub enum InstallationSpecCalicoNetworkClusterRoutingMode {
+        BIRD => "BIRD",
+        Felix => "Felix",
     }
 }
 
-impl Serialize for InstallationSpecCalicoNetworkBgp {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+string_enum! {
+    /// Schema path `spec.calicoNetwork.containerIPForwarding`.
+    ///
+    /// Also used for `status.computed.calicoNetwork.containerIPForwarding`.
+    pub enum InstallationSpecCalicoNetworkContainerIPForwarding {
+        Enabled => "Enabled",
+        Disabled => "Disabled",
     }
 }
 
-impl<'de> Deserialize<'de> for InstallationSpecCalicoNetworkBgp {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.calicoNetwork.bpfNetworkBootstrap`.
-///
-/// Also used for `status.computed.calicoNetwork.bpfNetworkBootstrap`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecCalicoNetworkBpfNetworkBootstrap {
-    /// Wire value `Disabled`.
-    Disabled,
-    /// Wire value `Enabled`.
-    Enabled,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecCalicoNetworkBpfNetworkBootstrap {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Disabled", "Enabled"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Disabled => "Disabled",
-            Self::Enabled => "Enabled",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for InstallationSpecCalicoNetworkBpfNetworkBootstrap {
-    fn from(value: &str) -> Self {
-        match value {
-            "Disabled" => Self::Disabled,
-            "Enabled" => Self::Enabled,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for InstallationSpecCalicoNetworkBpfNetworkBootstrap {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecCalicoNetworkBpfNetworkBootstrap {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for InstallationSpecCalicoNetworkBpfNetworkBootstrap {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.calicoNetwork.clusterRoutingMode`.
-///
-/// Also used for `status.computed.calicoNetwork.clusterRoutingMode`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecCalicoNetworkClusterRoutingMode {
-    /// Wire value `BIRD`.
-    BIRD,
-    /// Wire value `Felix`.
-    Felix,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecCalicoNetworkClusterRoutingMode {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["BIRD", "Felix"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::BIRD => "BIRD",
-            Self::Felix => "Felix",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for InstallationSpecCalicoNetworkClusterRoutingMode {
-    fn from(value: &str) -> Self {
-        match value {
-            "BIRD" => Self::BIRD,
-            "Felix" => Self::Felix,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for InstallationSpecCalicoNetworkClusterRoutingMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecCalicoNetworkClusterRoutingMode {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for InstallationSpecCalicoNetworkClusterRoutingMode {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.calicoNetwork.containerIPForwarding`.
-///
-/// Also used for `status.computed.calicoNetwork.containerIPForwarding`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecCalicoNetworkContainerIPForwarding {
-    /// Wire value `Enabled`.
-    Enabled,
-    /// Wire value `Disabled`.
-    Disabled,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecCalicoNetworkContainerIPForwarding {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Enabled", "Disabled"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Enabled => "Enabled",
-            Self::Disabled => "Disabled",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for InstallationSpecCalicoNetworkContainerIPForwarding {
-    fn from(value: &str) -> Self {
-        match value {
-            "Enabled" => Self::Enabled,
-            "Disabled" => Self::Disabled,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for InstallationSpecCalicoNetworkContainerIPForwarding {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecCalicoNetworkContainerIPForwarding {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for InstallationSpecCalicoNetworkContainerIPForwarding {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.calicoNetwork.hostPorts`.
-///
-/// Also used for `status.computed.calicoNetwork.hostPorts`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecCalicoNetworkHostPorts {
-    /// Wire value `Enabled`.
-    Enabled,
-    /// Wire value `Disabled`.
-    Disabled,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecCalicoNetworkHostPorts {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Enabled", "Disabled"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Enabled => "Enabled",
-            Self::Disabled => "Disabled",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for InstallationSpecCalicoNetworkHostPorts {
-    fn from(value: &str) -> Self {
-        match value {
-            "Enabled" => Self::Enabled,
-            "Disabled" => Self::Disabled,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for InstallationSpecCalicoNetworkHostPorts {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecCalicoNetworkHostPorts {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for InstallationSpecCalicoNetworkHostPorts {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.calicoNetwork.hostPorts`.
+    ///
+    /// Also used for `status.computed.calicoNetwork.hostPorts`.
+    pub enum InstallationSpecCalicoNetworkHostPorts {
+        Enabled => "Enabled",
+        Disabled => "Disabled",
     }
 }
 
@@ -890,334 +460,58 @@ pub struct InstallationSpecCalicoNetworkIpPools {
     pub node_selector: Option<String>,
 }
 
-/// Schema path `spec.calicoNetwork.ipPools[*].encapsulation`.
-///
-/// Also used for `status.computed.calicoNetwork.ipPools[*].encapsulation`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecCalicoNetworkIpPoolsEncapsulation {
-    /// Wire value `IPIPCrossSubnet`.
-    IPIPCrossSubnet,
-    /// Wire value `IPIP`.
-    IPIP,
-    /// Wire value `VXLAN`.
-    VXLAN,
-    /// Wire value `VXLANCrossSubnet`.
-    VXLANCrossSubnet,
-    /// Wire value `None`.
-    None,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecCalicoNetworkIpPoolsEncapsulation {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &[
-        "IPIPCrossSubnet",
-        "IPIP",
-        "VXLAN",
-        "VXLANCrossSubnet",
-        "None",
-    ];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::IPIPCrossSubnet => "IPIPCrossSubnet",
-            Self::IPIP => "IPIP",
-            Self::VXLAN => "VXLAN",
-            Self::VXLANCrossSubnet => "VXLANCrossSubnet",
-            Self::None => "None",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
+string_enum! {
+    /// Schema path `spec.calicoNetwork.ipPools[*].encapsulation`.
+    ///
+    /// Also used for `status.computed.calicoNetwork.ipPools[*].encapsulation`.
+    pub enum InstallationSpecCalicoNetworkIpPoolsEncapsulation {
+        IPIPCrossSubnet => "IPIPCrossSubnet",
+        IPIP => "IPIP",
+        VXLAN => "VXLAN",
+        VXLANCrossSubnet => "VXLANCrossSubnet",
+        None => "None",
     }
 }
 
-impl From<&str> for InstallationSpecCalicoNetworkIpPoolsEncapsulation {
-    fn from(value: &str) -> Self {
-        match value {
-            "IPIPCrossSubnet" => Self::IPIPCrossSubnet,
-            "IPIP" => Self::IPIP,
-            "VXLAN" => Self::VXLAN,
-            "VXLANCrossSubnet" => Self::VXLANCrossSubnet,
-            "None" => Self::None,
-            other => Self::Unknown(other.to_string()),
-        }
+string_enum! {
+    /// Schema path `spec.calicoNetwork.ipPools[*].natOutgoing`.
+    ///
+    /// Also used for `status.computed.calicoNetwork.ipPools[*].natOutgoing`.
+    pub enum InstallationSpecCalicoNetworkIpPoolsNatOutgoing {
+        Enabled => "Enabled",
+        Disabled => "Disabled",
     }
 }
 
-impl std::fmt::Display for InstallationSpecCalicoNetworkIpPoolsEncapsulation {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+string_enum! {
+    /// Schema path `spec.calicoNetwork.kubeProxyManagement`.
+    ///
+    /// Also used for `status.computed.calicoNetwork.kubeProxyManagement`.
+    pub enum InstallationSpecCalicoNetworkKubeProxyManagement {
+        Disabled => "Disabled",
+        Enabled => "Enabled",
     }
 }
 
-impl Serialize for InstallationSpecCalicoNetworkIpPoolsEncapsulation {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+string_enum! {
+    /// Schema path `spec.calicoNetwork.linuxDataplane`.
+    ///
+    /// Also used for `status.computed.calicoNetwork.linuxDataplane`.
+    pub enum InstallationSpecCalicoNetworkLinuxDataplane {
+        Iptables => "Iptables",
+        BPF => "BPF",
+        VPP => "VPP",
+        Nftables => "Nftables",
     }
 }
 
-impl<'de> Deserialize<'de> for InstallationSpecCalicoNetworkIpPoolsEncapsulation {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.calicoNetwork.ipPools[*].natOutgoing`.
-///
-/// Also used for `status.computed.calicoNetwork.ipPools[*].natOutgoing`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecCalicoNetworkIpPoolsNatOutgoing {
-    /// Wire value `Enabled`.
-    Enabled,
-    /// Wire value `Disabled`.
-    Disabled,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecCalicoNetworkIpPoolsNatOutgoing {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Enabled", "Disabled"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Enabled => "Enabled",
-            Self::Disabled => "Disabled",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for InstallationSpecCalicoNetworkIpPoolsNatOutgoing {
-    fn from(value: &str) -> Self {
-        match value {
-            "Enabled" => Self::Enabled,
-            "Disabled" => Self::Disabled,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for InstallationSpecCalicoNetworkIpPoolsNatOutgoing {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecCalicoNetworkIpPoolsNatOutgoing {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for InstallationSpecCalicoNetworkIpPoolsNatOutgoing {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.calicoNetwork.kubeProxyManagement`.
-///
-/// Also used for `status.computed.calicoNetwork.kubeProxyManagement`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecCalicoNetworkKubeProxyManagement {
-    /// Wire value `Disabled`.
-    Disabled,
-    /// Wire value `Enabled`.
-    Enabled,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecCalicoNetworkKubeProxyManagement {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Disabled", "Enabled"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Disabled => "Disabled",
-            Self::Enabled => "Enabled",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for InstallationSpecCalicoNetworkKubeProxyManagement {
-    fn from(value: &str) -> Self {
-        match value {
-            "Disabled" => Self::Disabled,
-            "Enabled" => Self::Enabled,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for InstallationSpecCalicoNetworkKubeProxyManagement {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecCalicoNetworkKubeProxyManagement {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for InstallationSpecCalicoNetworkKubeProxyManagement {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.calicoNetwork.linuxDataplane`.
-///
-/// Also used for `status.computed.calicoNetwork.linuxDataplane`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecCalicoNetworkLinuxDataplane {
-    /// Wire value `Iptables`.
-    Iptables,
-    /// Wire value `BPF`.
-    BPF,
-    /// Wire value `VPP`.
-    VPP,
-    /// Wire value `Nftables`.
-    Nftables,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecCalicoNetworkLinuxDataplane {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Iptables", "BPF", "VPP", "Nftables"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Iptables => "Iptables",
-            Self::BPF => "BPF",
-            Self::VPP => "VPP",
-            Self::Nftables => "Nftables",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for InstallationSpecCalicoNetworkLinuxDataplane {
-    fn from(value: &str) -> Self {
-        match value {
-            "Iptables" => Self::Iptables,
-            "BPF" => Self::BPF,
-            "VPP" => Self::VPP,
-            "Nftables" => Self::Nftables,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for InstallationSpecCalicoNetworkLinuxDataplane {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecCalicoNetworkLinuxDataplane {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for InstallationSpecCalicoNetworkLinuxDataplane {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.calicoNetwork.multiInterfaceMode`.
-///
-/// Also used for `status.computed.calicoNetwork.multiInterfaceMode`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecCalicoNetworkMultiInterfaceMode {
-    /// Wire value `None`.
-    None,
-    /// Wire value `Multus`.
-    Multus,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecCalicoNetworkMultiInterfaceMode {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["None", "Multus"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::None => "None",
-            Self::Multus => "Multus",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for InstallationSpecCalicoNetworkMultiInterfaceMode {
-    fn from(value: &str) -> Self {
-        match value {
-            "None" => Self::None,
-            "Multus" => Self::Multus,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for InstallationSpecCalicoNetworkMultiInterfaceMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecCalicoNetworkMultiInterfaceMode {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for InstallationSpecCalicoNetworkMultiInterfaceMode {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.calicoNetwork.multiInterfaceMode`.
+    ///
+    /// Also used for `status.computed.calicoNetwork.multiInterfaceMode`.
+    pub enum InstallationSpecCalicoNetworkMultiInterfaceMode {
+        None => "None",
+        Multus => "Multus",
     }
 }
 
@@ -1247,88 +541,20 @@ pub struct InstallationSpecCalicoNetworkNodeAddressAutodetectionV4 {
     pub skip_interface: Option<String>,
 }
 
-/// Schema path `spec.calicoNetwork.nodeAddressAutodetectionV4.kubernetes`.
-///
-/// Also used for `spec.calicoNetwork.nodeAddressAutodetectionV6.kubernetes`, `status.computed.calicoNetwork.nodeAddressAutodetectionV4.kubernetes`, `status.computed.calicoNetwork.nodeAddressAutodetectionV6.kubernetes`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecCalicoNetworkNodeAddressAutodetectionV4Kubernetes {
-    /// Wire value `NodeInternalIP`.
-    NodeInternalIP,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecCalicoNetworkNodeAddressAutodetectionV4Kubernetes {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["NodeInternalIP"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::NodeInternalIP => "NodeInternalIP",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
+string_enum! {
+    /// Schema path `spec.calicoNetwork.nodeAddressAutodetectionV4.kubernetes`.
+    ///
+    /// Also used for `spec.calicoNetwork.nodeAddressAutodetectionV6.kubernetes`, `status.computed.calicoNetwork.nodeAddressAutodetectionV4.kubernetes`, `status.computed.calicoNetwork.nodeAddressAutodetectionV6.kubernetes`.
+    pub enum InstallationSpecCalicoNetworkNodeAddressAutodetectionV4Kubernetes {
+        NodeInternalIP => "NodeInternalIP",
     }
 }
 
-impl From<&str> for InstallationSpecCalicoNetworkNodeAddressAutodetectionV4Kubernetes {
-    fn from(value: &str) -> Self {
-        match value {
-            "NodeInternalIP" => Self::NodeInternalIP,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for InstallationSpecCalicoNetworkNodeAddressAutodetectionV4Kubernetes {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecCalicoNetworkNodeAddressAutodetectionV4Kubernetes {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for InstallationSpecCalicoNetworkNodeAddressAutodetectionV4Kubernetes {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.calicoNetwork.nodeAddressAutodetectionV6`.
+/// Schema path `spec.calicoNetwork.nodeAddressAutodetectionV6`: the same shape as [`InstallationSpecCalicoNetworkNodeAddressAutodetectionV4`], so the same type.
 ///
 /// Also used for `status.computed.calicoNetwork.nodeAddressAutodetectionV6`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct InstallationSpecCalicoNetworkNodeAddressAutodetectionV6 {
-    /// `canReach`: string.
-    #[serde(rename = "canReach", skip_serializing_if = "Option::is_none")]
-    pub can_reach: Option<String>,
-    /// `cidrs`: list of string.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cidrs: Option<Vec<String>>,
-    /// `firstFound`: boolean.
-    #[serde(rename = "firstFound", skip_serializing_if = "Option::is_none")]
-    pub first_found: Option<bool>,
-    /// `interface`: string.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub interface: Option<String>,
-    /// `kubernetes`: string enum; values `NodeInternalIP`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub kubernetes: Option<InstallationSpecCalicoNetworkNodeAddressAutodetectionV4Kubernetes>,
-    /// `skipInterface`: string.
-    #[serde(rename = "skipInterface", skip_serializing_if = "Option::is_none")]
-    pub skip_interface: Option<String>,
-}
+pub type InstallationSpecCalicoNetworkNodeAddressAutodetectionV6 =
+    InstallationSpecCalicoNetworkNodeAddressAutodetectionV4;
 
 /// Schema path `spec.calicoNetwork.sysctl[*]`.
 ///
@@ -1342,133 +568,24 @@ pub struct InstallationSpecCalicoNetworkSysctl {
     pub value: String,
 }
 
-/// Schema path `spec.calicoNetwork.sysctl[*].key`.
-///
-/// Also used for `status.computed.calicoNetwork.sysctl[*].key`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecCalicoNetworkSysctlKey {
-    /// Wire value `net.ipv4.tcp_keepalive_intvl`.
-    NetIpv4TcpKeepaliveIntvl,
-    /// Wire value `net.ipv4.tcp_keepalive_probes`.
-    NetIpv4TcpKeepaliveProbes,
-    /// Wire value `net.ipv4.tcp_keepalive_time`.
-    NetIpv4TcpKeepaliveTime,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecCalicoNetworkSysctlKey {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &[
-        "net.ipv4.tcp_keepalive_intvl",
-        "net.ipv4.tcp_keepalive_probes",
-        "net.ipv4.tcp_keepalive_time",
-    ];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::NetIpv4TcpKeepaliveIntvl => "net.ipv4.tcp_keepalive_intvl",
-            Self::NetIpv4TcpKeepaliveProbes => "net.ipv4.tcp_keepalive_probes",
-            Self::NetIpv4TcpKeepaliveTime => "net.ipv4.tcp_keepalive_time",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
+string_enum! {
+    /// Schema path `spec.calicoNetwork.sysctl[*].key`.
+    ///
+    /// Also used for `status.computed.calicoNetwork.sysctl[*].key`.
+    pub enum InstallationSpecCalicoNetworkSysctlKey {
+        NetIpv4TcpKeepaliveIntvl => "net.ipv4.tcp_keepalive_intvl",
+        NetIpv4TcpKeepaliveProbes => "net.ipv4.tcp_keepalive_probes",
+        NetIpv4TcpKeepaliveTime => "net.ipv4.tcp_keepalive_time",
     }
 }
 
-impl From<&str> for InstallationSpecCalicoNetworkSysctlKey {
-    fn from(value: &str) -> Self {
-        match value {
-            "net.ipv4.tcp_keepalive_intvl" => Self::NetIpv4TcpKeepaliveIntvl,
-            "net.ipv4.tcp_keepalive_probes" => Self::NetIpv4TcpKeepaliveProbes,
-            "net.ipv4.tcp_keepalive_time" => Self::NetIpv4TcpKeepaliveTime,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for InstallationSpecCalicoNetworkSysctlKey {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecCalicoNetworkSysctlKey {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for InstallationSpecCalicoNetworkSysctlKey {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.calicoNetwork.windowsDataplane`.
-///
-/// Also used for `status.computed.calicoNetwork.windowsDataplane`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecCalicoNetworkWindowsDataplane {
-    /// Wire value `HNS`.
-    HNS,
-    /// Wire value `Disabled`.
-    Disabled,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecCalicoNetworkWindowsDataplane {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["HNS", "Disabled"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::HNS => "HNS",
-            Self::Disabled => "Disabled",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for InstallationSpecCalicoNetworkWindowsDataplane {
-    fn from(value: &str) -> Self {
-        match value {
-            "HNS" => Self::HNS,
-            "Disabled" => Self::Disabled,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for InstallationSpecCalicoNetworkWindowsDataplane {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecCalicoNetworkWindowsDataplane {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for InstallationSpecCalicoNetworkWindowsDataplane {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.calicoNetwork.windowsDataplane`.
+    ///
+    /// Also used for `status.computed.calicoNetwork.windowsDataplane`.
+    pub enum InstallationSpecCalicoNetworkWindowsDataplane {
+        HNS => "HNS",
+        Disabled => "Disabled",
     }
 }
 
@@ -1557,139 +674,25 @@ pub struct InstallationSpecCalicoNodeDaemonSetSpecTemplateSpecContainers {
     pub resources: Option<ResourceRequirements>,
 }
 
-/// Schema path `spec.calicoNodeDaemonSet.spec.template.spec.containers[*].name`.
-///
-/// Also used for `status.computed.calicoNodeDaemonSet.spec.template.spec.containers[*].name`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecCalicoNodeDaemonSetSpecTemplateSpecContainersName {
-    /// Wire value `calico-node`.
-    CalicoNode,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecCalicoNodeDaemonSetSpecTemplateSpecContainersName {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["calico-node"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::CalicoNode => "calico-node",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
+string_enum! {
+    /// Schema path `spec.calicoNodeDaemonSet.spec.template.spec.containers[*].name`.
+    ///
+    /// Also used for `status.computed.calicoNodeDaemonSet.spec.template.spec.containers[*].name`.
+    pub enum InstallationSpecCalicoNodeDaemonSetSpecTemplateSpecContainersName {
+        CalicoNode => "calico-node",
     }
 }
 
-impl From<&str> for InstallationSpecCalicoNodeDaemonSetSpecTemplateSpecContainersName {
-    fn from(value: &str) -> Self {
-        match value {
-            "calico-node" => Self::CalicoNode,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for InstallationSpecCalicoNodeDaemonSetSpecTemplateSpecContainersName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecCalicoNodeDaemonSetSpecTemplateSpecContainersName {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for InstallationSpecCalicoNodeDaemonSetSpecTemplateSpecContainersName {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.calicoNodeDaemonSet.spec.template.spec.dnsPolicy`.
-///
-/// Also used for `status.computed.calicoNodeDaemonSet.spec.template.spec.dnsPolicy`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecCalicoNodeDaemonSetSpecTemplateSpecDnsPolicy {
-    /// Wire value `""`.
-    Empty,
-    /// Wire value `Default`.
-    Default,
-    /// Wire value `ClusterFirst`.
-    ClusterFirst,
-    /// Wire value `ClusterFirstWithHostNet`.
-    ClusterFirstWithHostNet,
-    /// Wire value `None`.
-    None,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecCalicoNodeDaemonSetSpecTemplateSpecDnsPolicy {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &[
-        "",
-        "Default",
-        "ClusterFirst",
-        "ClusterFirstWithHostNet",
-        "None",
-    ];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Empty => "",
-            Self::Default => "Default",
-            Self::ClusterFirst => "ClusterFirst",
-            Self::ClusterFirstWithHostNet => "ClusterFirstWithHostNet",
-            Self::None => "None",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for InstallationSpecCalicoNodeDaemonSetSpecTemplateSpecDnsPolicy {
-    fn from(value: &str) -> Self {
-        match value {
-            "" => Self::Empty,
-            "Default" => Self::Default,
-            "ClusterFirst" => Self::ClusterFirst,
-            "ClusterFirstWithHostNet" => Self::ClusterFirstWithHostNet,
-            "None" => Self::None,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for InstallationSpecCalicoNodeDaemonSetSpecTemplateSpecDnsPolicy {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecCalicoNodeDaemonSetSpecTemplateSpecDnsPolicy {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for InstallationSpecCalicoNodeDaemonSetSpecTemplateSpecDnsPolicy {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.calicoNodeDaemonSet.spec.template.spec.dnsPolicy`.
+    ///
+    /// Also used for `status.computed.calicoNodeDaemonSet.spec.template.spec.dnsPolicy`.
+    pub enum InstallationSpecCalicoNodeDaemonSetSpecTemplateSpecDnsPolicy {
+        Empty => "",
+        Default => "Default",
+        ClusterFirst => "ClusterFirst",
+        ClusterFirstWithHostNet => "ClusterFirstWithHostNet",
+        None => "None",
     }
 }
 
@@ -1706,98 +709,18 @@ pub struct InstallationSpecCalicoNodeDaemonSetSpecTemplateSpecInitContainers {
     pub resources: Option<ResourceRequirements>,
 }
 
-/// Schema path `spec.calicoNodeDaemonSet.spec.template.spec.initContainers[*].name`.
-///
-/// Also used for `status.computed.calicoNodeDaemonSet.spec.template.spec.initContainers[*].name`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecCalicoNodeDaemonSetSpecTemplateSpecInitContainersName {
-    /// Wire value `install-cni`.
-    InstallCni,
-    /// Wire value `hostpath-init`.
-    HostpathInit,
-    /// Wire value `flexvol-driver`.
-    FlexvolDriver,
-    /// Wire value `ebpf-bootstrap`.
-    EbpfBootstrap,
-    /// Wire value `node-certs-key-cert-provisioner`.
-    NodeCertsKeyCertProvisioner,
-    /// Wire value `calico-node-prometheus-server-tls-key-cert-provisioner`.
-    CalicoNodePrometheusServerTlsKeyCertProvisioner,
-    /// Wire value `mount-bpffs`.
-    MountBpffs,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecCalicoNodeDaemonSetSpecTemplateSpecInitContainersName {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &[
-        "install-cni",
-        "hostpath-init",
-        "flexvol-driver",
-        "ebpf-bootstrap",
-        "node-certs-key-cert-provisioner",
-        "calico-node-prometheus-server-tls-key-cert-provisioner",
-        "mount-bpffs",
-    ];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::InstallCni => "install-cni",
-            Self::HostpathInit => "hostpath-init",
-            Self::FlexvolDriver => "flexvol-driver",
-            Self::EbpfBootstrap => "ebpf-bootstrap",
-            Self::NodeCertsKeyCertProvisioner => "node-certs-key-cert-provisioner",
-            Self::CalicoNodePrometheusServerTlsKeyCertProvisioner => {
-                "calico-node-prometheus-server-tls-key-cert-provisioner"
-            }
-            Self::MountBpffs => "mount-bpffs",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for InstallationSpecCalicoNodeDaemonSetSpecTemplateSpecInitContainersName {
-    fn from(value: &str) -> Self {
-        match value {
-            "install-cni" => Self::InstallCni,
-            "hostpath-init" => Self::HostpathInit,
-            "flexvol-driver" => Self::FlexvolDriver,
-            "ebpf-bootstrap" => Self::EbpfBootstrap,
-            "node-certs-key-cert-provisioner" => Self::NodeCertsKeyCertProvisioner,
-            "calico-node-prometheus-server-tls-key-cert-provisioner" => {
-                Self::CalicoNodePrometheusServerTlsKeyCertProvisioner
-            }
-            "mount-bpffs" => Self::MountBpffs,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for InstallationSpecCalicoNodeDaemonSetSpecTemplateSpecInitContainersName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecCalicoNodeDaemonSetSpecTemplateSpecInitContainersName {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de>
-    for InstallationSpecCalicoNodeDaemonSetSpecTemplateSpecInitContainersName
-{
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.calicoNodeDaemonSet.spec.template.spec.initContainers[*].name`.
+    ///
+    /// Also used for `status.computed.calicoNodeDaemonSet.spec.template.spec.initContainers[*].name`.
+    pub enum InstallationSpecCalicoNodeDaemonSetSpecTemplateSpecInitContainersName {
+        InstallCni => "install-cni",
+        HostpathInit => "hostpath-init",
+        FlexvolDriver => "flexvol-driver",
+        EbpfBootstrap => "ebpf-bootstrap",
+        NodeCertsKeyCertProvisioner => "node-certs-key-cert-provisioner",
+        CalicoNodePrometheusServerTlsKeyCertProvisioner => "calico-node-prometheus-server-tls-key-cert-provisioner",
+        MountBpffs => "mount-bpffs",
     }
 }
 
@@ -1881,77 +804,15 @@ pub struct InstallationSpecCalicoNodeWindowsDaemonSetSpecTemplateSpecContainers 
     pub resources: Option<ResourceRequirements>,
 }
 
-/// Schema path `spec.calicoNodeWindowsDaemonSet.spec.template.spec.containers[*].name`.
-///
-/// Also used for `status.computed.calicoNodeWindowsDaemonSet.spec.template.spec.containers[*].name`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecCalicoNodeWindowsDaemonSetSpecTemplateSpecContainersName {
-    /// Wire value `calico-node-windows`.
-    CalicoNodeWindows,
-    /// Wire value `node`.
-    Node,
-    /// Wire value `felix`.
-    Felix,
-    /// Wire value `confd`.
-    Confd,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecCalicoNodeWindowsDaemonSetSpecTemplateSpecContainersName {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] =
-        &["calico-node-windows", "node", "felix", "confd"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::CalicoNodeWindows => "calico-node-windows",
-            Self::Node => "node",
-            Self::Felix => "felix",
-            Self::Confd => "confd",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for InstallationSpecCalicoNodeWindowsDaemonSetSpecTemplateSpecContainersName {
-    fn from(value: &str) -> Self {
-        match value {
-            "calico-node-windows" => Self::CalicoNodeWindows,
-            "node" => Self::Node,
-            "felix" => Self::Felix,
-            "confd" => Self::Confd,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display
-    for InstallationSpecCalicoNodeWindowsDaemonSetSpecTemplateSpecContainersName
-{
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecCalicoNodeWindowsDaemonSetSpecTemplateSpecContainersName {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de>
-    for InstallationSpecCalicoNodeWindowsDaemonSetSpecTemplateSpecContainersName
-{
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.calicoNodeWindowsDaemonSet.spec.template.spec.containers[*].name`.
+    ///
+    /// Also used for `status.computed.calicoNodeWindowsDaemonSet.spec.template.spec.containers[*].name`.
+    pub enum InstallationSpecCalicoNodeWindowsDaemonSetSpecTemplateSpecContainersName {
+        CalicoNodeWindows => "calico-node-windows",
+        Node => "node",
+        Felix => "felix",
+        Confd => "confd",
     }
 }
 
@@ -1968,90 +829,16 @@ pub struct InstallationSpecCalicoNodeWindowsDaemonSetSpecTemplateSpecInitContain
     pub resources: Option<ResourceRequirements>,
 }
 
-/// Schema path `spec.calicoNodeWindowsDaemonSet.spec.template.spec.initContainers[*].name`.
-///
-/// Also used for `status.computed.calicoNodeWindowsDaemonSet.spec.template.spec.initContainers[*].name`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecCalicoNodeWindowsDaemonSetSpecTemplateSpecInitContainersName {
-    /// Wire value `install-cni`.
-    InstallCni,
-    /// Wire value `hostpath-init`.
-    HostpathInit,
-    /// Wire value `flexvol-driver`.
-    FlexvolDriver,
-    /// Wire value `node-certs-key-cert-provisioner`.
-    NodeCertsKeyCertProvisioner,
-    /// Wire value `calico-node-windows-prometheus-server-tls-key-cert-provisioner`.
-    CalicoNodeWindowsPrometheusServerTlsKeyCertProvisioner,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecCalicoNodeWindowsDaemonSetSpecTemplateSpecInitContainersName {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &[
-        "install-cni",
-        "hostpath-init",
-        "flexvol-driver",
-        "node-certs-key-cert-provisioner",
-        "calico-node-windows-prometheus-server-tls-key-cert-provisioner",
-    ];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::InstallCni => "install-cni",
-            Self::HostpathInit => "hostpath-init",
-            Self::FlexvolDriver => "flexvol-driver",
-            Self::NodeCertsKeyCertProvisioner => "node-certs-key-cert-provisioner",
-            Self::CalicoNodeWindowsPrometheusServerTlsKeyCertProvisioner => {
-                "calico-node-windows-prometheus-server-tls-key-cert-provisioner"
-            }
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for InstallationSpecCalicoNodeWindowsDaemonSetSpecTemplateSpecInitContainersName {
-    fn from(value: &str) -> Self {
-        match value {
-            "install-cni" => Self::InstallCni,
-            "hostpath-init" => Self::HostpathInit,
-            "flexvol-driver" => Self::FlexvolDriver,
-            "node-certs-key-cert-provisioner" => Self::NodeCertsKeyCertProvisioner,
-            "calico-node-windows-prometheus-server-tls-key-cert-provisioner" => {
-                Self::CalicoNodeWindowsPrometheusServerTlsKeyCertProvisioner
-            }
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display
-    for InstallationSpecCalicoNodeWindowsDaemonSetSpecTemplateSpecInitContainersName
-{
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecCalicoNodeWindowsDaemonSetSpecTemplateSpecInitContainersName {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de>
-    for InstallationSpecCalicoNodeWindowsDaemonSetSpecTemplateSpecInitContainersName
-{
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.calicoNodeWindowsDaemonSet.spec.template.spec.initContainers[*].name`.
+    ///
+    /// Also used for `status.computed.calicoNodeWindowsDaemonSet.spec.template.spec.initContainers[*].name`.
+    pub enum InstallationSpecCalicoNodeWindowsDaemonSetSpecTemplateSpecInitContainersName {
+        InstallCni => "install-cni",
+        HostpathInit => "hostpath-init",
+        FlexvolDriver => "flexvol-driver",
+        NodeCertsKeyCertProvisioner => "node-certs-key-cert-provisioner",
+        CalicoNodeWindowsPrometheusServerTlsKeyCertProvisioner => "calico-node-windows-prometheus-server-tls-key-cert-provisioner",
     }
 }
 
@@ -2131,64 +918,12 @@ pub struct InstallationSpecCalicoWindowsUpgradeDaemonSetSpecTemplateSpecContaine
     pub resources: Option<ResourceRequirements>,
 }
 
-/// Schema path `spec.calicoWindowsUpgradeDaemonSet.spec.template.spec.containers[*].name`.
-///
-/// Also used for `status.computed.calicoWindowsUpgradeDaemonSet.spec.template.spec.containers[*].name`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecCalicoWindowsUpgradeDaemonSetSpecTemplateSpecContainersName {
-    /// Wire value `calico-windows-upgrade`.
-    CalicoWindowsUpgrade,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecCalicoWindowsUpgradeDaemonSetSpecTemplateSpecContainersName {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["calico-windows-upgrade"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::CalicoWindowsUpgrade => "calico-windows-upgrade",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for InstallationSpecCalicoWindowsUpgradeDaemonSetSpecTemplateSpecContainersName {
-    fn from(value: &str) -> Self {
-        match value {
-            "calico-windows-upgrade" => Self::CalicoWindowsUpgrade,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display
-    for InstallationSpecCalicoWindowsUpgradeDaemonSetSpecTemplateSpecContainersName
-{
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecCalicoWindowsUpgradeDaemonSetSpecTemplateSpecContainersName {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de>
-    for InstallationSpecCalicoWindowsUpgradeDaemonSetSpecTemplateSpecContainersName
-{
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.calicoWindowsUpgradeDaemonSet.spec.template.spec.containers[*].name`.
+    ///
+    /// Also used for `status.computed.calicoWindowsUpgradeDaemonSet.spec.template.spec.containers[*].name`.
+    pub enum InstallationSpecCalicoWindowsUpgradeDaemonSetSpecTemplateSpecContainersName {
+        CalicoWindowsUpgrade => "calico-windows-upgrade",
     }
 }
 
@@ -2212,181 +947,33 @@ pub struct InstallationSpecCertificateManagement {
     pub signer_name: String,
 }
 
-/// Schema path `spec.certificateManagement.keyAlgorithm`.
-///
-/// Also used for `status.computed.certificateManagement.keyAlgorithm`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecCertificateManagementKeyAlgorithm {
-    /// Wire value `""`.
-    Empty,
-    /// Wire value `RSAWithSize2048`.
-    RSAWithSize2048,
-    /// Wire value `RSAWithSize4096`.
-    RSAWithSize4096,
-    /// Wire value `RSAWithSize8192`.
-    RSAWithSize8192,
-    /// Wire value `ECDSAWithCurve256`.
-    ECDSAWithCurve256,
-    /// Wire value `ECDSAWithCurve384`.
-    ECDSAWithCurve384,
-    /// Wire value `ECDSAWithCurve521`.
-    ECDSAWithCurve521,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecCertificateManagementKeyAlgorithm {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &[
-        "",
-        "RSAWithSize2048",
-        "RSAWithSize4096",
-        "RSAWithSize8192",
-        "ECDSAWithCurve256",
-        "ECDSAWithCurve384",
-        "ECDSAWithCurve521",
-    ];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Empty => "",
-            Self::RSAWithSize2048 => "RSAWithSize2048",
-            Self::RSAWithSize4096 => "RSAWithSize4096",
-            Self::RSAWithSize8192 => "RSAWithSize8192",
-            Self::ECDSAWithCurve256 => "ECDSAWithCurve256",
-            Self::ECDSAWithCurve384 => "ECDSAWithCurve384",
-            Self::ECDSAWithCurve521 => "ECDSAWithCurve521",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
+string_enum! {
+    /// Schema path `spec.certificateManagement.keyAlgorithm`.
+    ///
+    /// Also used for `status.computed.certificateManagement.keyAlgorithm`.
+    pub enum InstallationSpecCertificateManagementKeyAlgorithm {
+        Empty => "",
+        RSAWithSize2048 => "RSAWithSize2048",
+        RSAWithSize4096 => "RSAWithSize4096",
+        RSAWithSize8192 => "RSAWithSize8192",
+        ECDSAWithCurve256 => "ECDSAWithCurve256",
+        ECDSAWithCurve384 => "ECDSAWithCurve384",
+        ECDSAWithCurve521 => "ECDSAWithCurve521",
     }
 }
 
-impl From<&str> for InstallationSpecCertificateManagementKeyAlgorithm {
-    fn from(value: &str) -> Self {
-        match value {
-            "" => Self::Empty,
-            "RSAWithSize2048" => Self::RSAWithSize2048,
-            "RSAWithSize4096" => Self::RSAWithSize4096,
-            "RSAWithSize8192" => Self::RSAWithSize8192,
-            "ECDSAWithCurve256" => Self::ECDSAWithCurve256,
-            "ECDSAWithCurve384" => Self::ECDSAWithCurve384,
-            "ECDSAWithCurve521" => Self::ECDSAWithCurve521,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for InstallationSpecCertificateManagementKeyAlgorithm {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecCertificateManagementKeyAlgorithm {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for InstallationSpecCertificateManagementKeyAlgorithm {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.certificateManagement.signatureAlgorithm`.
-///
-/// Also used for `status.computed.certificateManagement.signatureAlgorithm`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecCertificateManagementSignatureAlgorithm {
-    /// Wire value `""`.
-    Empty,
-    /// Wire value `SHA256WithRSA`.
-    SHA256WithRSA,
-    /// Wire value `SHA384WithRSA`.
-    SHA384WithRSA,
-    /// Wire value `SHA512WithRSA`.
-    SHA512WithRSA,
-    /// Wire value `ECDSAWithSHA256`.
-    ECDSAWithSHA256,
-    /// Wire value `ECDSAWithSHA384`.
-    ECDSAWithSHA384,
-    /// Wire value `ECDSAWithSHA512`.
-    ECDSAWithSHA512,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecCertificateManagementSignatureAlgorithm {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &[
-        "",
-        "SHA256WithRSA",
-        "SHA384WithRSA",
-        "SHA512WithRSA",
-        "ECDSAWithSHA256",
-        "ECDSAWithSHA384",
-        "ECDSAWithSHA512",
-    ];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Empty => "",
-            Self::SHA256WithRSA => "SHA256WithRSA",
-            Self::SHA384WithRSA => "SHA384WithRSA",
-            Self::SHA512WithRSA => "SHA512WithRSA",
-            Self::ECDSAWithSHA256 => "ECDSAWithSHA256",
-            Self::ECDSAWithSHA384 => "ECDSAWithSHA384",
-            Self::ECDSAWithSHA512 => "ECDSAWithSHA512",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for InstallationSpecCertificateManagementSignatureAlgorithm {
-    fn from(value: &str) -> Self {
-        match value {
-            "" => Self::Empty,
-            "SHA256WithRSA" => Self::SHA256WithRSA,
-            "SHA384WithRSA" => Self::SHA384WithRSA,
-            "SHA512WithRSA" => Self::SHA512WithRSA,
-            "ECDSAWithSHA256" => Self::ECDSAWithSHA256,
-            "ECDSAWithSHA384" => Self::ECDSAWithSHA384,
-            "ECDSAWithSHA512" => Self::ECDSAWithSHA512,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for InstallationSpecCertificateManagementSignatureAlgorithm {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecCertificateManagementSignatureAlgorithm {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for InstallationSpecCertificateManagementSignatureAlgorithm {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.certificateManagement.signatureAlgorithm`.
+    ///
+    /// Also used for `status.computed.certificateManagement.signatureAlgorithm`.
+    pub enum InstallationSpecCertificateManagementSignatureAlgorithm {
+        Empty => "",
+        SHA256WithRSA => "SHA256WithRSA",
+        SHA384WithRSA => "SHA384WithRSA",
+        SHA512WithRSA => "SHA512WithRSA",
+        ECDSAWithSHA256 => "ECDSAWithSHA256",
+        ECDSAWithSHA384 => "ECDSAWithSHA384",
+        ECDSAWithSHA512 => "ECDSAWithSHA512",
     }
 }
 
@@ -2419,142 +1006,27 @@ pub struct InstallationSpecCniIpam {
     pub r#type: InstallationSpecCniIpamType,
 }
 
-/// Schema path `spec.cni.ipam.type`.
-///
-/// Also used for `status.computed.cni.ipam.type`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecCniIpamType {
-    /// Wire value `Calico`.
-    Calico,
-    /// Wire value `HostLocal`.
-    HostLocal,
-    /// Wire value `AmazonVPC`.
-    AmazonVPC,
-    /// Wire value `AzureVNET`.
-    AzureVNET,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecCniIpamType {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] =
-        &["Calico", "HostLocal", "AmazonVPC", "AzureVNET"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Calico => "Calico",
-            Self::HostLocal => "HostLocal",
-            Self::AmazonVPC => "AmazonVPC",
-            Self::AzureVNET => "AzureVNET",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
+string_enum! {
+    /// Schema path `spec.cni.ipam.type`.
+    ///
+    /// Also used for `status.computed.cni.ipam.type`.
+    pub enum InstallationSpecCniIpamType {
+        Calico => "Calico",
+        HostLocal => "HostLocal",
+        AmazonVPC => "AmazonVPC",
+        AzureVNET => "AzureVNET",
     }
 }
 
-impl From<&str> for InstallationSpecCniIpamType {
-    fn from(value: &str) -> Self {
-        match value {
-            "Calico" => Self::Calico,
-            "HostLocal" => Self::HostLocal,
-            "AmazonVPC" => Self::AmazonVPC,
-            "AzureVNET" => Self::AzureVNET,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for InstallationSpecCniIpamType {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecCniIpamType {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for InstallationSpecCniIpamType {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.cni.type`.
-///
-/// Also used for `status.computed.cni.type`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecCniType {
-    /// Wire value `Calico`.
-    Calico,
-    /// Wire value `GKE`.
-    GKE,
-    /// Wire value `AmazonVPC`.
-    AmazonVPC,
-    /// Wire value `AzureVNET`.
-    AzureVNET,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecCniType {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Calico", "GKE", "AmazonVPC", "AzureVNET"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Calico => "Calico",
-            Self::GKE => "GKE",
-            Self::AmazonVPC => "AmazonVPC",
-            Self::AzureVNET => "AzureVNET",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for InstallationSpecCniType {
-    fn from(value: &str) -> Self {
-        match value {
-            "Calico" => Self::Calico,
-            "GKE" => Self::GKE,
-            "AmazonVPC" => Self::AmazonVPC,
-            "AzureVNET" => Self::AzureVNET,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for InstallationSpecCniType {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecCniType {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for InstallationSpecCniType {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.cni.type`.
+    ///
+    /// Also used for `status.computed.cni.type`.
+    pub enum InstallationSpecCniType {
+        Calico => "Calico",
+        GKE => "GKE",
+        AmazonVPC => "AmazonVPC",
+        AzureVNET => "AzureVNET",
     }
 }
 
@@ -2572,87 +1044,17 @@ pub struct InstallationSpecComponentResources {
     pub resource_requirements: ResourceRequirements,
 }
 
-/// Schema path `spec.componentResources[*].componentName`.
-///
-/// Also used for `status.computed.componentResources[*].componentName`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecComponentResourcesComponentName {
-    /// Wire value `Node`.
-    Node,
-    /// Wire value `Typha`.
-    Typha,
-    /// Wire value `KubeControllers`.
-    KubeControllers,
-    /// Wire value `NodeWindows`.
-    NodeWindows,
-    /// Wire value `FelixWindows`.
-    FelixWindows,
-    /// Wire value `ConfdWindows`.
-    ConfdWindows,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecComponentResourcesComponentName {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &[
-        "Node",
-        "Typha",
-        "KubeControllers",
-        "NodeWindows",
-        "FelixWindows",
-        "ConfdWindows",
-    ];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Node => "Node",
-            Self::Typha => "Typha",
-            Self::KubeControllers => "KubeControllers",
-            Self::NodeWindows => "NodeWindows",
-            Self::FelixWindows => "FelixWindows",
-            Self::ConfdWindows => "ConfdWindows",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for InstallationSpecComponentResourcesComponentName {
-    fn from(value: &str) -> Self {
-        match value {
-            "Node" => Self::Node,
-            "Typha" => Self::Typha,
-            "KubeControllers" => Self::KubeControllers,
-            "NodeWindows" => Self::NodeWindows,
-            "FelixWindows" => Self::FelixWindows,
-            "ConfdWindows" => Self::ConfdWindows,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for InstallationSpecComponentResourcesComponentName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecComponentResourcesComponentName {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for InstallationSpecComponentResourcesComponentName {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.componentResources[*].componentName`.
+    ///
+    /// Also used for `status.computed.componentResources[*].componentName`.
+    pub enum InstallationSpecComponentResourcesComponentName {
+        Node => "Node",
+        Typha => "Typha",
+        KubeControllers => "KubeControllers",
+        NodeWindows => "NodeWindows",
+        FelixWindows => "FelixWindows",
+        ConfdWindows => "ConfdWindows",
     }
 }
 
@@ -2731,132 +1133,24 @@ pub struct InstallationSpecCsiNodeDriverDaemonSetSpecTemplateSpecContainers {
     pub resources: Option<ResourceRequirements>,
 }
 
-/// Schema path `spec.csiNodeDriverDaemonSet.spec.template.spec.containers[*].name`.
-///
-/// Also used for `status.computed.csiNodeDriverDaemonSet.spec.template.spec.containers[*].name`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecCsiNodeDriverDaemonSetSpecTemplateSpecContainersName {
-    /// Wire value `calico-csi`.
-    CalicoCsi,
-    /// Wire value `csi-node-driver-registrar`.
-    CsiNodeDriverRegistrar,
-    /// Wire value `csi-node-driver`.
-    CsiNodeDriver,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecCsiNodeDriverDaemonSetSpecTemplateSpecContainersName {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] =
-        &["calico-csi", "csi-node-driver-registrar", "csi-node-driver"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::CalicoCsi => "calico-csi",
-            Self::CsiNodeDriverRegistrar => "csi-node-driver-registrar",
-            Self::CsiNodeDriver => "csi-node-driver",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
+string_enum! {
+    /// Schema path `spec.csiNodeDriverDaemonSet.spec.template.spec.containers[*].name`.
+    ///
+    /// Also used for `status.computed.csiNodeDriverDaemonSet.spec.template.spec.containers[*].name`.
+    pub enum InstallationSpecCsiNodeDriverDaemonSetSpecTemplateSpecContainersName {
+        CalicoCsi => "calico-csi",
+        CsiNodeDriverRegistrar => "csi-node-driver-registrar",
+        CsiNodeDriver => "csi-node-driver",
     }
 }
 
-impl From<&str> for InstallationSpecCsiNodeDriverDaemonSetSpecTemplateSpecContainersName {
-    fn from(value: &str) -> Self {
-        match value {
-            "calico-csi" => Self::CalicoCsi,
-            "csi-node-driver-registrar" => Self::CsiNodeDriverRegistrar,
-            "csi-node-driver" => Self::CsiNodeDriver,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for InstallationSpecCsiNodeDriverDaemonSetSpecTemplateSpecContainersName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecCsiNodeDriverDaemonSetSpecTemplateSpecContainersName {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de>
-    for InstallationSpecCsiNodeDriverDaemonSetSpecTemplateSpecContainersName
-{
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.fipsMode`.
-///
-/// Also used for `status.computed.fipsMode`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecFipsMode {
-    /// Wire value `Enabled`.
-    Enabled,
-    /// Wire value `Disabled`.
-    Disabled,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecFipsMode {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Enabled", "Disabled"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Enabled => "Enabled",
-            Self::Disabled => "Disabled",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for InstallationSpecFipsMode {
-    fn from(value: &str) -> Self {
-        match value {
-            "Enabled" => Self::Enabled,
-            "Disabled" => Self::Disabled,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for InstallationSpecFipsMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecFipsMode {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for InstallationSpecFipsMode {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.fipsMode`.
+    ///
+    /// Also used for `status.computed.fipsMode`.
+    pub enum InstallationSpecFipsMode {
+        Enabled => "Enabled",
+        Disabled => "Disabled",
     }
 }
 
@@ -2871,102 +1165,20 @@ pub struct InstallationSpecImagePullSecrets {
     pub name: Option<String>,
 }
 
-/// Schema path `spec.kubernetesProvider`.
-///
-/// Also used for `status.computed.kubernetesProvider`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecKubernetesProvider {
-    /// Wire value `""`.
-    Empty,
-    /// Wire value `EKS`.
-    EKS,
-    /// Wire value `GKE`.
-    GKE,
-    /// Wire value `AKS`.
-    AKS,
-    /// Wire value `OpenShift`.
-    OpenShift,
-    /// Wire value `DockerEnterprise`.
-    DockerEnterprise,
-    /// Wire value `RKE2`.
-    RKE2,
-    /// Wire value `TKG`.
-    TKG,
-    /// Wire value `Kind`.
-    Kind,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecKubernetesProvider {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &[
-        "",
-        "EKS",
-        "GKE",
-        "AKS",
-        "OpenShift",
-        "DockerEnterprise",
-        "RKE2",
-        "TKG",
-        "Kind",
-    ];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Empty => "",
-            Self::EKS => "EKS",
-            Self::GKE => "GKE",
-            Self::AKS => "AKS",
-            Self::OpenShift => "OpenShift",
-            Self::DockerEnterprise => "DockerEnterprise",
-            Self::RKE2 => "RKE2",
-            Self::TKG => "TKG",
-            Self::Kind => "Kind",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for InstallationSpecKubernetesProvider {
-    fn from(value: &str) -> Self {
-        match value {
-            "" => Self::Empty,
-            "EKS" => Self::EKS,
-            "GKE" => Self::GKE,
-            "AKS" => Self::AKS,
-            "OpenShift" => Self::OpenShift,
-            "DockerEnterprise" => Self::DockerEnterprise,
-            "RKE2" => Self::RKE2,
-            "TKG" => Self::TKG,
-            "Kind" => Self::Kind,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for InstallationSpecKubernetesProvider {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecKubernetesProvider {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for InstallationSpecKubernetesProvider {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.kubernetesProvider`.
+    ///
+    /// Also used for `status.computed.kubernetesProvider`.
+    pub enum InstallationSpecKubernetesProvider {
+        Empty => "",
+        EKS => "EKS",
+        GKE => "GKE",
+        AKS => "AKS",
+        OpenShift => "OpenShift",
+        DockerEnterprise => "DockerEnterprise",
+        RKE2 => "RKE2",
+        TKG => "TKG",
+        Kind => "Kind",
     }
 }
 
@@ -3001,72 +1213,15 @@ pub struct InstallationSpecLoggingCni {
     pub log_severity: Option<InstallationSpecLoggingCniLogSeverity>,
 }
 
-/// Schema path `spec.logging.cni.logSeverity`.
-///
-/// Also used for `status.computed.logging.cni.logSeverity`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecLoggingCniLogSeverity {
-    /// Wire value `Error`.
-    Error,
-    /// Wire value `Warning`.
-    Warning,
-    /// Wire value `Info`.
-    Info,
-    /// Wire value `Debug`.
-    Debug,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecLoggingCniLogSeverity {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Error", "Warning", "Info", "Debug"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Error => "Error",
-            Self::Warning => "Warning",
-            Self::Info => "Info",
-            Self::Debug => "Debug",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for InstallationSpecLoggingCniLogSeverity {
-    fn from(value: &str) -> Self {
-        match value {
-            "Error" => Self::Error,
-            "Warning" => Self::Warning,
-            "Info" => Self::Info,
-            "Debug" => Self::Debug,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for InstallationSpecLoggingCniLogSeverity {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecLoggingCniLogSeverity {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for InstallationSpecLoggingCniLogSeverity {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.logging.cni.logSeverity`.
+    ///
+    /// Also used for `status.computed.logging.cni.logSeverity`.
+    pub enum InstallationSpecLoggingCniLogSeverity {
+        Error => "Error",
+        Warning => "Warning",
+        Info => "Info",
+        Debug => "Debug",
     }
 }
 
@@ -3126,135 +1281,25 @@ pub struct InstallationSpecTlsCipherSuites {
     pub name: Option<InstallationSpecTlsCipherSuitesName>,
 }
 
-/// Schema path `spec.tlsCipherSuites[*].name`.
-///
-/// Also used for `status.computed.tlsCipherSuites[*].name`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecTlsCipherSuitesName {
-    /// Wire value `TLS_AES_256_GCM_SHA384`.
-    TLSAES256GCMSHA384,
-    /// Wire value `TLS_CHACHA20_POLY1305_SHA256`.
-    TLSCHACHA20POLY1305SHA256,
-    /// Wire value `TLS_AES_128_GCM_SHA256`.
-    TLSAES128GCMSHA256,
-    /// Wire value `TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384`.
-    TLSECDHEECDSAWITHAES256GCMSHA384,
-    /// Wire value `TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384`.
-    TLSECDHERSAWITHAES256GCMSHA384,
-    /// Wire value `TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256`.
-    TLSECDHERSAWITHCHACHA20POLY1305SHA256,
-    /// Wire value `TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256`.
-    TLSECDHEECDSAWITHCHACHA20POLY1305SHA256,
-    /// Wire value `TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256`.
-    TLSECDHERSAWITHAES128GCMSHA256,
-    /// Wire value `TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256`.
-    TLSECDHEECDSAWITHAES128GCMSHA256,
-    /// Wire value `TLS_RSA_WITH_AES_256_GCM_SHA384`.
-    TLSRSAWITHAES256GCMSHA384,
-    /// Wire value `TLS_RSA_WITH_AES_128_GCM_SHA256`.
-    TLSRSAWITHAES128GCMSHA256,
-    /// Wire value `TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA`.
-    TLSECDHEECDSAWITHAES256CBCSHA,
-    /// Wire value `TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA`.
-    TLSECDHERSAWITHAES256CBCSHA,
-    /// Wire value `TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA`.
-    TLSECDHERSAWITHAES128CBCSHA,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecTlsCipherSuitesName {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &[
-        "TLS_AES_256_GCM_SHA384",
-        "TLS_CHACHA20_POLY1305_SHA256",
-        "TLS_AES_128_GCM_SHA256",
-        "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
-        "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
-        "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256",
-        "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
-        "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
-        "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
-        "TLS_RSA_WITH_AES_256_GCM_SHA384",
-        "TLS_RSA_WITH_AES_128_GCM_SHA256",
-        "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA",
-        "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA",
-        "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA",
-    ];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::TLSAES256GCMSHA384 => "TLS_AES_256_GCM_SHA384",
-            Self::TLSCHACHA20POLY1305SHA256 => "TLS_CHACHA20_POLY1305_SHA256",
-            Self::TLSAES128GCMSHA256 => "TLS_AES_128_GCM_SHA256",
-            Self::TLSECDHEECDSAWITHAES256GCMSHA384 => "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
-            Self::TLSECDHERSAWITHAES256GCMSHA384 => "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
-            Self::TLSECDHERSAWITHCHACHA20POLY1305SHA256 => {
-                "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256"
-            }
-            Self::TLSECDHEECDSAWITHCHACHA20POLY1305SHA256 => {
-                "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256"
-            }
-            Self::TLSECDHERSAWITHAES128GCMSHA256 => "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
-            Self::TLSECDHEECDSAWITHAES128GCMSHA256 => "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
-            Self::TLSRSAWITHAES256GCMSHA384 => "TLS_RSA_WITH_AES_256_GCM_SHA384",
-            Self::TLSRSAWITHAES128GCMSHA256 => "TLS_RSA_WITH_AES_128_GCM_SHA256",
-            Self::TLSECDHEECDSAWITHAES256CBCSHA => "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA",
-            Self::TLSECDHERSAWITHAES256CBCSHA => "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA",
-            Self::TLSECDHERSAWITHAES128CBCSHA => "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for InstallationSpecTlsCipherSuitesName {
-    fn from(value: &str) -> Self {
-        match value {
-            "TLS_AES_256_GCM_SHA384" => Self::TLSAES256GCMSHA384,
-            "TLS_CHACHA20_POLY1305_SHA256" => Self::TLSCHACHA20POLY1305SHA256,
-            "TLS_AES_128_GCM_SHA256" => Self::TLSAES128GCMSHA256,
-            "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384" => Self::TLSECDHEECDSAWITHAES256GCMSHA384,
-            "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384" => Self::TLSECDHERSAWITHAES256GCMSHA384,
-            "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256" => {
-                Self::TLSECDHERSAWITHCHACHA20POLY1305SHA256
-            }
-            "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256" => {
-                Self::TLSECDHEECDSAWITHCHACHA20POLY1305SHA256
-            }
-            "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256" => Self::TLSECDHERSAWITHAES128GCMSHA256,
-            "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256" => Self::TLSECDHEECDSAWITHAES128GCMSHA256,
-            "TLS_RSA_WITH_AES_256_GCM_SHA384" => Self::TLSRSAWITHAES256GCMSHA384,
-            "TLS_RSA_WITH_AES_128_GCM_SHA256" => Self::TLSRSAWITHAES128GCMSHA256,
-            "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA" => Self::TLSECDHEECDSAWITHAES256CBCSHA,
-            "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA" => Self::TLSECDHERSAWITHAES256CBCSHA,
-            "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA" => Self::TLSECDHERSAWITHAES128CBCSHA,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for InstallationSpecTlsCipherSuitesName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecTlsCipherSuitesName {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for InstallationSpecTlsCipherSuitesName {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.tlsCipherSuites[*].name`.
+    ///
+    /// Also used for `status.computed.tlsCipherSuites[*].name`.
+    pub enum InstallationSpecTlsCipherSuitesName {
+        TLSAES256GCMSHA384 => "TLS_AES_256_GCM_SHA384",
+        TLSCHACHA20POLY1305SHA256 => "TLS_CHACHA20_POLY1305_SHA256",
+        TLSAES128GCMSHA256 => "TLS_AES_128_GCM_SHA256",
+        TLSECDHEECDSAWITHAES256GCMSHA384 => "TLS_ECDHE_ECDSA_WITH_AES_256_GCM_SHA384",
+        TLSECDHERSAWITHAES256GCMSHA384 => "TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384",
+        TLSECDHERSAWITHCHACHA20POLY1305SHA256 => "TLS_ECDHE_RSA_WITH_CHACHA20_POLY1305_SHA256",
+        TLSECDHEECDSAWITHCHACHA20POLY1305SHA256 => "TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256",
+        TLSECDHERSAWITHAES128GCMSHA256 => "TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256",
+        TLSECDHEECDSAWITHAES128GCMSHA256 => "TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256",
+        TLSRSAWITHAES256GCMSHA384 => "TLS_RSA_WITH_AES_256_GCM_SHA384",
+        TLSRSAWITHAES128GCMSHA256 => "TLS_RSA_WITH_AES_128_GCM_SHA256",
+        TLSECDHEECDSAWITHAES256CBCSHA => "TLS_ECDHE_ECDSA_WITH_AES_256_CBC_SHA",
+        TLSECDHERSAWITHAES256CBCSHA => "TLS_ECDHE_RSA_WITH_AES_256_CBC_SHA",
+        TLSECDHERSAWITHAES128CBCSHA => "TLS_ECDHE_RSA_WITH_AES_128_CBC_SHA",
     }
 }
 
@@ -3373,60 +1418,12 @@ pub struct InstallationSpecTyphaDeploymentSpecTemplateSpecContainers {
     pub resources: Option<ResourceRequirements>,
 }
 
-/// Schema path `spec.typhaDeployment.spec.template.spec.containers[*].name`.
-///
-/// Also used for `status.computed.typhaDeployment.spec.template.spec.containers[*].name`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecTyphaDeploymentSpecTemplateSpecContainersName {
-    /// Wire value `calico-typha`.
-    CalicoTypha,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecTyphaDeploymentSpecTemplateSpecContainersName {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["calico-typha"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::CalicoTypha => "calico-typha",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for InstallationSpecTyphaDeploymentSpecTemplateSpecContainersName {
-    fn from(value: &str) -> Self {
-        match value {
-            "calico-typha" => Self::CalicoTypha,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for InstallationSpecTyphaDeploymentSpecTemplateSpecContainersName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecTyphaDeploymentSpecTemplateSpecContainersName {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for InstallationSpecTyphaDeploymentSpecTemplateSpecContainersName {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.typhaDeployment.spec.template.spec.containers[*].name`.
+    ///
+    /// Also used for `status.computed.typhaDeployment.spec.template.spec.containers[*].name`.
+    pub enum InstallationSpecTyphaDeploymentSpecTemplateSpecContainersName {
+        CalicoTypha => "calico-typha",
     }
 }
 
@@ -3443,121 +1440,22 @@ pub struct InstallationSpecTyphaDeploymentSpecTemplateSpecInitContainers {
     pub resources: Option<ResourceRequirements>,
 }
 
-/// Schema path `spec.typhaDeployment.spec.template.spec.initContainers[*].name`.
-///
-/// Also used for `status.computed.typhaDeployment.spec.template.spec.initContainers[*].name`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecTyphaDeploymentSpecTemplateSpecInitContainersName {
-    /// Wire value `typha-certs-key-cert-provisioner`.
-    TyphaCertsKeyCertProvisioner,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecTyphaDeploymentSpecTemplateSpecInitContainersName {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["typha-certs-key-cert-provisioner"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::TyphaCertsKeyCertProvisioner => "typha-certs-key-cert-provisioner",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
+string_enum! {
+    /// Schema path `spec.typhaDeployment.spec.template.spec.initContainers[*].name`.
+    ///
+    /// Also used for `status.computed.typhaDeployment.spec.template.spec.initContainers[*].name`.
+    pub enum InstallationSpecTyphaDeploymentSpecTemplateSpecInitContainersName {
+        TyphaCertsKeyCertProvisioner => "typha-certs-key-cert-provisioner",
     }
 }
 
-impl From<&str> for InstallationSpecTyphaDeploymentSpecTemplateSpecInitContainersName {
-    fn from(value: &str) -> Self {
-        match value {
-            "typha-certs-key-cert-provisioner" => Self::TyphaCertsKeyCertProvisioner,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for InstallationSpecTyphaDeploymentSpecTemplateSpecInitContainersName {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecTyphaDeploymentSpecTemplateSpecInitContainersName {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for InstallationSpecTyphaDeploymentSpecTemplateSpecInitContainersName {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.variant`.
-///
-/// Also used for `status.computed.variant`, `status.variant`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum InstallationSpecVariant {
-    /// Wire value `Calico`.
-    Calico,
-    /// Wire value `TigeraSecureEnterprise`.
-    TigeraSecureEnterprise,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl InstallationSpecVariant {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Calico", "TigeraSecureEnterprise"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Calico => "Calico",
-            Self::TigeraSecureEnterprise => "TigeraSecureEnterprise",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for InstallationSpecVariant {
-    fn from(value: &str) -> Self {
-        match value {
-            "Calico" => Self::Calico,
-            "TigeraSecureEnterprise" => Self::TigeraSecureEnterprise,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for InstallationSpecVariant {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for InstallationSpecVariant {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for InstallationSpecVariant {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.variant`.
+    ///
+    /// Also used for `status.computed.variant`, `status.variant`.
+    pub enum InstallationSpecVariant {
+        Calico => "Calico",
+        TigeraSecureEnterprise => "TigeraSecureEnterprise",
     }
 }
 
@@ -3608,137 +1506,5 @@ pub struct InstallationStatus {
     pub variant: Option<InstallationSpecVariant>,
 }
 
-/// Schema path `status.computed`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct InstallationStatusComputed {
-    /// `azure`: object.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub azure: Option<InstallationSpecAzure>,
-    /// `calicoKubeControllersDeployment`: object.
-    #[serde(
-        rename = "calicoKubeControllersDeployment",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub calico_kube_controllers_deployment: Option<InstallationSpecCalicoKubeControllersDeployment>,
-    /// `calicoNetwork`: object.
-    #[serde(rename = "calicoNetwork", skip_serializing_if = "Option::is_none")]
-    pub calico_network: Option<InstallationSpecCalicoNetwork>,
-    /// `calicoNodeDaemonSet`: object.
-    #[serde(
-        rename = "calicoNodeDaemonSet",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub calico_node_daemon_set: Option<InstallationSpecCalicoNodeDaemonSet>,
-    /// `calicoNodeWindowsDaemonSet`: object.
-    #[serde(
-        rename = "calicoNodeWindowsDaemonSet",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub calico_node_windows_daemon_set: Option<InstallationSpecCalicoNodeWindowsDaemonSet>,
-    /// `calicoWindowsUpgradeDaemonSet`: object.
-    #[serde(
-        rename = "calicoWindowsUpgradeDaemonSet",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub calico_windows_upgrade_daemon_set: Option<InstallationSpecCalicoWindowsUpgradeDaemonSet>,
-    /// `certificateManagement`: object.
-    #[serde(
-        rename = "certificateManagement",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub certificate_management: Option<InstallationSpecCertificateManagement>,
-    /// `cni`: object.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cni: Option<InstallationSpecCni>,
-    /// `componentResources`: list of object.
-    #[serde(rename = "componentResources", skip_serializing_if = "Option::is_none")]
-    pub component_resources: Option<Vec<InstallationSpecComponentResources>>,
-    /// `controlPlaneNodeSelector`: map of string.
-    #[serde(
-        rename = "controlPlaneNodeSelector",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub control_plane_node_selector: Option<BTreeMap<String, String>>,
-    /// `controlPlaneReplicas`: integer (int32).
-    #[serde(
-        rename = "controlPlaneReplicas",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub control_plane_replicas: Option<i32>,
-    /// `controlPlaneTolerations`: list of object, the Kubernetes `Toleration` shape.
-    #[serde(
-        rename = "controlPlaneTolerations",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub control_plane_tolerations: Option<Vec<Toleration>>,
-    /// `csiNodeDriverDaemonSet`: object.
-    #[serde(
-        rename = "csiNodeDriverDaemonSet",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub csi_node_driver_daemon_set: Option<InstallationSpecCsiNodeDriverDaemonSet>,
-    /// `fipsMode`: string enum; values `Enabled`, `Disabled`.
-    #[serde(rename = "fipsMode", skip_serializing_if = "Option::is_none")]
-    pub fips_mode: Option<InstallationSpecFipsMode>,
-    /// `flexVolumePath`: string.
-    #[serde(rename = "flexVolumePath", skip_serializing_if = "Option::is_none")]
-    pub flex_volume_path: Option<String>,
-    /// `imagePath`: string.
-    #[serde(rename = "imagePath", skip_serializing_if = "Option::is_none")]
-    pub image_path: Option<String>,
-    /// `imagePrefix`: string.
-    #[serde(rename = "imagePrefix", skip_serializing_if = "Option::is_none")]
-    pub image_prefix: Option<String>,
-    /// `imagePullSecrets`: list of object; each item: map type `atomic`.
-    #[serde(rename = "imagePullSecrets", skip_serializing_if = "Option::is_none")]
-    pub image_pull_secrets: Option<Vec<InstallationSpecImagePullSecrets>>,
-    /// `kubeletVolumePluginPath`: string.
-    #[serde(
-        rename = "kubeletVolumePluginPath",
-        skip_serializing_if = "Option::is_none"
-    )]
-    pub kubelet_volume_plugin_path: Option<String>,
-    /// `kubernetesProvider`: string enum; values `""`, `EKS`, `GKE`, `AKS`, `OpenShift`, `DockerEnterprise`, `RKE2`, `TKG`, `Kind`.
-    #[serde(rename = "kubernetesProvider", skip_serializing_if = "Option::is_none")]
-    pub kubernetes_provider: Option<InstallationSpecKubernetesProvider>,
-    /// `logging`: object.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub logging: Option<InstallationSpecLogging>,
-    /// `nodeMetricsPort`: integer (int32).
-    #[serde(rename = "nodeMetricsPort", skip_serializing_if = "Option::is_none")]
-    pub node_metrics_port: Option<i32>,
-    /// `nodeUpdateStrategy`: object.
-    #[serde(rename = "nodeUpdateStrategy", skip_serializing_if = "Option::is_none")]
-    pub node_update_strategy: Option<InstallationSpecNodeUpdateStrategy>,
-    /// `nonPrivileged`: string.
-    #[serde(rename = "nonPrivileged", skip_serializing_if = "Option::is_none")]
-    pub non_privileged: Option<String>,
-    /// `proxy`: object.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub proxy: Option<InstallationSpecProxy>,
-    /// `registry`: string.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub registry: Option<String>,
-    /// `serviceCIDRs`: list of string.
-    #[serde(rename = "serviceCIDRs", skip_serializing_if = "Option::is_none")]
-    pub service_cidrs: Option<Vec<String>>,
-    /// `tlsCipherSuites`: list of object.
-    #[serde(rename = "tlsCipherSuites", skip_serializing_if = "Option::is_none")]
-    pub tls_cipher_suites: Option<Vec<InstallationSpecTlsCipherSuites>>,
-    /// `typhaAffinity`: object.
-    #[serde(rename = "typhaAffinity", skip_serializing_if = "Option::is_none")]
-    pub typha_affinity: Option<InstallationSpecTyphaAffinity>,
-    /// `typhaDeployment`: object.
-    #[serde(rename = "typhaDeployment", skip_serializing_if = "Option::is_none")]
-    pub typha_deployment: Option<InstallationSpecTyphaDeployment>,
-    /// `typhaMetricsPort`: integer (int32).
-    #[serde(rename = "typhaMetricsPort", skip_serializing_if = "Option::is_none")]
-    pub typha_metrics_port: Option<i32>,
-    /// `variant`: string enum; values `Calico`, `TigeraSecureEnterprise`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub variant: Option<InstallationSpecVariant>,
-    /// `windowsNodes`: object.
-    #[serde(rename = "windowsNodes", skip_serializing_if = "Option::is_none")]
-    pub windows_nodes: Option<InstallationSpecWindowsNodes>,
-}
+/// Schema path `status.computed`: the same shape as [`InstallationSpec`], so the same type.
+pub type InstallationStatusComputed = InstallationSpec;

@@ -5,7 +5,7 @@
 //! `operator.tigera.io/v1` `TigeraStatus`, generated from the CustomResourceDefinition `tigerastatuses.operator.tigera.io`.
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use std::collections::BTreeMap;
 
@@ -20,83 +20,15 @@ pub struct TigeraStatus {
     pub status: Option<TigeraStatusStatus>,
 }
 
-impl k8s_openapi::Resource for TigeraStatus {
-    const API_VERSION: &'static str = "operator.tigera.io/v1";
-    const GROUP: &'static str = "operator.tigera.io";
-    const KIND: &'static str = "TigeraStatus";
-    const VERSION: &'static str = "v1";
-    const URL_PATH_SEGMENT: &'static str = "tigerastatuses";
-    type Scope = k8s_openapi::ClusterResourceScope;
-}
-
-impl k8s_openapi::Metadata for TigeraStatus {
-    type Ty = ObjectMeta;
-
-    fn metadata(&self) -> &ObjectMeta {
-        &self.metadata
+custom_resource! {
+    TigeraStatus {
+        group: "operator.tigera.io",
+        version: "v1",
+        plural: "tigerastatuses",
+        scope: ClusterResourceScope,
     }
-
-    fn metadata_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
-    }
-}
-
-impl Serialize for TigeraStatus {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        // The wire form puts `apiVersion` and `kind` first, taken from the `Resource` constants.
-        #[derive(Serialize)]
-        struct Wire<'a> {
-            #[serde(rename = "apiVersion")]
-            api_version: &'static str,
-            kind: &'static str,
-            metadata: &'a ObjectMeta,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            spec: Option<&'a BTreeMap<String, Value>>,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            status: Option<&'a TigeraStatusStatus>,
-        }
-        Wire {
-            api_version: <Self as k8s_openapi::Resource>::API_VERSION,
-            kind: <Self as k8s_openapi::Resource>::KIND,
-            metadata: &self.metadata,
-            spec: self.spec.as_ref(),
-            status: self.status.as_ref(),
-        }
-        .serialize(serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for TigeraStatus {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        // `apiVersion` and `kind` are checked against the `Resource` constants.
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Wire {
-            #[serde(rename = "apiVersion")]
-            api_version: String,
-            kind: String,
-            #[serde(default)]
-            metadata: ObjectMeta,
-            spec: Option<BTreeMap<String, Value>>,
-            status: Option<TigeraStatusStatus>,
-        }
-        let wire = Wire::deserialize(deserializer)?;
-        let expected = <Self as k8s_openapi::Resource>::API_VERSION;
-        if wire.api_version != expected {
-            let found = serde::de::Unexpected::Str(&wire.api_version);
-            return Err(serde::de::Error::invalid_value(found, &expected));
-        }
-        let expected = <Self as k8s_openapi::Resource>::KIND;
-        if wire.kind != expected {
-            let found = serde::de::Unexpected::Str(&wire.kind);
-            return Err(serde::de::Error::invalid_value(found, &expected));
-        }
-        Ok(Self {
-            metadata: wire.metadata,
-            spec: wire.spec,
-            status: wire.status,
-        })
-    }
+    spec: Option<BTreeMap<String, Value>>,
+    status: Option<TigeraStatusStatus>,
 }
 
 /// Schema path `status`.

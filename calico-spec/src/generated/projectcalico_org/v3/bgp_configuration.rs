@@ -8,7 +8,7 @@
 #![allow(clippy::enum_variant_names, clippy::upper_case_acronyms)]
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 /// `projectcalico.org/v3` `BGPConfiguration`, the root of the CRD `bgpconfigurations.projectcalico.org`.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -19,77 +19,14 @@ pub struct BGPConfiguration {
     pub spec: BGPConfigurationSpec,
 }
 
-impl k8s_openapi::Resource for BGPConfiguration {
-    const API_VERSION: &'static str = "projectcalico.org/v3";
-    const GROUP: &'static str = "projectcalico.org";
-    const KIND: &'static str = "BGPConfiguration";
-    const VERSION: &'static str = "v3";
-    const URL_PATH_SEGMENT: &'static str = "bgpconfigurations";
-    type Scope = k8s_openapi::ClusterResourceScope;
-}
-
-impl k8s_openapi::Metadata for BGPConfiguration {
-    type Ty = ObjectMeta;
-
-    fn metadata(&self) -> &ObjectMeta {
-        &self.metadata
+custom_resource! {
+    BGPConfiguration {
+        group: "projectcalico.org",
+        version: "v3",
+        plural: "bgpconfigurations",
+        scope: ClusterResourceScope,
     }
-
-    fn metadata_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
-    }
-}
-
-impl Serialize for BGPConfiguration {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        // The wire form puts `apiVersion` and `kind` first, taken from the `Resource` constants.
-        #[derive(Serialize)]
-        struct Wire<'a> {
-            #[serde(rename = "apiVersion")]
-            api_version: &'static str,
-            kind: &'static str,
-            metadata: &'a ObjectMeta,
-            spec: &'a BGPConfigurationSpec,
-        }
-        Wire {
-            api_version: <Self as k8s_openapi::Resource>::API_VERSION,
-            kind: <Self as k8s_openapi::Resource>::KIND,
-            metadata: &self.metadata,
-            spec: &self.spec,
-        }
-        .serialize(serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for BGPConfiguration {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        // `apiVersion` and `kind` are checked against the `Resource` constants.
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Wire {
-            #[serde(rename = "apiVersion")]
-            api_version: String,
-            kind: String,
-            #[serde(default)]
-            metadata: ObjectMeta,
-            spec: BGPConfigurationSpec,
-        }
-        let wire = Wire::deserialize(deserializer)?;
-        let expected = <Self as k8s_openapi::Resource>::API_VERSION;
-        if wire.api_version != expected {
-            let found = serde::de::Unexpected::Str(&wire.api_version);
-            return Err(serde::de::Error::invalid_value(found, &expected));
-        }
-        let expected = <Self as k8s_openapi::Resource>::KIND;
-        if wire.kind != expected {
-            let found = serde::de::Unexpected::Str(&wire.kind);
-            return Err(serde::de::Error::invalid_value(found, &expected));
-        }
-        Ok(Self {
-            metadata: wire.metadata,
-            spec: wire.spec,
-        })
-    }
+    spec: BGPConfigurationSpec,
 }
 
 /// Schema path `spec`.
@@ -186,62 +123,11 @@ pub struct BGPConfigurationSpec {
     pub service_load_balancer_ips: Option<Vec<BGPConfigurationSpecServiceLoadBalancerIPs>>,
 }
 
-/// Schema path `spec.bindMode`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum BGPConfigurationSpecBindMode {
-    /// Wire value `None`.
-    None,
-    /// Wire value `NodeIP`.
-    NodeIP,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl BGPConfigurationSpecBindMode {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["None", "NodeIP"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::None => "None",
-            Self::NodeIP => "NodeIP",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for BGPConfigurationSpecBindMode {
-    fn from(value: &str) -> Self {
-        match value {
-            "None" => Self::None,
-            "NodeIP" => Self::NodeIP,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for BGPConfigurationSpecBindMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for BGPConfigurationSpecBindMode {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for BGPConfigurationSpecBindMode {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.bindMode`.
+    pub enum BGPConfigurationSpecBindMode {
+        None => "None",
+        NodeIP => "NodeIP",
     }
 }
 
@@ -292,62 +178,11 @@ pub struct BGPConfigurationSpecPrefixAdvertisements {
     pub communities: Option<Vec<String>>,
 }
 
-/// Schema path `spec.programClusterRoutes`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum BGPConfigurationSpecProgramClusterRoutes {
-    /// Wire value `Enabled`.
-    Enabled,
-    /// Wire value `Disabled`.
-    Disabled,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl BGPConfigurationSpecProgramClusterRoutes {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Enabled", "Disabled"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Enabled => "Enabled",
-            Self::Disabled => "Disabled",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for BGPConfigurationSpecProgramClusterRoutes {
-    fn from(value: &str) -> Self {
-        match value {
-            "Enabled" => Self::Enabled,
-            "Disabled" => Self::Disabled,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for BGPConfigurationSpecProgramClusterRoutes {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for BGPConfigurationSpecProgramClusterRoutes {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for BGPConfigurationSpecProgramClusterRoutes {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.programClusterRoutes`.
+    pub enum BGPConfigurationSpecProgramClusterRoutes {
+        Enabled => "Enabled",
+        Disabled => "Disabled",
     }
 }
 
@@ -360,79 +195,16 @@ pub struct BGPConfigurationSpecServiceClusterIPs {
     pub cidr: Option<String>,
 }
 
-/// Schema path `spec.serviceExternalIPs[*]`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BGPConfigurationSpecServiceExternalIPs {
-    /// `cidr`: string; format `cidr`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cidr: Option<String>,
-}
+/// Schema path `spec.serviceExternalIPs[*]`: the same shape as [`BGPConfigurationSpecServiceClusterIPs`], so the same type.
+pub type BGPConfigurationSpecServiceExternalIPs = BGPConfigurationSpecServiceClusterIPs;
 
-/// Schema path `spec.serviceLoadBalancerAggregation`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum BGPConfigurationSpecServiceLoadBalancerAggregation {
-    /// Wire value `Enabled`.
-    Enabled,
-    /// Wire value `Disabled`.
-    Disabled,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl BGPConfigurationSpecServiceLoadBalancerAggregation {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Enabled", "Disabled"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Enabled => "Enabled",
-            Self::Disabled => "Disabled",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
+string_enum! {
+    /// Schema path `spec.serviceLoadBalancerAggregation`.
+    pub enum BGPConfigurationSpecServiceLoadBalancerAggregation {
+        Enabled => "Enabled",
+        Disabled => "Disabled",
     }
 }
 
-impl From<&str> for BGPConfigurationSpecServiceLoadBalancerAggregation {
-    fn from(value: &str) -> Self {
-        match value {
-            "Enabled" => Self::Enabled,
-            "Disabled" => Self::Disabled,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for BGPConfigurationSpecServiceLoadBalancerAggregation {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for BGPConfigurationSpecServiceLoadBalancerAggregation {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for BGPConfigurationSpecServiceLoadBalancerAggregation {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.serviceLoadBalancerIPs[*]`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct BGPConfigurationSpecServiceLoadBalancerIPs {
-    /// `cidr`: string; format `cidr`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cidr: Option<String>,
-}
+/// Schema path `spec.serviceLoadBalancerIPs[*]`: the same shape as [`BGPConfigurationSpecServiceClusterIPs`], so the same type.
+pub type BGPConfigurationSpecServiceLoadBalancerIPs = BGPConfigurationSpecServiceClusterIPs;

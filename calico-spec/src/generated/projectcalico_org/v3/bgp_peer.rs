@@ -8,7 +8,7 @@
 #![allow(clippy::enum_variant_names, clippy::upper_case_acronyms)]
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 /// `projectcalico.org/v3` `BGPPeer`, the root of the CRD `bgppeers.projectcalico.org`.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -19,77 +19,14 @@ pub struct BGPPeer {
     pub spec: BGPPeerSpec,
 }
 
-impl k8s_openapi::Resource for BGPPeer {
-    const API_VERSION: &'static str = "projectcalico.org/v3";
-    const GROUP: &'static str = "projectcalico.org";
-    const KIND: &'static str = "BGPPeer";
-    const VERSION: &'static str = "v3";
-    const URL_PATH_SEGMENT: &'static str = "bgppeers";
-    type Scope = k8s_openapi::ClusterResourceScope;
-}
-
-impl k8s_openapi::Metadata for BGPPeer {
-    type Ty = ObjectMeta;
-
-    fn metadata(&self) -> &ObjectMeta {
-        &self.metadata
+custom_resource! {
+    BGPPeer {
+        group: "projectcalico.org",
+        version: "v3",
+        plural: "bgppeers",
+        scope: ClusterResourceScope,
     }
-
-    fn metadata_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
-    }
-}
-
-impl Serialize for BGPPeer {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        // The wire form puts `apiVersion` and `kind` first, taken from the `Resource` constants.
-        #[derive(Serialize)]
-        struct Wire<'a> {
-            #[serde(rename = "apiVersion")]
-            api_version: &'static str,
-            kind: &'static str,
-            metadata: &'a ObjectMeta,
-            spec: &'a BGPPeerSpec,
-        }
-        Wire {
-            api_version: <Self as k8s_openapi::Resource>::API_VERSION,
-            kind: <Self as k8s_openapi::Resource>::KIND,
-            metadata: &self.metadata,
-            spec: &self.spec,
-        }
-        .serialize(serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for BGPPeer {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        // `apiVersion` and `kind` are checked against the `Resource` constants.
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Wire {
-            #[serde(rename = "apiVersion")]
-            api_version: String,
-            kind: String,
-            #[serde(default)]
-            metadata: ObjectMeta,
-            spec: BGPPeerSpec,
-        }
-        let wire = Wire::deserialize(deserializer)?;
-        let expected = <Self as k8s_openapi::Resource>::API_VERSION;
-        if wire.api_version != expected {
-            let found = serde::de::Unexpected::Str(&wire.api_version);
-            return Err(serde::de::Error::invalid_value(found, &expected));
-        }
-        let expected = <Self as k8s_openapi::Resource>::KIND;
-        if wire.kind != expected {
-            let found = serde::de::Unexpected::Str(&wire.kind);
-            return Err(serde::de::Error::invalid_value(found, &expected));
-        }
-        Ok(Self {
-            metadata: wire.metadata,
-            spec: wire.spec,
-        })
-    }
+    spec: BGPPeerSpec,
 }
 
 /// Schema path `spec`.
@@ -161,66 +98,12 @@ pub struct BGPPeerSpec {
     pub ttl_security: Option<i64>,
 }
 
-/// Schema path `spec.nextHopMode`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum BGPPeerSpecNextHopMode {
-    /// Wire value `Auto`.
-    Auto,
-    /// Wire value `Self`.
-    Self_,
-    /// Wire value `Keep`.
-    Keep,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl BGPPeerSpecNextHopMode {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Auto", "Self", "Keep"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Auto => "Auto",
-            Self::Self_ => "Self",
-            Self::Keep => "Keep",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for BGPPeerSpecNextHopMode {
-    fn from(value: &str) -> Self {
-        match value {
-            "Auto" => Self::Auto,
-            "Self" => Self::Self_,
-            "Keep" => Self::Keep,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for BGPPeerSpecNextHopMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for BGPPeerSpecNextHopMode {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for BGPPeerSpecNextHopMode {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.nextHopMode`.
+    pub enum BGPPeerSpecNextHopMode {
+        Auto => "Auto",
+        Self_ => "Self",
+        Keep => "Keep",
     }
 }
 
@@ -247,120 +130,18 @@ pub struct BGPPeerSpecPasswordSecretKeyRef {
     pub optional: Option<bool>,
 }
 
-/// Schema path `spec.reversePeering`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum BGPPeerSpecReversePeering {
-    /// Wire value `Auto`.
-    Auto,
-    /// Wire value `Manual`.
-    Manual,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl BGPPeerSpecReversePeering {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Auto", "Manual"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Auto => "Auto",
-            Self::Manual => "Manual",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
+string_enum! {
+    /// Schema path `spec.reversePeering`.
+    pub enum BGPPeerSpecReversePeering {
+        Auto => "Auto",
+        Manual => "Manual",
     }
 }
 
-impl From<&str> for BGPPeerSpecReversePeering {
-    fn from(value: &str) -> Self {
-        match value {
-            "Auto" => Self::Auto,
-            "Manual" => Self::Manual,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for BGPPeerSpecReversePeering {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for BGPPeerSpecReversePeering {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for BGPPeerSpecReversePeering {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.sourceAddress`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum BGPPeerSpecSourceAddress {
-    /// Wire value `UseNodeIP`.
-    UseNodeIP,
-    /// Wire value `None`.
-    None,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl BGPPeerSpecSourceAddress {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["UseNodeIP", "None"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::UseNodeIP => "UseNodeIP",
-            Self::None => "None",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for BGPPeerSpecSourceAddress {
-    fn from(value: &str) -> Self {
-        match value {
-            "UseNodeIP" => Self::UseNodeIP,
-            "None" => Self::None,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for BGPPeerSpecSourceAddress {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for BGPPeerSpecSourceAddress {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for BGPPeerSpecSourceAddress {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.sourceAddress`.
+    pub enum BGPPeerSpecSourceAddress {
+        UseNodeIP => "UseNodeIP",
+        None => "None",
     }
 }

@@ -9,7 +9,7 @@
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
 /// `projectcalico.org/v3` `FelixConfiguration`, the root of the CRD `felixconfigurations.projectcalico.org`.
@@ -21,77 +21,14 @@ pub struct FelixConfiguration {
     pub spec: FelixConfigurationSpec,
 }
 
-impl k8s_openapi::Resource for FelixConfiguration {
-    const API_VERSION: &'static str = "projectcalico.org/v3";
-    const GROUP: &'static str = "projectcalico.org";
-    const KIND: &'static str = "FelixConfiguration";
-    const VERSION: &'static str = "v3";
-    const URL_PATH_SEGMENT: &'static str = "felixconfigurations";
-    type Scope = k8s_openapi::ClusterResourceScope;
-}
-
-impl k8s_openapi::Metadata for FelixConfiguration {
-    type Ty = ObjectMeta;
-
-    fn metadata(&self) -> &ObjectMeta {
-        &self.metadata
+custom_resource! {
+    FelixConfiguration {
+        group: "projectcalico.org",
+        version: "v3",
+        plural: "felixconfigurations",
+        scope: ClusterResourceScope,
     }
-
-    fn metadata_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
-    }
-}
-
-impl Serialize for FelixConfiguration {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        // The wire form puts `apiVersion` and `kind` first, taken from the `Resource` constants.
-        #[derive(Serialize)]
-        struct Wire<'a> {
-            #[serde(rename = "apiVersion")]
-            api_version: &'static str,
-            kind: &'static str,
-            metadata: &'a ObjectMeta,
-            spec: &'a FelixConfigurationSpec,
-        }
-        Wire {
-            api_version: <Self as k8s_openapi::Resource>::API_VERSION,
-            kind: <Self as k8s_openapi::Resource>::KIND,
-            metadata: &self.metadata,
-            spec: &self.spec,
-        }
-        .serialize(serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for FelixConfiguration {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        // `apiVersion` and `kind` are checked against the `Resource` constants.
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Wire {
-            #[serde(rename = "apiVersion")]
-            api_version: String,
-            kind: String,
-            #[serde(default)]
-            metadata: ObjectMeta,
-            spec: FelixConfigurationSpec,
-        }
-        let wire = Wire::deserialize(deserializer)?;
-        let expected = <Self as k8s_openapi::Resource>::API_VERSION;
-        if wire.api_version != expected {
-            let found = serde::de::Unexpected::Str(&wire.api_version);
-            return Err(serde::de::Error::invalid_value(found, &expected));
-        }
-        let expected = <Self as k8s_openapi::Resource>::KIND;
-        if wire.kind != expected {
-            let found = serde::de::Unexpected::Str(&wire.kind);
-            return Err(serde::de::Error::invalid_value(found, &expected));
-        }
-        Ok(Self {
-            metadata: wire.metadata,
-            spec: wire.spec,
-        })
-    }
+    spec: FelixConfigurationSpec,
 }
 
 /// Schema path `spec`.
@@ -951,310 +888,46 @@ pub struct FelixConfigurationSpec {
     pub xdp_refresh_interval: Option<String>,
 }
 
-/// Schema path `spec.awsSrcDstCheck`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FelixConfigurationSpecAwsSrcDstCheck {
-    /// Wire value `DoNothing`.
-    DoNothing,
-    /// Wire value `Enable`.
-    Enable,
-    /// Wire value `Disable`.
-    Disable,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl FelixConfigurationSpecAwsSrcDstCheck {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["DoNothing", "Enable", "Disable"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::DoNothing => "DoNothing",
-            Self::Enable => "Enable",
-            Self::Disable => "Disable",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
+string_enum! {
+    /// Schema path `spec.awsSrcDstCheck`.
+    pub enum FelixConfigurationSpecAwsSrcDstCheck {
+        DoNothing => "DoNothing",
+        Enable => "Enable",
+        Disable => "Disable",
     }
 }
 
-impl From<&str> for FelixConfigurationSpecAwsSrcDstCheck {
-    fn from(value: &str) -> Self {
-        match value {
-            "DoNothing" => Self::DoNothing,
-            "Enable" => Self::Enable,
-            "Disable" => Self::Disable,
-            other => Self::Unknown(other.to_string()),
-        }
+string_enum! {
+    /// Schema path `spec.bpfAttachType`.
+    pub enum FelixConfigurationSpecBpfAttachType {
+        TC => "TC",
+        TCX => "TCX",
     }
 }
 
-impl std::fmt::Display for FelixConfigurationSpecAwsSrcDstCheck {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+string_enum! {
+    /// Schema path `spec.bpfConnectTimeLoadBalancing`.
+    pub enum FelixConfigurationSpecBpfConnectTimeLoadBalancing {
+        TCP => "TCP",
+        Enabled => "Enabled",
+        Disabled => "Disabled",
     }
 }
 
-impl Serialize for FelixConfigurationSpecAwsSrcDstCheck {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+string_enum! {
+    /// Schema path `spec.bpfConntrackLogLevel`.
+    pub enum FelixConfigurationSpecBpfConntrackLogLevel {
+        Off => "Off",
+        Debug => "Debug",
     }
 }
 
-impl<'de> Deserialize<'de> for FelixConfigurationSpecAwsSrcDstCheck {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.bpfAttachType`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FelixConfigurationSpecBpfAttachType {
-    /// Wire value `TC`.
-    TC,
-    /// Wire value `TCX`.
-    TCX,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl FelixConfigurationSpecBpfAttachType {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["TC", "TCX"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::TC => "TC",
-            Self::TCX => "TCX",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for FelixConfigurationSpecBpfAttachType {
-    fn from(value: &str) -> Self {
-        match value {
-            "TC" => Self::TC,
-            "TCX" => Self::TCX,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for FelixConfigurationSpecBpfAttachType {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for FelixConfigurationSpecBpfAttachType {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for FelixConfigurationSpecBpfAttachType {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.bpfConnectTimeLoadBalancing`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FelixConfigurationSpecBpfConnectTimeLoadBalancing {
-    /// Wire value `TCP`.
-    TCP,
-    /// Wire value `Enabled`.
-    Enabled,
-    /// Wire value `Disabled`.
-    Disabled,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl FelixConfigurationSpecBpfConnectTimeLoadBalancing {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["TCP", "Enabled", "Disabled"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::TCP => "TCP",
-            Self::Enabled => "Enabled",
-            Self::Disabled => "Disabled",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for FelixConfigurationSpecBpfConnectTimeLoadBalancing {
-    fn from(value: &str) -> Self {
-        match value {
-            "TCP" => Self::TCP,
-            "Enabled" => Self::Enabled,
-            "Disabled" => Self::Disabled,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for FelixConfigurationSpecBpfConnectTimeLoadBalancing {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for FelixConfigurationSpecBpfConnectTimeLoadBalancing {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for FelixConfigurationSpecBpfConnectTimeLoadBalancing {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.bpfConntrackLogLevel`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FelixConfigurationSpecBpfConntrackLogLevel {
-    /// Wire value `Off`.
-    Off,
-    /// Wire value `Debug`.
-    Debug,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl FelixConfigurationSpecBpfConntrackLogLevel {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Off", "Debug"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Off => "Off",
-            Self::Debug => "Debug",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for FelixConfigurationSpecBpfConntrackLogLevel {
-    fn from(value: &str) -> Self {
-        match value {
-            "Off" => Self::Off,
-            "Debug" => Self::Debug,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for FelixConfigurationSpecBpfConntrackLogLevel {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for FelixConfigurationSpecBpfConntrackLogLevel {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for FelixConfigurationSpecBpfConntrackLogLevel {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.bpfConntrackMode`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FelixConfigurationSpecBpfConntrackMode {
-    /// Wire value `Auto`.
-    Auto,
-    /// Wire value `Userspace`.
-    Userspace,
-    /// Wire value `BPFProgram`.
-    BPFProgram,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl FelixConfigurationSpecBpfConntrackMode {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Auto", "Userspace", "BPFProgram"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Auto => "Auto",
-            Self::Userspace => "Userspace",
-            Self::BPFProgram => "BPFProgram",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for FelixConfigurationSpecBpfConntrackMode {
-    fn from(value: &str) -> Self {
-        match value {
-            "Auto" => Self::Auto,
-            "Userspace" => Self::Userspace,
-            "BPFProgram" => Self::BPFProgram,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for FelixConfigurationSpecBpfConntrackMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for FelixConfigurationSpecBpfConntrackMode {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for FelixConfigurationSpecBpfConntrackMode {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.bpfConntrackMode`.
+    pub enum FelixConfigurationSpecBpfConntrackMode {
+        Auto => "Auto",
+        Userspace => "Userspace",
+        BPFProgram => "BPFProgram",
     }
 }
 
@@ -1291,239 +964,35 @@ pub struct FelixConfigurationSpecBpfConntrackTimeouts {
     pub udp_timeout: Option<String>,
 }
 
-/// Schema path `spec.bpfHostNetworkedNATWithoutCTLB`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FelixConfigurationSpecBpfHostNetworkedNATWithoutCTLB {
-    /// Wire value `Enabled`.
-    Enabled,
-    /// Wire value `Disabled`.
-    Disabled,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl FelixConfigurationSpecBpfHostNetworkedNATWithoutCTLB {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Enabled", "Disabled"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Enabled => "Enabled",
-            Self::Disabled => "Disabled",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
+string_enum! {
+    /// Schema path `spec.bpfHostNetworkedNATWithoutCTLB`.
+    pub enum FelixConfigurationSpecBpfHostNetworkedNATWithoutCTLB {
+        Enabled => "Enabled",
+        Disabled => "Disabled",
     }
 }
 
-impl From<&str> for FelixConfigurationSpecBpfHostNetworkedNATWithoutCTLB {
-    fn from(value: &str) -> Self {
-        match value {
-            "Enabled" => Self::Enabled,
-            "Disabled" => Self::Disabled,
-            other => Self::Unknown(other.to_string()),
-        }
+string_enum! {
+    /// Schema path `spec.bpfJITHardening`.
+    pub enum FelixConfigurationSpecBpfJITHardening {
+        Auto => "Auto",
+        Strict => "Strict",
     }
 }
 
-impl std::fmt::Display for FelixConfigurationSpecBpfHostNetworkedNATWithoutCTLB {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+string_enum! {
+    /// Schema path `spec.bpfProfiling`.
+    pub enum FelixConfigurationSpecBpfProfiling {
+        Enabled => "Enabled",
+        Disabled => "Disabled",
     }
 }
 
-impl Serialize for FelixConfigurationSpecBpfHostNetworkedNATWithoutCTLB {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for FelixConfigurationSpecBpfHostNetworkedNATWithoutCTLB {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.bpfJITHardening`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FelixConfigurationSpecBpfJITHardening {
-    /// Wire value `Auto`.
-    Auto,
-    /// Wire value `Strict`.
-    Strict,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl FelixConfigurationSpecBpfJITHardening {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Auto", "Strict"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Auto => "Auto",
-            Self::Strict => "Strict",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for FelixConfigurationSpecBpfJITHardening {
-    fn from(value: &str) -> Self {
-        match value {
-            "Auto" => Self::Auto,
-            "Strict" => Self::Strict,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for FelixConfigurationSpecBpfJITHardening {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for FelixConfigurationSpecBpfJITHardening {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for FelixConfigurationSpecBpfJITHardening {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.bpfProfiling`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FelixConfigurationSpecBpfProfiling {
-    /// Wire value `Enabled`.
-    Enabled,
-    /// Wire value `Disabled`.
-    Disabled,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl FelixConfigurationSpecBpfProfiling {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Enabled", "Disabled"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Enabled => "Enabled",
-            Self::Disabled => "Disabled",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for FelixConfigurationSpecBpfProfiling {
-    fn from(value: &str) -> Self {
-        match value {
-            "Enabled" => Self::Enabled,
-            "Disabled" => Self::Disabled,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for FelixConfigurationSpecBpfProfiling {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for FelixConfigurationSpecBpfProfiling {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for FelixConfigurationSpecBpfProfiling {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.bpfRedirectToPeer`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FelixConfigurationSpecBpfRedirectToPeer {
-    /// Wire value `Enabled`.
-    Enabled,
-    /// Wire value `Disabled`.
-    Disabled,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl FelixConfigurationSpecBpfRedirectToPeer {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Enabled", "Disabled"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Enabled => "Enabled",
-            Self::Disabled => "Disabled",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for FelixConfigurationSpecBpfRedirectToPeer {
-    fn from(value: &str) -> Self {
-        match value {
-            "Enabled" => Self::Enabled,
-            "Disabled" => Self::Disabled,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for FelixConfigurationSpecBpfRedirectToPeer {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for FelixConfigurationSpecBpfRedirectToPeer {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for FelixConfigurationSpecBpfRedirectToPeer {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.bpfRedirectToPeer`.
+    pub enum FelixConfigurationSpecBpfRedirectToPeer {
+        Enabled => "Enabled",
+        Disabled => "Disabled",
     }
 }
 
@@ -1541,194 +1010,31 @@ pub struct FelixConfigurationSpecFailsafeInboundHostPorts {
     pub protocol: Option<String>,
 }
 
-/// Schema path `spec.failsafeOutboundHostPorts[*]`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FelixConfigurationSpecFailsafeOutboundHostPorts {
-    /// `net`: string.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub net: Option<String>,
-    /// `port`: integer; required.
-    pub port: i64,
-    /// `protocol`: string.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub protocol: Option<String>,
-}
+/// Schema path `spec.failsafeOutboundHostPorts[*]`: the same shape as [`FelixConfigurationSpecFailsafeInboundHostPorts`], so the same type.
+pub type FelixConfigurationSpecFailsafeOutboundHostPorts =
+    FelixConfigurationSpecFailsafeInboundHostPorts;
 
-/// Schema path `spec.floatingIPs`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FelixConfigurationSpecFloatingIPs {
-    /// Wire value `Enabled`.
-    Enabled,
-    /// Wire value `Disabled`.
-    Disabled,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl FelixConfigurationSpecFloatingIPs {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Enabled", "Disabled"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Enabled => "Enabled",
-            Self::Disabled => "Disabled",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
+string_enum! {
+    /// Schema path `spec.floatingIPs`.
+    pub enum FelixConfigurationSpecFloatingIPs {
+        Enabled => "Enabled",
+        Disabled => "Disabled",
     }
 }
 
-impl From<&str> for FelixConfigurationSpecFloatingIPs {
-    fn from(value: &str) -> Self {
-        match value {
-            "Enabled" => Self::Enabled,
-            "Disabled" => Self::Disabled,
-            other => Self::Unknown(other.to_string()),
-        }
+string_enum! {
+    /// Schema path `spec.flowLogsLocalReporter`.
+    pub enum FelixConfigurationSpecFlowLogsLocalReporter {
+        Disabled => "Disabled",
+        Enabled => "Enabled",
     }
 }
 
-impl std::fmt::Display for FelixConfigurationSpecFloatingIPs {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for FelixConfigurationSpecFloatingIPs {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for FelixConfigurationSpecFloatingIPs {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.flowLogsLocalReporter`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FelixConfigurationSpecFlowLogsLocalReporter {
-    /// Wire value `Disabled`.
-    Disabled,
-    /// Wire value `Enabled`.
-    Enabled,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl FelixConfigurationSpecFlowLogsLocalReporter {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Disabled", "Enabled"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Disabled => "Disabled",
-            Self::Enabled => "Enabled",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for FelixConfigurationSpecFlowLogsLocalReporter {
-    fn from(value: &str) -> Self {
-        match value {
-            "Disabled" => Self::Disabled,
-            "Enabled" => Self::Enabled,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for FelixConfigurationSpecFlowLogsLocalReporter {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for FelixConfigurationSpecFlowLogsLocalReporter {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for FelixConfigurationSpecFlowLogsLocalReporter {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.flowLogsPolicyEvaluationMode`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FelixConfigurationSpecFlowLogsPolicyEvaluationMode {
-    /// Wire value `None`.
-    None,
-    /// Wire value `Continuous`.
-    Continuous,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl FelixConfigurationSpecFlowLogsPolicyEvaluationMode {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["None", "Continuous"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::None => "None",
-            Self::Continuous => "Continuous",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for FelixConfigurationSpecFlowLogsPolicyEvaluationMode {
-    fn from(value: &str) -> Self {
-        match value {
-            "None" => Self::None,
-            "Continuous" => Self::Continuous,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for FelixConfigurationSpecFlowLogsPolicyEvaluationMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for FelixConfigurationSpecFlowLogsPolicyEvaluationMode {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for FelixConfigurationSpecFlowLogsPolicyEvaluationMode {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.flowLogsPolicyEvaluationMode`.
+    pub enum FelixConfigurationSpecFlowLogsPolicyEvaluationMode {
+        None => "None",
+        Continuous => "Continuous",
     }
 }
 
@@ -1742,365 +1048,53 @@ pub struct FelixConfigurationSpecHealthTimeoutOverrides {
     pub timeout: String,
 }
 
-/// Schema path `spec.ipForwarding`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FelixConfigurationSpecIpForwarding {
-    /// Wire value `Enabled`.
-    Enabled,
-    /// Wire value `Disabled`.
-    Disabled,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl FelixConfigurationSpecIpForwarding {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Enabled", "Disabled"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Enabled => "Enabled",
-            Self::Disabled => "Disabled",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
+string_enum! {
+    /// Schema path `spec.ipForwarding`.
+    pub enum FelixConfigurationSpecIpForwarding {
+        Enabled => "Enabled",
+        Disabled => "Disabled",
     }
 }
 
-impl From<&str> for FelixConfigurationSpecIpForwarding {
-    fn from(value: &str) -> Self {
-        match value {
-            "Enabled" => Self::Enabled,
-            "Disabled" => Self::Disabled,
-            other => Self::Unknown(other.to_string()),
-        }
+string_enum! {
+    /// Schema path `spec.iptablesBackend`.
+    pub enum FelixConfigurationSpecIptablesBackend {
+        Legacy => "Legacy",
+        NFT => "NFT",
+        Auto => "Auto",
     }
 }
 
-impl std::fmt::Display for FelixConfigurationSpecIpForwarding {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+string_enum! {
+    /// Schema path `spec.istioAmbientMode`.
+    pub enum FelixConfigurationSpecIstioAmbientMode {
+        Enabled => "Enabled",
+        Disabled => "Disabled",
     }
 }
 
-impl Serialize for FelixConfigurationSpecIpForwarding {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
+string_enum! {
+    /// Schema path `spec.natOutgoingExclusions`.
+    pub enum FelixConfigurationSpecNatOutgoingExclusions {
+        IPPoolsOnly => "IPPoolsOnly",
+        IPPoolsAndHostIPs => "IPPoolsAndHostIPs",
     }
 }
 
-impl<'de> Deserialize<'de> for FelixConfigurationSpecIpForwarding {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.nftablesMode`.
+    pub enum FelixConfigurationSpecNftablesMode {
+        Disabled => "Disabled",
+        Enabled => "Enabled",
+        Auto => "Auto",
     }
 }
 
-/// Schema path `spec.iptablesBackend`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FelixConfigurationSpecIptablesBackend {
-    /// Wire value `Legacy`.
-    Legacy,
-    /// Wire value `NFT`.
-    NFT,
-    /// Wire value `Auto`.
-    Auto,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl FelixConfigurationSpecIptablesBackend {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Legacy", "NFT", "Auto"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Legacy => "Legacy",
-            Self::NFT => "NFT",
-            Self::Auto => "Auto",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for FelixConfigurationSpecIptablesBackend {
-    fn from(value: &str) -> Self {
-        match value {
-            "Legacy" => Self::Legacy,
-            "NFT" => Self::NFT,
-            "Auto" => Self::Auto,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for FelixConfigurationSpecIptablesBackend {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for FelixConfigurationSpecIptablesBackend {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for FelixConfigurationSpecIptablesBackend {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.istioAmbientMode`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FelixConfigurationSpecIstioAmbientMode {
-    /// Wire value `Enabled`.
-    Enabled,
-    /// Wire value `Disabled`.
-    Disabled,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl FelixConfigurationSpecIstioAmbientMode {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Enabled", "Disabled"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Enabled => "Enabled",
-            Self::Disabled => "Disabled",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for FelixConfigurationSpecIstioAmbientMode {
-    fn from(value: &str) -> Self {
-        match value {
-            "Enabled" => Self::Enabled,
-            "Disabled" => Self::Disabled,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for FelixConfigurationSpecIstioAmbientMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for FelixConfigurationSpecIstioAmbientMode {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for FelixConfigurationSpecIstioAmbientMode {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.natOutgoingExclusions`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FelixConfigurationSpecNatOutgoingExclusions {
-    /// Wire value `IPPoolsOnly`.
-    IPPoolsOnly,
-    /// Wire value `IPPoolsAndHostIPs`.
-    IPPoolsAndHostIPs,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl FelixConfigurationSpecNatOutgoingExclusions {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["IPPoolsOnly", "IPPoolsAndHostIPs"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::IPPoolsOnly => "IPPoolsOnly",
-            Self::IPPoolsAndHostIPs => "IPPoolsAndHostIPs",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for FelixConfigurationSpecNatOutgoingExclusions {
-    fn from(value: &str) -> Self {
-        match value {
-            "IPPoolsOnly" => Self::IPPoolsOnly,
-            "IPPoolsAndHostIPs" => Self::IPPoolsAndHostIPs,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for FelixConfigurationSpecNatOutgoingExclusions {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for FelixConfigurationSpecNatOutgoingExclusions {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for FelixConfigurationSpecNatOutgoingExclusions {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.nftablesMode`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FelixConfigurationSpecNftablesMode {
-    /// Wire value `Disabled`.
-    Disabled,
-    /// Wire value `Enabled`.
-    Enabled,
-    /// Wire value `Auto`.
-    Auto,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl FelixConfigurationSpecNftablesMode {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Disabled", "Enabled", "Auto"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Disabled => "Disabled",
-            Self::Enabled => "Enabled",
-            Self::Auto => "Auto",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for FelixConfigurationSpecNftablesMode {
-    fn from(value: &str) -> Self {
-        match value {
-            "Disabled" => Self::Disabled,
-            "Enabled" => Self::Enabled,
-            "Auto" => Self::Auto,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for FelixConfigurationSpecNftablesMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for FelixConfigurationSpecNftablesMode {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for FelixConfigurationSpecNftablesMode {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.programClusterRoutes`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FelixConfigurationSpecProgramClusterRoutes {
-    /// Wire value `Enabled`.
-    Enabled,
-    /// Wire value `Disabled`.
-    Disabled,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl FelixConfigurationSpecProgramClusterRoutes {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Enabled", "Disabled"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Enabled => "Enabled",
-            Self::Disabled => "Disabled",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for FelixConfigurationSpecProgramClusterRoutes {
-    fn from(value: &str) -> Self {
-        match value {
-            "Enabled" => Self::Enabled,
-            "Disabled" => Self::Disabled,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for FelixConfigurationSpecProgramClusterRoutes {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for FelixConfigurationSpecProgramClusterRoutes {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for FelixConfigurationSpecProgramClusterRoutes {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.programClusterRoutes`.
+    pub enum FelixConfigurationSpecProgramClusterRoutes {
+        Enabled => "Enabled",
+        Disabled => "Disabled",
     }
 }
 
@@ -2114,71 +1108,13 @@ pub struct FelixConfigurationSpecRouteTableRange {
     pub min: i64,
 }
 
-/// Schema path `spec.routeTableRanges[*]`.
-#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct FelixConfigurationSpecRouteTableRanges {
-    /// `max`: integer; required.
-    pub max: i64,
-    /// `min`: integer; required.
-    pub min: i64,
-}
+/// Schema path `spec.routeTableRanges[*]`: the same shape as [`FelixConfigurationSpecRouteTableRange`], so the same type.
+pub type FelixConfigurationSpecRouteTableRanges = FelixConfigurationSpecRouteTableRange;
 
-/// Schema path `spec.windowsManageFirewallRules`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum FelixConfigurationSpecWindowsManageFirewallRules {
-    /// Wire value `Enabled`.
-    Enabled,
-    /// Wire value `Disabled`.
-    Disabled,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl FelixConfigurationSpecWindowsManageFirewallRules {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Enabled", "Disabled"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Enabled => "Enabled",
-            Self::Disabled => "Disabled",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for FelixConfigurationSpecWindowsManageFirewallRules {
-    fn from(value: &str) -> Self {
-        match value {
-            "Enabled" => Self::Enabled,
-            "Disabled" => Self::Disabled,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for FelixConfigurationSpecWindowsManageFirewallRules {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for FelixConfigurationSpecWindowsManageFirewallRules {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for FelixConfigurationSpecWindowsManageFirewallRules {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.windowsManageFirewallRules`.
+    pub enum FelixConfigurationSpecWindowsManageFirewallRules {
+        Enabled => "Enabled",
+        Disabled => "Disabled",
     }
 }

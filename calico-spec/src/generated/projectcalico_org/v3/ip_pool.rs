@@ -9,7 +9,7 @@
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::Condition;
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 /// `projectcalico.org/v3` `IPPool`, the root of the CRD `ippools.projectcalico.org`.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -22,82 +22,15 @@ pub struct IPPool {
     pub status: Option<IPPoolStatus>,
 }
 
-impl k8s_openapi::Resource for IPPool {
-    const API_VERSION: &'static str = "projectcalico.org/v3";
-    const GROUP: &'static str = "projectcalico.org";
-    const KIND: &'static str = "IPPool";
-    const VERSION: &'static str = "v3";
-    const URL_PATH_SEGMENT: &'static str = "ippools";
-    type Scope = k8s_openapi::ClusterResourceScope;
-}
-
-impl k8s_openapi::Metadata for IPPool {
-    type Ty = ObjectMeta;
-
-    fn metadata(&self) -> &ObjectMeta {
-        &self.metadata
+custom_resource! {
+    IPPool {
+        group: "projectcalico.org",
+        version: "v3",
+        plural: "ippools",
+        scope: ClusterResourceScope,
     }
-
-    fn metadata_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
-    }
-}
-
-impl Serialize for IPPool {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        // The wire form puts `apiVersion` and `kind` first, taken from the `Resource` constants.
-        #[derive(Serialize)]
-        struct Wire<'a> {
-            #[serde(rename = "apiVersion")]
-            api_version: &'static str,
-            kind: &'static str,
-            metadata: &'a ObjectMeta,
-            spec: &'a IPPoolSpec,
-            #[serde(skip_serializing_if = "Option::is_none")]
-            status: Option<&'a IPPoolStatus>,
-        }
-        Wire {
-            api_version: <Self as k8s_openapi::Resource>::API_VERSION,
-            kind: <Self as k8s_openapi::Resource>::KIND,
-            metadata: &self.metadata,
-            spec: &self.spec,
-            status: self.status.as_ref(),
-        }
-        .serialize(serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for IPPool {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        // `apiVersion` and `kind` are checked against the `Resource` constants.
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Wire {
-            #[serde(rename = "apiVersion")]
-            api_version: String,
-            kind: String,
-            #[serde(default)]
-            metadata: ObjectMeta,
-            spec: IPPoolSpec,
-            status: Option<IPPoolStatus>,
-        }
-        let wire = Wire::deserialize(deserializer)?;
-        let expected = <Self as k8s_openapi::Resource>::API_VERSION;
-        if wire.api_version != expected {
-            let found = serde::de::Unexpected::Str(&wire.api_version);
-            return Err(serde::de::Error::invalid_value(found, &expected));
-        }
-        let expected = <Self as k8s_openapi::Resource>::KIND;
-        if wire.kind != expected {
-            let found = serde::de::Unexpected::Str(&wire.kind);
-            return Err(serde::de::Error::invalid_value(found, &expected));
-        }
-        Ok(Self {
-            metadata: wire.metadata,
-            spec: wire.spec,
-            status: wire.status,
-        })
-    }
+    spec: IPPoolSpec,
+    status: Option<IPPoolStatus>,
 }
 
 /// Schema path `spec`.
@@ -138,251 +71,38 @@ pub struct IPPoolSpec {
     pub vxlan_mode: Option<IPPoolSpecVxlanMode>,
 }
 
-/// Schema path `spec.allowedUses[*]`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum IPPoolSpecAllowedUses {
-    /// Wire value `Workload`.
-    Workload,
-    /// Wire value `Tunnel`.
-    Tunnel,
-    /// Wire value `LoadBalancer`.
-    LoadBalancer,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl IPPoolSpecAllowedUses {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Workload", "Tunnel", "LoadBalancer"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Workload => "Workload",
-            Self::Tunnel => "Tunnel",
-            Self::LoadBalancer => "LoadBalancer",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
+string_enum! {
+    /// Schema path `spec.allowedUses[*]`.
+    pub enum IPPoolSpecAllowedUses {
+        Workload => "Workload",
+        Tunnel => "Tunnel",
+        LoadBalancer => "LoadBalancer",
     }
 }
 
-impl From<&str> for IPPoolSpecAllowedUses {
-    fn from(value: &str) -> Self {
-        match value {
-            "Workload" => Self::Workload,
-            "Tunnel" => Self::Tunnel,
-            "LoadBalancer" => Self::LoadBalancer,
-            other => Self::Unknown(other.to_string()),
-        }
+string_enum! {
+    /// Schema path `spec.assignmentMode`.
+    pub enum IPPoolSpecAssignmentMode {
+        Automatic => "Automatic",
+        Manual => "Manual",
     }
 }
 
-impl std::fmt::Display for IPPoolSpecAllowedUses {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
+string_enum! {
+    /// Schema path `spec.ipipMode`.
+    pub enum IPPoolSpecIpipMode {
+        Never => "Never",
+        Always => "Always",
+        CrossSubnet => "CrossSubnet",
     }
 }
 
-impl Serialize for IPPoolSpecAllowedUses {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for IPPoolSpecAllowedUses {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.assignmentMode`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum IPPoolSpecAssignmentMode {
-    /// Wire value `Automatic`.
-    Automatic,
-    /// Wire value `Manual`.
-    Manual,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl IPPoolSpecAssignmentMode {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Automatic", "Manual"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Automatic => "Automatic",
-            Self::Manual => "Manual",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for IPPoolSpecAssignmentMode {
-    fn from(value: &str) -> Self {
-        match value {
-            "Automatic" => Self::Automatic,
-            "Manual" => Self::Manual,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for IPPoolSpecAssignmentMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for IPPoolSpecAssignmentMode {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for IPPoolSpecAssignmentMode {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.ipipMode`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum IPPoolSpecIpipMode {
-    /// Wire value `Never`.
-    Never,
-    /// Wire value `Always`.
-    Always,
-    /// Wire value `CrossSubnet`.
-    CrossSubnet,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl IPPoolSpecIpipMode {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Never", "Always", "CrossSubnet"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Never => "Never",
-            Self::Always => "Always",
-            Self::CrossSubnet => "CrossSubnet",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for IPPoolSpecIpipMode {
-    fn from(value: &str) -> Self {
-        match value {
-            "Never" => Self::Never,
-            "Always" => Self::Always,
-            "CrossSubnet" => Self::CrossSubnet,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for IPPoolSpecIpipMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for IPPoolSpecIpipMode {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for IPPoolSpecIpipMode {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
-    }
-}
-
-/// Schema path `spec.vxlanMode`.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum IPPoolSpecVxlanMode {
-    /// Wire value `Never`.
-    Never,
-    /// Wire value `Always`.
-    Always,
-    /// Wire value `CrossSubnet`.
-    CrossSubnet,
-    /// A value this schema does not list, kept as written so that it round-trips.
-    Unknown(String),
-}
-
-impl IPPoolSpecVxlanMode {
-    /// The wire spellings of the known variants, in schema order.
-    pub const VARIANTS: &'static [&'static str] = &["Never", "Always", "CrossSubnet"];
-
-    /// The wire spelling of this value.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Never => "Never",
-            Self::Always => "Always",
-            Self::CrossSubnet => "CrossSubnet",
-            Self::Unknown(value) => value,
-        }
-    }
-
-    /// True for a value the schema lists, false for [`Self::Unknown`].
-    pub fn is_known(&self) -> bool {
-        !matches!(self, Self::Unknown(_))
-    }
-}
-
-impl From<&str> for IPPoolSpecVxlanMode {
-    fn from(value: &str) -> Self {
-        match value {
-            "Never" => Self::Never,
-            "Always" => Self::Always,
-            "CrossSubnet" => Self::CrossSubnet,
-            other => Self::Unknown(other.to_string()),
-        }
-    }
-}
-
-impl std::fmt::Display for IPPoolSpecVxlanMode {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-
-impl Serialize for IPPoolSpecVxlanMode {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-
-impl<'de> Deserialize<'de> for IPPoolSpecVxlanMode {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        let value = String::deserialize(deserializer)?;
-        Ok(Self::from(value.as_str()))
+string_enum! {
+    /// Schema path `spec.vxlanMode`.
+    pub enum IPPoolSpecVxlanMode {
+        Never => "Never",
+        Always => "Always",
+        CrossSubnet => "CrossSubnet",
     }
 }
 

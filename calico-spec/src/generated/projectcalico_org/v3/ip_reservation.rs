@@ -5,7 +5,7 @@
 //! `projectcalico.org/v3` `IPReservation`, generated from the CustomResourceDefinition `ipreservations.projectcalico.org`.
 
 use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
-use serde::{Deserialize, Deserializer, Serialize, Serializer};
+use serde::{Deserialize, Serialize};
 
 /// `projectcalico.org/v3` `IPReservation`, the root of the CRD `ipreservations.projectcalico.org`.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -16,77 +16,14 @@ pub struct IPReservation {
     pub spec: IPReservationSpec,
 }
 
-impl k8s_openapi::Resource for IPReservation {
-    const API_VERSION: &'static str = "projectcalico.org/v3";
-    const GROUP: &'static str = "projectcalico.org";
-    const KIND: &'static str = "IPReservation";
-    const VERSION: &'static str = "v3";
-    const URL_PATH_SEGMENT: &'static str = "ipreservations";
-    type Scope = k8s_openapi::ClusterResourceScope;
-}
-
-impl k8s_openapi::Metadata for IPReservation {
-    type Ty = ObjectMeta;
-
-    fn metadata(&self) -> &ObjectMeta {
-        &self.metadata
+custom_resource! {
+    IPReservation {
+        group: "projectcalico.org",
+        version: "v3",
+        plural: "ipreservations",
+        scope: ClusterResourceScope,
     }
-
-    fn metadata_mut(&mut self) -> &mut ObjectMeta {
-        &mut self.metadata
-    }
-}
-
-impl Serialize for IPReservation {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        // The wire form puts `apiVersion` and `kind` first, taken from the `Resource` constants.
-        #[derive(Serialize)]
-        struct Wire<'a> {
-            #[serde(rename = "apiVersion")]
-            api_version: &'static str,
-            kind: &'static str,
-            metadata: &'a ObjectMeta,
-            spec: &'a IPReservationSpec,
-        }
-        Wire {
-            api_version: <Self as k8s_openapi::Resource>::API_VERSION,
-            kind: <Self as k8s_openapi::Resource>::KIND,
-            metadata: &self.metadata,
-            spec: &self.spec,
-        }
-        .serialize(serializer)
-    }
-}
-
-impl<'de> Deserialize<'de> for IPReservation {
-    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-        // `apiVersion` and `kind` are checked against the `Resource` constants.
-        #[derive(Deserialize)]
-        #[serde(deny_unknown_fields)]
-        struct Wire {
-            #[serde(rename = "apiVersion")]
-            api_version: String,
-            kind: String,
-            #[serde(default)]
-            metadata: ObjectMeta,
-            spec: IPReservationSpec,
-        }
-        let wire = Wire::deserialize(deserializer)?;
-        let expected = <Self as k8s_openapi::Resource>::API_VERSION;
-        if wire.api_version != expected {
-            let found = serde::de::Unexpected::Str(&wire.api_version);
-            return Err(serde::de::Error::invalid_value(found, &expected));
-        }
-        let expected = <Self as k8s_openapi::Resource>::KIND;
-        if wire.kind != expected {
-            let found = serde::de::Unexpected::Str(&wire.kind);
-            return Err(serde::de::Error::invalid_value(found, &expected));
-        }
-        Ok(Self {
-            metadata: wire.metadata,
-            spec: wire.spec,
-        })
-    }
+    spec: IPReservationSpec,
 }
 
 /// Schema path `spec`.
