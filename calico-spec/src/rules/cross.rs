@@ -183,9 +183,8 @@ pub(crate) fn installation_pools(
     out
 }
 
-/// Run the cross checks; diagnostics are grouped per input document. The names in `facts` are
-/// left sorted for the duplicate check.
-pub(crate) fn check<'a>(facts: &mut Facts<'a>, ctx: &Context) -> BTreeMap<usize, Sink> {
+/// Run the cross checks; diagnostics are grouped per input document.
+pub(crate) fn check(facts: &Facts<'_>, ctx: &Context) -> BTreeMap<usize, Sink> {
     let mut sinks: BTreeMap<usize, Sink> = BTreeMap::new();
     let managed: Vec<&str> = facts
         .pools
@@ -315,24 +314,114 @@ pub(crate) fn check<'a>(facts: &mut Facts<'a>, ctx: &Context) -> BTreeMap<usize,
         }
     }
 
-    // Duplicate objects: IPPools from both API groups are the same resource. Sorting puts the
-    // definitions of one object next to each other, the first one written leading its group;
-    // every later one is reported. A sort is O(n log n) whatever the names are (a hash set keyed
-    // by user-chosen strings is not), and the reports land in per-document sinks, so the
-    // output order does not depend on it. Tuples compare field by field, so names are read
-    // only when hashes are equal.
-    let key = |fact: &NameFact<'a>| (fact.hash, fact.kind, fact.name, fact.input_idx);
-    facts.names.sort_unstable_by(|a, b| key(a).cmp(&key(b)));
-    for pair in facts.names.windows(2) {
-        let (first, later) = (&pair[0], &pair[1]);
-        if first.hash == later.hash && first.kind == later.kind && first.name == later.name {
-            sinks.entry(later.input_idx).or_default().report(
-                &c::DUPLICATE_OBJECT,
-                "metadata.name",
-                format!("{} `{}` is defined more than once", later.kind, later.name),
-                Some("keep one definition per name".into()),
-            );
+    // Duplicate objects: IPPools from both API groups are the same resource. Sorting (hash,
+    // position) pairs brings the definitions of one object together without reading a single
+    // name; only a run of equal hashes (a duplicate, or a rare collision) has its names
+    // compared, sorted by kind, name and input so that the first definition leads its group and
+    // every later one is reported. A sort is O(n log n) whatever the names are (a hash set
+    // keyed by user-chosen strings is not), and the reports land in per-document sinks, so the
+    // output order does not depend on it.
+    let mut by_hash: Vec<(u64, usize)> = facts
+        .names
+        .iter()
+        .enumerate()
+        .map(|(position, fact)| (fact.hash, position))
+        .collect();
+    by_hash.sort_unstable();
+    for run in by_hash.chunk_by(|a, b| a.0 == b.0) {
+        if run.len() < 2 {
+            continue;
+        }
+        let mut group: Vec<&NameFact<'_>> = run
+            .iter()
+            .map(|&(_, position)| &facts.names[position])
+            .collect();
+        group.sort_unstable_by_key(|fact| (fact.kind, fact.name, fact.input_idx));
+        for pair in group.windows(2) {
+            let (first, later) = (pair[0], pair[1]);
+            if first.kind == later.kind && first.name == later.name {
+                sinks.entry(later.input_idx).or_default().report(
+                    &c::DUPLICATE_OBJECT,
+                    "metadata.name",
+                    format!("{} `{}` is defined more than once", later.kind, later.name),
+                    Some("keep one definition per name".into()),
+                );
+            }
         }
     }
     sinks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The duplicate reports of `names`, as (input, message), for names given with their hash
+    /// so that collisions can be forced.
+    fn duplicates(names: &[(u64, &'static str, &'static str)]) -> Vec<(usize, String)> {
+        let facts = Facts {
+            names: names
+                .iter()
+                .enumerate()
+                .map(|(input_idx, &(hash, kind, name))| NameFact {
+                    hash,
+                    kind,
+                    name,
+                    input_idx,
+                })
+                .collect(),
+            ..Facts::default()
+        };
+        check(&facts, &Context::assumed())
+            .into_iter()
+            .flat_map(|(input_idx, sink)| {
+                sink.diagnostics
+                    .into_iter()
+                    .map(move |diag| (input_idx, diag.message))
+            })
+            .collect()
+    }
+
+    fn check_duplicates(names: &[(u64, &'static str, &'static str)], want: &[(usize, &str)]) {
+        let want: Vec<(usize, String)> = want
+            .iter()
+            .map(|&(idx, message)| (idx, message.to_owned()))
+            .collect();
+        assert_eq!(duplicates(names), want, "{names:?}");
+    }
+
+    #[test]
+    fn duplicates_are_found_by_hash_then_name() {
+        let h = name_hash;
+        // Later definitions are reported, the first one written is not.
+        check_duplicates(
+            &[
+                (h("a"), "IPPool", "a"),
+                (h("b"), "IPPool", "b"),
+                (h("a"), "IPPool", "a"),
+                (h("a"), "IPPool", "a"),
+            ],
+            &[
+                (2, "IPPool `a` is defined more than once"),
+                (3, "IPPool `a` is defined more than once"),
+            ],
+        );
+        // The same name in two kinds is two objects.
+        check_duplicates(&[(h("a"), "IPPool", "a"), (h("a"), "BGPPeer", "a")], &[]);
+        // Colliding hashes: different names are not duplicates, equal names still are,
+        // whatever the interleaving.
+        check_duplicates(
+            &[
+                (7, "IPPool", "x"),
+                (7, "IPPool", "y"),
+                (7, "IPPool", "x"),
+                (7, "BGPPeer", "x"),
+                (7, "IPPool", "y"),
+            ],
+            &[
+                (2, "IPPool `x` is defined more than once"),
+                (4, "IPPool `y` is defined more than once"),
+            ],
+        );
+    }
 }

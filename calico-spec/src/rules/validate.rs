@@ -285,7 +285,7 @@ pub fn validate(inputs: &[InputDocument<'_>], ctx: &Context) -> ValidationOutcom
         }
         attach(&mut outcome.diagnostics, sink, input);
     }
-    for (input_idx, sink) in cross::check(&mut facts, ctx) {
+    for (input_idx, sink) in cross::check(&facts, ctx) {
         attach(&mut outcome.diagnostics, sink, &inputs[input_idx]);
     }
     sort(&mut outcome.diagnostics);

@@ -195,8 +195,12 @@ impl Selector {
 /// # Errors
 /// [`SelectorError`] naming the first problem and its byte offset.
 pub fn parse_selector(input: &str) -> Result<Selector, SelectorError> {
-    let tokens = tokenize(input)?;
-    let mut parser = SelectorParser { tokens, pos: 0 };
+    // Every tokenizing error comes before any grammar error, wherever it is in the text, so
+    // the whole text is tokenized once up front; the parser then reads tokens as it goes
+    // (tokenizing a second time, which is cheaper than keeping a token list per selector).
+    let mut lexer = Lexer::new(input);
+    while lexer.next_token()?.0 != Token::Eof {}
+    let mut parser = SelectorParser::new(input)?;
     if parser.peek() == &Token::Eof {
         return Ok(Selector::All);
     }
@@ -259,21 +263,40 @@ fn empty_call(rest: &[u8], name: &str) -> Option<usize> {
     (rest.get(idx) == Some(&b')')).then_some(idx + 1)
 }
 
-fn tokenize(input: &str) -> Result<Vec<(Token<'_>, usize)>, SelectorError> {
-    let bytes = input.as_bytes();
-    let mut tokens: Vec<(Token<'_>, usize)> = Vec::new();
-    let mut idx = 0;
-    loop {
+/// Reads the tokens of a selector one at a time.
+struct Lexer<'a> {
+    input: &'a str,
+    idx: usize,
+    /// Whether the previous token was a label: word operators (`in`, `contains`, ...) are
+    /// recognised only there.
+    after_label: bool,
+}
+
+impl<'a> Lexer<'a> {
+    fn new(input: &'a str) -> Lexer<'a> {
+        Lexer {
+            input,
+            idx: 0,
+            after_label: false,
+        }
+    }
+
+    /// The next token and its byte offset; `Eof` at the end, again and again.
+    fn next_token(&mut self) -> Result<(Token<'a>, usize), SelectorError> {
+        let input = self.input;
+        let bytes = input.as_bytes();
+        let mut idx = self.idx;
         while idx < bytes.len() && is_blank(bytes[idx]) {
             idx += 1;
         }
         if idx >= bytes.len() {
-            tokens.push((Token::Eof, idx));
-            return Ok(tokens);
+            self.idx = idx;
+            self.after_label = false;
+            return Ok((Token::Eof, idx));
         }
         let start = idx;
         let rest = &bytes[idx..];
-        let after_label = matches!(tokens.last(), Some((Token::Label(_), _)));
+        let after_label = self.after_label;
         let (token, len) = match rest[0] {
             b'(' => (Token::LParen, 1),
             b')' => (Token::RParen, 1),
@@ -335,8 +358,9 @@ fn tokenize(input: &str) -> Result<Vec<(Token<'_>, usize)>, SelectorError> {
                 }
             }
         };
-        tokens.push((token, start));
-        idx = start + len;
+        self.idx = start + len;
+        self.after_label = matches!(token, Token::Label(_));
+        Ok((token, start))
     }
 }
 
@@ -366,26 +390,33 @@ fn has_token(input: &str, start: usize) -> Result<(Token<'_>, usize), SelectorEr
 }
 
 struct SelectorParser<'a> {
-    tokens: Vec<(Token<'a>, usize)>,
-    pos: usize,
+    lexer: Lexer<'a>,
+    /// The token under the cursor and its offset.
+    current: (Token<'a>, usize),
 }
 
 impl<'a> SelectorParser<'a> {
+    fn new(input: &'a str) -> Result<SelectorParser<'a>, SelectorError> {
+        let mut lexer = Lexer::new(input);
+        let current = lexer.next_token()?;
+        Ok(SelectorParser { lexer, current })
+    }
+
     fn peek(&self) -> &Token<'a> {
-        // The tokenizer always ends the list with `Eof`, and the parser never advances past it.
-        &self.tokens[self.pos.min(self.tokens.len() - 1)].0
+        &self.current.0
     }
 
     fn offset(&self) -> usize {
-        self.tokens[self.pos.min(self.tokens.len() - 1)].1
+        self.current.1
     }
 
-    fn advance(&mut self) -> Token<'a> {
-        let token = *self.peek();
+    /// Move past the current token and return it; the cursor stays on `Eof` at the end.
+    fn advance(&mut self) -> Result<Token<'a>, SelectorError> {
+        let token = self.current.0;
         if token != Token::Eof {
-            self.pos += 1;
+            self.current = self.lexer.next_token()?;
         }
-        token
+        Ok(token)
     }
 
     fn unexpected(&self, expected: &'static str) -> SelectorError {
@@ -405,7 +436,7 @@ impl<'a> SelectorParser<'a> {
         }
         let mut parts = vec![first];
         while self.peek() == &Token::Or {
-            self.advance();
+            self.advance()?;
             parts.push(self.and()?);
         }
         Ok(Selector::Or(parts))
@@ -418,7 +449,7 @@ impl<'a> SelectorParser<'a> {
         }
         let mut parts = vec![first];
         while self.peek() == &Token::And {
-            self.advance();
+            self.advance()?;
             parts.push(self.unary()?);
         }
         Ok(Selector::And(parts))
@@ -427,7 +458,7 @@ impl<'a> SelectorParser<'a> {
     fn unary(&mut self) -> Result<Selector, SelectorError> {
         let mut n_not = 0usize;
         while self.peek() == &Token::Not {
-            self.advance();
+            self.advance()?;
             n_not += 1;
         }
         let mut term = self.term()?;
@@ -440,28 +471,28 @@ impl<'a> SelectorParser<'a> {
     fn term(&mut self) -> Result<Selector, SelectorError> {
         match *self.peek() {
             Token::All => {
-                self.advance();
+                self.advance()?;
                 Ok(Selector::All)
             }
             Token::Global => {
-                self.advance();
+                self.advance()?;
                 Ok(Selector::Global)
             }
             Token::Has(label) => {
-                self.advance();
+                self.advance()?;
                 Ok(Selector::Has(label.to_owned()))
             }
             Token::LParen => {
-                self.advance();
+                self.advance()?;
                 let inner = self.or()?;
                 if self.peek() != &Token::RParen {
                     return Err(self.unexpected("`)`"));
                 }
-                self.advance();
+                self.advance()?;
                 Ok(inner)
             }
             Token::Label(label) => {
-                self.advance();
+                self.advance()?;
                 let op = match self.peek() {
                     Token::Eq => CompareOp::Eq,
                     Token::Ne => CompareOp::Ne,
@@ -469,7 +500,7 @@ impl<'a> SelectorParser<'a> {
                     Token::StartsWith => CompareOp::StartsWith,
                     Token::EndsWith => CompareOp::EndsWith,
                     Token::In | Token::NotIn => {
-                        let negated = self.advance() == Token::NotIn;
+                        let negated = self.advance()? == Token::NotIn;
                         let values = self.string_set()?;
                         return Ok(Selector::InSet {
                             label: label.to_owned(),
@@ -483,10 +514,10 @@ impl<'a> SelectorParser<'a> {
                         ));
                     }
                 };
-                self.advance();
+                self.advance()?;
                 match *self.peek() {
                     Token::Str(value) => {
-                        self.advance();
+                        self.advance()?;
                         Ok(Selector::Compare {
                             label: label.to_owned(),
                             op,
@@ -504,26 +535,26 @@ impl<'a> SelectorParser<'a> {
         if self.peek() != &Token::LBrace {
             return Err(self.unexpected("`{`"));
         }
-        self.advance();
+        self.advance()?;
         let mut values = Vec::new();
         if self.peek() == &Token::RBrace {
-            self.advance();
+            self.advance()?;
             return Ok(values);
         }
         loop {
             match *self.peek() {
                 Token::Str(value) => {
-                    self.advance();
+                    self.advance()?;
                     values.push(value.to_owned());
                 }
                 _ => return Err(self.unexpected("a quoted string")),
             }
             match self.peek() {
                 Token::Comma => {
-                    self.advance();
+                    self.advance()?;
                 }
                 Token::RBrace => {
-                    self.advance();
+                    self.advance()?;
                     return Ok(values);
                 }
                 _ => return Err(self.unexpected("`,` or `}`")),
