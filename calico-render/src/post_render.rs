@@ -30,15 +30,16 @@
 //! buffer, the read buffer, the parsed documents that are ours.
 //!
 //! # Throughput
-//! Each byte is copied as few times as safe code allows: read straight into the spool's memory
-//! (or into one reused read buffer, written to the spool file in large writes), scanned in
-//! place by [`StreamScanner::push_chunk`], and written out in large writes, the file part with
-//! [`io::copy`] from the file to the output, which the standard library turns into `sendfile`
-//! or `splice` when the output is a pipe or a file (no copy through our memory).
+//! A reader thread fills large buffers from the input and appends them to the spool while this
+//! thread scans the previous buffer in place with [`StreamScanner::push_chunk`], which passes
+//! over the lines it does not need in bulk. The output gets large writes only, the file part
+//! through [`io::copy`] from the file to the output, which the standard library turns into
+//! `sendfile` or `splice` when the output is a pipe or a file (no copy through our memory).
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
+use std::sync::{Mutex, MutexGuard, PoisonError, mpsc};
 
 use calico_spec::diag::{Diagnostic, Severity};
 use serde::Serialize;
@@ -214,7 +215,7 @@ pub fn post_render<R, W>(
     options: &Options,
 ) -> Result<Summary, PostRenderError>
 where
-    R: Read + ?Sized,
+    R: Read + Send + ?Sized,
     W: Write + ?Sized,
 {
     let mut spool = Spool::new(options.spool_memory);
@@ -399,49 +400,30 @@ impl Spool {
         self.blank
     }
 
-    /// Account for `bytes`, just added to the stream (in memory or in the file).
-    fn saw(blank: &mut bool, len: &mut u64, bytes: &[u8]) {
-        if *blank && !bytes.iter().all(u8::is_ascii_whitespace) {
-            *blank = false;
+    /// Add the next bytes of the stream: to memory while there is room, then to the file.
+    fn append(&mut self, bytes: &[u8]) -> Result<(), PostRenderError> {
+        let room = self.limit.saturating_sub(self.memory.len());
+        let (to_memory, to_file) = bytes.split_at(room.min(bytes.len()));
+        if self.memory.capacity() == 0 {
+            // Address space only until bytes land in it, so a small chart costs little, and
+            // the memory part is never copied to grow.
+            self.memory.reserve_exact(self.limit);
         }
-        *len += bytes.len() as u64;
-    }
-
-    /// Read from `input` into memory, in pieces of at most `piece` bytes, up to the limit; each
-    /// piece is handed to `scan` as soon as it is in. Returns false at the end of the input.
-    fn fill_memory<R: Read + ?Sized>(
-        &mut self,
-        input: &mut R,
-        piece: usize,
-        mut scan: impl FnMut(&Spool, std::ops::Range<usize>) -> Result<(), PostRenderError>,
-    ) -> Result<bool, PostRenderError> {
-        // Capacity is only address space until bytes land in it, so a small chart costs little.
-        self.memory.reserve_exact(self.limit);
-        while self.memory.len() < self.limit {
-            let start = self.memory.len();
-            let want = piece.min(self.limit - start);
-            let got = read_up_to(input, &mut self.memory, want)?;
-            let range = start..start + got;
-            Self::saw(&mut self.blank, &mut self.len, &self.memory[range.clone()]);
-            scan(self, range)?;
-            if got < want {
-                return Ok(false);
-            }
+        self.memory.extend_from_slice(to_memory);
+        if !to_file.is_empty() {
+            let file = match &mut self.file {
+                Some(file) => file,
+                // Anonymous: removed by the OS when we exit, never visible by name.
+                None => self
+                    .file
+                    .insert(tempfile::tempfile().map_err(PostRenderError::Read)?),
+            };
+            file.write_all(to_file).map_err(PostRenderError::Read)?;
         }
-        Ok(true)
-    }
-
-    /// Append `bytes` (the stream past the memory limit) to the file.
-    fn append_to_file(&mut self, bytes: &[u8]) -> Result<(), PostRenderError> {
-        let file = match &mut self.file {
-            Some(file) => file,
-            // Anonymous: removed by the OS when we exit, never visible by name.
-            None => self
-                .file
-                .insert(tempfile::tempfile().map_err(PostRenderError::Read)?),
-        };
-        file.write_all(bytes).map_err(PostRenderError::Read)?;
-        Self::saw(&mut self.blank, &mut self.len, bytes);
+        if self.blank && !bytes.iter().all(u8::is_ascii_whitespace) {
+            self.blank = false;
+        }
+        self.len += bytes.len() as u64;
         Ok(())
     }
 
@@ -663,44 +645,78 @@ impl<'a> FirstPass<'a> {
 }
 
 /// Read the whole input into the spool, scanning it as it passes.
-fn read_and_scan<R: Read + ?Sized>(
+///
+/// Two threads share the work so that reading and writing (system time, and waiting on the
+/// pipe) overlap with the scan (user time): a reader fills buffers from the input and appends
+/// each to the spool, then hands it to this thread, which scans it and hands it back. Three
+/// buffers circulate, so memory stays flat.
+fn read_and_scan<R: Read + Send + ?Sized>(
     input: &mut R,
     spool: &mut Spool,
     state: &mut FirstPass<'_>,
     options: &Options,
 ) -> Result<(), PostRenderError> {
+    const BUFFERS: usize = 3;
     let mut scanner = StreamScanner::new()
         .only_kinds(state.kinds())
         .line_prefix(options.line_prefix);
     let mut done: Vec<Scanned> = Vec::new();
     let piece = options.read_buffer.max(1);
-    // The spool's own memory is the read buffer for the start of the stream: no second copy.
-    let more = spool.fill_memory(input, piece, |spool, range| {
-        scanner.push_chunk(&spool.memory[range], &mut done);
-        state.documents(&mut done, &mut scanner, spool)
-    })?;
-    if more {
-        let mut buffer = Vec::with_capacity(piece);
-        loop {
-            buffer.clear();
-            let got = read_up_to(input, &mut buffer, piece)?;
-            if got == 0 {
-                break;
-            }
-            // To the file first: a document completed by this piece is read back from the spool.
-            spool.append_to_file(&buffer)?;
-            scanner.push_chunk(&buffer, &mut done);
-            state.documents(&mut done, &mut scanner, spool)?;
-            if got < piece {
-                break;
-            }
+    let shared = Mutex::new(std::mem::replace(spool, Spool::new(0)));
+    let result = std::thread::scope(|scope| {
+        let (full_tx, full_rx) = mpsc::sync_channel::<Result<Vec<u8>, PostRenderError>>(BUFFERS);
+        let (free_tx, free_rx) = mpsc::sync_channel::<Vec<u8>>(BUFFERS);
+        for _ in 0..BUFFERS {
+            // The receiver is alive here; a failed send only means one buffer fewer.
+            let _ = free_tx.send(Vec::with_capacity(piece));
         }
-    }
+        let shared = &shared;
+        scope.spawn(move || {
+            // Stops at the end of the input, on an error, or when the scan has stopped (its
+            // channel ends are dropped).
+            while let Ok(mut buffer) = free_rx.recv() {
+                buffer.clear();
+                let read = read_up_to(input, &mut buffer, piece).and_then(|got| {
+                    lock(shared).append(&buffer)?;
+                    Ok(got)
+                });
+                let (message, last) = match read {
+                    Ok(got) => (Ok(buffer), got < piece),
+                    Err(err) => (Err(err), true),
+                };
+                if full_tx.send(message).is_err() || last {
+                    break;
+                }
+            }
+        });
+        for message in full_rx {
+            let buffer = message?;
+            // Documents are looked at every 64 KiB, so that the strings they hand back are
+            // reused while the scanner's pool of them is still small and in cache.
+            for piece in buffer.chunks(64 << 10) {
+                scanner.push_chunk(piece, &mut done);
+                if !done.is_empty() {
+                    state.documents(&mut done, &mut scanner, &lock(shared))?;
+                }
+            }
+            // The reader may have stopped already; the buffer is then simply dropped.
+            let _ = free_tx.send(buffer);
+        }
+        Ok(())
+    });
+    *spool = shared.into_inner().unwrap_or_else(PoisonError::into_inner);
+    result?;
     scanner.finish_into(&mut done);
     for doc in done {
         state.document(doc, spool)?;
     }
     Ok(())
+}
+
+/// The spool behind its lock. A panic elsewhere cannot leave it half-changed in a way that
+/// matters (it would end the run anyway), so a poisoned lock is simply taken over.
+fn lock(spool: &Mutex<Spool>) -> MutexGuard<'_, Spool> {
+    spool.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// The identifying fields of a document, borrowed from its scan or its parsed value.

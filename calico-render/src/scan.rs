@@ -754,8 +754,7 @@ impl StreamScanner {
     }
 
     /// Hand back a document the caller is done with: the strings of its head are reused for
-    /// the documents still to come (up to a few thousand strings are kept, about the number of
-    /// documents in a megabyte of chart).
+    /// the documents still to come (up to a few thousand strings are kept).
     pub fn recycle(&mut self, doc: Scanned) {
         let Head {
             api_version,
@@ -1228,6 +1227,16 @@ mod tests {
         check(4, 5, Field::Absent, Field::Absent);
         check(64, 5, plain("LongKindName"), plain("x"));
         check(4, 100, plain("LongKindName"), plain("x"));
+
+        // A `---` line cut after its first bytes may carry content: the document is flagged.
+        let mut scanner = StreamScanner::new().line_prefix(4);
+        let mut docs = Vec::new();
+        for chunk in b"a: 1\n---     {b: 2}\nc: 3\n".chunks(6) {
+            scanner.push_chunk(chunk, &mut docs);
+        }
+        scanner.finish_into(&mut docs);
+        assert_eq!(docs.len(), 2);
+        assert_eq!(docs[1].unusual, Some(Unusual::ContentOnDocumentStart));
     }
 
     #[test]
