@@ -517,6 +517,15 @@ fn installation() {
             &["CR5013"],
         ),
         ("linuxPolicySetupTimeoutSeconds: -1", "", &["CR5016"]),
+        ("bpfNetworkBootstrap: Enabled", "", &["CR5019"]),
+        (
+            "linuxDataplane: Nftables\nbpfNetworkBootstrap: Enabled",
+            "",
+            &["CR5019"],
+        ),
+        ("linuxDataplane: BPF\nbpfNetworkBootstrap: Enabled", "", &[]),
+        ("bpfNetworkBootstrap: Disabled", "", &[]),
+        ("bpfNetworkBootstrap: enabled", "", &["CR5002"]),
         (
             "nodeAddressAutodetectionV4: {firstFound: true, interface: eth0}",
             "",

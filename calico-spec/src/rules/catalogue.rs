@@ -227,6 +227,8 @@ rules! {
         "Calico CNI takes Calico or HostLocal IPAM; GKE CNI needs HostLocal IPAM and provider GKE; AmazonVPC CNI needs AmazonVPC IPAM and provider EKS; AzureVNET CNI needs AzureVNET IPAM and provider AKS.";
     INSTALLATION_OTHER = "CR5018", Error, "invalid Installation setting",
         "controlPlaneReplicas must be above 0; flexVolumePath and kubeletVolumePluginPath must be `None` or absolute; nodeUpdateStrategy must be RollingUpdate; nonPrivileged and fipsMode cannot be Enabled.";
+    INSTALLATION_BPF_BOOTSTRAP = "CR5019", Error, "bpfNetworkBootstrap without the BPF dataplane",
+        "The operator bootstraps the API server endpoints (from the `kubernetes` Service and its EndpointSlices) only for the eBPF dataplane: `bpfNetworkBootstrap: Enabled` needs `linuxDataplane: BPF`.";
 
     APISERVER_NAME = "CR6001", Error, "APIServer name not allowed",
         "The APIServer CRD only accepts the names `default` and `tigera-secure`.";

@@ -124,6 +124,15 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value, defaulted: &Value) {
     if cni_known {
         check_cni(sink, &cni, cni_type, ipam_type, provider);
     }
+    if settings_known && network.str("bpfNetworkBootstrap") == Some("Enabled") && dataplane != "BPF"
+    {
+        sink.report(
+            &c::INSTALLATION_BPF_BOOTSTRAP,
+            network.at("bpfNetworkBootstrap"),
+            format!("`bpfNetworkBootstrap: Enabled` needs `linuxDataplane: BPF`, not {dataplane}"),
+            Some("set `linuxDataplane: BPF`, or remove bpfNetworkBootstrap".into()),
+        );
+    }
 
     let written_pools_value = doc
         .get("spec")
