@@ -61,7 +61,7 @@ fn unknown_fields_suggest_the_closest_name() {
     check(
         "spec:\n",
         "spec:\n  dataPlane: BPF\n",
-        "cluster.yaml:4:3 error[CN0001] unknown field `dataPlane` (at spec.dataPlane); did you mean `dataplane`? valid here: `calicoVersion`, `kubernetesProvider`, `apiEndpoint`, `dataplane`, `bgp`, `podPools`, `loadBalancerPools`, `nodeAddressAutodetection`, `network`, `calicoAPIServer`, `mtu`, `felix`",
+        "cluster.yaml:4:3 error[CN0001] unknown field `dataPlane` (at spec.dataPlane); did you mean `dataplane`? valid here: `calicoVersion`, `kubernetesProvider`, `apiEndpoint`, `dataplane`, `manageKubeProxy`, `bpfNetworkBootstrap`, `bgp`, `podPools`, `loadBalancerPools`, `nodeAddressAutodetection`, `network`, `calicoAPIServer`, `mtu`, `felix`",
     );
     check(
         "kind: ClusterNetwork",
@@ -136,6 +136,30 @@ fn cross_field_rules_report_every_problem() {
         "spec:\n",
         "spec:\n  bgp:\n    peers:\n      - name: router\n        peerIP: 192.168.10.1\n        asNumber: 4200000000\n",
         "cluster.yaml:6:7 error[CN0107] spec.bgp.peers is set but BGP is off (at spec.bgp.peers); set spec.bgp.enabled: true, or remove the BGP settings",
+    );
+}
+
+#[test]
+fn bpf_network_bootstrap_needs_bpf_and_no_api_endpoint() {
+    check(
+        "spec:\n",
+        "spec:\n  dataplane: BPF\n  bpfNetworkBootstrap: true\n",
+        "ok",
+    );
+    check(
+        "spec:\n",
+        "spec:\n  bpfNetworkBootstrap: true\n",
+        "cluster.yaml:4:24 error[CN0002] bpfNetworkBootstrap only works with the BPF dataplane, not Iptables (at spec.bpfNetworkBootstrap); set spec.dataplane: BPF, or remove spec.bpfNetworkBootstrap",
+    );
+    check(
+        "spec:\n",
+        "spec:\n  dataplane: BPF\n  apiEndpoint: {host: 10.0.0.10}\n  bpfNetworkBootstrap: true\n",
+        "cluster.yaml:6:24 error[CN0002] bpfNetworkBootstrap and apiEndpoint exclude each other: the operator refuses to start while the kubernetes-services-endpoint ConfigMap exists (at spec.bpfNetworkBootstrap); keep apiEndpoint (a stable VIP or DNS name) or bpfNetworkBootstrap, not both",
+    );
+    check(
+        "spec:\n",
+        "spec:\n  bpfNetworkBootstrap: yes\n",
+        "cluster.yaml:4:24 error[CN0002] invalid boolean (strict mode expects true/false) (at spec.bpfNetworkBootstrap); `calico-render schema` lists every field with its type and valid values",
     );
 }
 

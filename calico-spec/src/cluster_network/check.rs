@@ -76,6 +76,30 @@ pub fn check(cluster_network: &ClusterNetwork) -> Vec<Diagnostic> {
         }
     }
 
+    if spec.bpf_network_bootstrap {
+        if spec.dataplane != Dataplane::Bpf {
+            out.error(
+                CODE_INVALID_VALUE,
+                "spec.bpfNetworkBootstrap",
+                format!(
+                    "bpfNetworkBootstrap only works with the BPF dataplane, not {}",
+                    spec.dataplane.operator_value()
+                ),
+                "set spec.dataplane: BPF, or remove spec.bpfNetworkBootstrap",
+            );
+        }
+        if spec.api_endpoint.is_some() {
+            out.error(
+                CODE_INVALID_VALUE,
+                "spec.bpfNetworkBootstrap",
+                "bpfNetworkBootstrap and apiEndpoint exclude each other: the operator refuses to \
+                 start while the kubernetes-services-endpoint ConfigMap exists"
+                    .to_owned(),
+                "keep apiEndpoint (a stable VIP or DNS name) or bpfNetworkBootstrap, not both",
+            );
+        }
+    }
+
     if spec.pod_pools.is_empty() {
         out.error(
             CODE_INVALID_VALUE,

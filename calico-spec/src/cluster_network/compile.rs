@@ -185,6 +185,13 @@ fn installation(cluster_network: &ClusterNetwork) -> Value {
             "Disabled"
         }),
     );
+    // Neither is defaulted by the operator, so leaving them out when off cannot drift.
+    if spec.bpf_network_bootstrap {
+        calico_network.insert("bpfNetworkBootstrap".into(), json!("Enabled"));
+    }
+    if spec.manage_kube_proxy {
+        calico_network.insert("kubeProxyManagement".into(), json!("Enabled"));
+    }
     let pools: Vec<Value> = spec.pod_pools.iter().map(pod_pool).collect();
     calico_network.insert("ipPools".into(), Value::Array(pools));
     if let Some(mtu) = spec.mtu {
@@ -454,6 +461,14 @@ pub fn origin(cluster_network: &ClusterNetwork, object: &Object, wire_path: &str
                 ("spec.calicoNetwork.linuxDataplane", "spec.dataplane"),
                 ("spec.calicoNetwork.bgp", "spec.bgp.enabled"),
                 ("spec.calicoNetwork.mtu", "spec.mtu"),
+                (
+                    "spec.calicoNetwork.bpfNetworkBootstrap",
+                    "spec.bpfNetworkBootstrap",
+                ),
+                (
+                    "spec.calicoNetwork.kubeProxyManagement",
+                    "spec.manageKubeProxy",
+                ),
                 ("spec.calicoNetwork.ipPools", "spec.podPools"),
                 (
                     "spec.calicoNetwork.nodeAddressAutodetectionV4",

@@ -100,6 +100,23 @@ pub struct ClusterNetworkSpec {
     #[schemars(extend("default" = "Iptables"))]
     pub dataplane: Dataplane,
 
+    /// Let the operator turn kube-proxy off while the BPF dataplane runs, and back on when it
+    /// does not (the Installation's `kubeProxyManagement: Enabled`: the operator puts a node
+    /// selector on DaemonSet `kube-system/kube-proxy`). Default: false, removing kube-proxy is
+    /// up to you, as in a kubeadm cluster initialised with `--skip-phases=addon/kube-proxy`.
+    #[serde(default)]
+    #[schemars(extend("default" = false))]
+    pub manage_kube_proxy: bool,
+
+    /// With the BPF dataplane, let the operator find the API server itself, from the
+    /// `kubernetes` Service and its EndpointSlices (the Installation's
+    /// `bpfNetworkBootstrap: Enabled`), instead of the `kubernetes-services-endpoint` ConfigMap
+    /// that `apiEndpoint` renders. Requires `dataplane: BPF` and no `apiEndpoint`: the operator
+    /// refuses to start while that ConfigMap exists. Default: false.
+    #[serde(default)]
+    #[schemars(extend("default" = false))]
+    pub bpf_network_bootstrap: bool,
+
     /// BGP routing. Off unless `enabled: true`.
     #[serde(default)]
     pub bgp: Bgp,
