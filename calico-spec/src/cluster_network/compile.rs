@@ -378,6 +378,21 @@ fn peer_spec(peer: &BgpPeer) -> Value {
     if let Some(selector) = &peer.node_selector {
         out.insert("nodeSelector".into(), json!(selector));
     }
+    if let Some(password) = &peer.password {
+        out.insert(
+            "password".into(),
+            json!({ "secretKeyRef": { "name": password.name, "key": password.key } }),
+        );
+    }
+    if let Some(time) = &peer.keepalive_time {
+        out.insert("keepaliveTime".into(), json!(time));
+    }
+    if let Some(time) = &peer.max_restart_time {
+        out.insert("maxRestartTime".into(), json!(time));
+    }
+    if let Some(mode) = peer.next_hop_mode {
+        out.insert("nextHopMode".into(), json!(mode.operator_value()));
+    }
     Value::Object(out)
 }
 
@@ -539,6 +554,10 @@ pub fn origin(cluster_network: &ClusterNetwork, object: &Object, wire_path: &str
                 "spec.peerIP" => format!("{base}.peerIP"),
                 "spec.asNumber" => format!("{base}.asNumber"),
                 "spec.nodeSelector" => format!("{base}.nodeSelector"),
+                "spec.keepaliveTime" => format!("{base}.keepaliveTime"),
+                "spec.maxRestartTime" => format!("{base}.maxRestartTime"),
+                "spec.nextHopMode" => format!("{base}.nextHopMode"),
+                path if path.starts_with("spec.password") => format!("{base}.password"),
                 _ => base,
             }
         }

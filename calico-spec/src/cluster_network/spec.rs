@@ -291,6 +291,55 @@ pub struct BgpPeer {
     /// Which nodes peer with this router (Calico selector). Default: every node.
     #[serde(default)]
     pub node_selector: Option<String>,
+    /// The session password (TCP MD5 signature), read from a Secret. The Secret must live in
+    /// calico-node's namespace, `calico-system` with the operator. Default: no password.
+    #[serde(default)]
+    pub password: Option<SecretKeyRef>,
+    /// The BGP keepalive interval towards this router, a Go duration such as `20s`.
+    /// Default: Calico's.
+    #[serde(default)]
+    pub keepalive_time: Option<String>,
+    /// How long this router keeps a restarting node's routes (graceful restart), a Go duration
+    /// such as `120s`. Default: Calico's.
+    #[serde(default)]
+    pub max_restart_time: Option<String>,
+    /// Which next hop the nodes announce to this router: `Auto` (Calico decides per session),
+    /// `Self` (always the node itself) or `Keep` (the original next hop). Default: `Auto`.
+    #[serde(default)]
+    pub next_hop_mode: Option<NextHopMode>,
+}
+
+/// A key of a Kubernetes Secret.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SecretKeyRef {
+    /// The Secret's name.
+    pub name: String,
+    /// The key in the Secret's data.
+    pub key: String,
+}
+
+/// The next hop the nodes announce to a BGP peer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+pub enum NextHopMode {
+    /// Calico chooses: itself towards eBGP peers, the original next hop towards iBGP peers.
+    Auto,
+    /// Always the node's own address.
+    #[serde(rename = "Self")]
+    SelfAddress,
+    /// The original next hop, unchanged.
+    Keep,
+}
+
+impl NextHopMode {
+    /// The BGPPeer `nextHopMode` spelling.
+    pub fn operator_value(self) -> &'static str {
+        match self {
+            NextHopMode::Auto => "Auto",
+            NextHopMode::SelfAddress => "Self",
+            NextHopMode::Keep => "Keep",
+        }
+    }
 }
 
 /// Service ranges announced over BGP (BGPConfiguration `default`).
