@@ -33,7 +33,7 @@
 //!
 //! Cargo only hands `CARGO_BIN_EXE_*` to tests of the package that owns the binary, and this is
 //! the separate `calico-render-tests` package. The test executable lives in
-//! `target/<profile>/deps/`, so the binary is `target/<profile>/calico-render`; before using it
+//! `target/[<tuple>/]<profile>/deps/`, so the binary is one level up from there; before using it
 //! the suite runs `cargo build -p calico-render --bin calico-render` for that profile and target
 //! directory (a no-op when it is fresh), so it never tests a stale binary. Set
 //! `CALICO_RENDER_E2E_BIN` to test another binary instead.

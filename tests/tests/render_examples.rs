@@ -28,8 +28,8 @@ fn examples() -> Vec<String> {
         .collect();
     names.sort();
     assert!(
-        names.len() >= 4,
-        "expected the four examples, found {names:?}"
+        names.len() >= 5,
+        "expected the five examples, found {names:?}"
     );
     names
 }

@@ -61,7 +61,7 @@ fn unknown_fields_suggest_the_closest_name() {
     check(
         "spec:\n",
         "spec:\n  dataPlane: BPF\n",
-        "cluster.yaml:4:3 error[CN0001] unknown field `dataPlane` (at spec.dataPlane); did you mean `dataplane`? valid here: `calicoVersion`, `kubernetesProvider`, `apiEndpoint`, `dataplane`, `bgp`, `podPools`, `loadBalancerPools`, `nodeAddressAutodetection`, `network`, `calicoAPIServer`, `mtu`, `felix`",
+        "cluster.yaml:4:3 error[CN0001] unknown field `dataPlane` (at spec.dataPlane); did you mean `dataplane`? valid here: `calicoVersion`, `kubernetesProvider`, `apiEndpoint`, `dataplane`, `manageKubeProxy`, `bpfNetworkBootstrap`, `bgp`, `podPools`, `loadBalancerPools`, `nodeAddressAutodetection`, `network`, `calicoAPIServer`, `mtu`, `felix`",
     );
     check(
         "kind: ClusterNetwork",
@@ -136,6 +136,91 @@ fn cross_field_rules_report_every_problem() {
         "spec:\n",
         "spec:\n  bgp:\n    peers:\n      - name: router\n        peerIP: 192.168.10.1\n        asNumber: 4200000000\n",
         "cluster.yaml:6:7 error[CN0107] spec.bgp.peers is set but BGP is off (at spec.bgp.peers); set spec.bgp.enabled: true, or remove the BGP settings",
+    );
+}
+
+#[test]
+fn bpf_network_bootstrap_needs_bpf_and_no_api_endpoint() {
+    check(
+        "spec:\n",
+        "spec:\n  dataplane: BPF\n  bpfNetworkBootstrap: true\n",
+        "ok",
+    );
+    check(
+        "spec:\n",
+        "spec:\n  bpfNetworkBootstrap: true\n",
+        "cluster.yaml:4:24 error[CN0002] bpfNetworkBootstrap only works with the BPF dataplane, not Iptables (at spec.bpfNetworkBootstrap); set spec.dataplane: BPF, or remove spec.bpfNetworkBootstrap",
+    );
+    check(
+        "spec:\n",
+        "spec:\n  dataplane: BPF\n  apiEndpoint: {host: 10.0.0.10}\n  bpfNetworkBootstrap: true\n",
+        "cluster.yaml:6:24 error[CN0002] bpfNetworkBootstrap and apiEndpoint exclude each other: the operator refuses to start while the kubernetes-services-endpoint ConfigMap exists (at spec.bpfNetworkBootstrap); keep apiEndpoint (a stable VIP or DNS name) or bpfNetworkBootstrap, not both",
+    );
+    check(
+        "spec:\n",
+        "spec:\n  bpfNetworkBootstrap: yes\n",
+        "cluster.yaml:4:24 error[CN0002] invalid boolean (strict mode expects true/false) (at spec.bpfNetworkBootstrap); `calico-render schema` lists every field with its type and valid values",
+    );
+}
+
+#[test]
+fn bgp_peer_session_settings_are_checked() {
+    let bgp = "spec:\n  bgp:\n    enabled: true\n    peers:\n      - name: router\n        peerIP: 192.168.10.1\n        asNumber: 4200000000\n";
+    check(
+        "spec:\n",
+        &format!(
+            "{bgp}        keepaliveTime: 20s\n        maxRestartTime: 1.5m\n        nextHopMode: Self\n        password: {{name: bgp-secrets, key: router.password}}\n"
+        ),
+        "ok",
+    );
+    check(
+        "spec:\n",
+        &format!("{bgp}        keepaliveTime: 20\n"),
+        "cluster.yaml:10:24 error[CN0002] `20` is not a duration (at spec.bgp.peers[0].keepaliveTime); write a number with a unit, such as 20s, 90s or 2m (units: ms, s, m, h)",
+    );
+    check(
+        "spec:\n",
+        &format!("{bgp}        maxRestartTime: 2 minutes\n"),
+        "cluster.yaml:10:25 error[CN0002] `2 minutes` is not a duration (at spec.bgp.peers[0].maxRestartTime); write a number with a unit, such as 20s, 90s or 2m (units: ms, s, m, h)",
+    );
+    check(
+        "spec:\n",
+        &format!("{bgp}        password: {{name: Bgp_Secrets, key: \"a b\"}}\n"),
+        "cluster.yaml:10:26 error[CN0109] name `Bgp_Secrets` is not a valid Kubernetes object name (at spec.bgp.peers[0].password.name); use lowercase letters, digits, `-` and `.`, starting and ending with a letter or digit\n\
+         cluster.yaml:10:44 error[CN0002] `a b` is not a Secret key (at spec.bgp.peers[0].password.key); a Secret key has letters, digits, `-`, `_` and `.` only",
+    );
+    check(
+        "spec:\n",
+        &format!("{bgp}        nextHopMode: Next\n"),
+        "cluster.yaml:10:22 error[CN0002] unknown value `Next` (at spec.bgp.peers[0].nextHopMode); valid here: `Auto`, `Self`, `Keep`",
+    );
+}
+
+/// The session settings reach the BGPPeer as the CRD spells them.
+#[test]
+fn bgp_peer_session_settings_are_rendered() {
+    let text = BASE.replacen(
+        "spec:\n",
+        "spec:\n  bgp:\n    enabled: true\n    peers:\n      - name: router\n        peerIP: 192.168.10.1\n        asNumber: 4200000000\n        keepaliveTime: 20s\n        maxRestartTime: 120s\n        nextHopMode: Self\n        password: {name: bgp-secrets, key: router}\n",
+        1,
+    );
+    let loaded = calico_spec::cluster_network::load("cluster.yaml", &text).expect("loads");
+    let peer = loaded
+        .objects
+        .iter()
+        .find(|object| object.kind() == "BGPPeer")
+        .expect("a BGPPeer is rendered")
+        .to_value();
+    assert_eq!(
+        peer["spec"],
+        serde_json::json!({
+            "peerIP": "192.168.10.1",
+            "asNumber": 4200000000u32,
+            "keepaliveTime": "20s",
+            "maxRestartTime": "120s",
+            "nextHopMode": "Self",
+            "password": {"secretKeyRef": {"name": "bgp-secrets", "key": "router"}},
+        })
     );
 }
 

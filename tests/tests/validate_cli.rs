@@ -1,55 +1,16 @@
 //! The `calico-render validate` and `explain` command lines (issue 3): the text and JSON output
 //! for a file with several errors (snapshots), the seed and its traps, and the exit codes.
 //!
-//! Cargo only gives `CARGO_BIN_EXE_*` to the package that owns a binary, so the binary is built
-//! (a no-op when fresh) into this test's own target directory and run from there.
+//! The binary is the one the shared helper builds (a no-op when fresh) next to this test.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
-use std::sync::OnceLock;
 
 /// The repository root; inputs are named relative to it, so outputs hold no machine paths.
 const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 
-fn binary() -> &'static Path {
-    static BINARY: OnceLock<PathBuf> = OnceLock::new();
-    BINARY.get_or_init(|| {
-        let exe = std::env::current_exe().expect("the test executable has a path");
-        // The test runs from target/<profile>/deps; the binary lands in target/<profile>.
-        let profile_dir = exe
-            .parent()
-            .and_then(Path::parent)
-            .expect("target/<profile>/deps");
-        let target_dir = profile_dir.parent().expect("target/<profile>");
-        let profile = profile_dir
-            .file_name()
-            .and_then(|name| name.to_str())
-            .expect("profile name");
-        let cargo_profile = if profile == "debug" { "dev" } else { profile };
-        let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-        let status = Command::new(cargo)
-            .args([
-                "build",
-                "--quiet",
-                "-p",
-                "calico-render",
-                "--bin",
-                "calico-render",
-            ])
-            .args(["--profile", cargo_profile])
-            .env("CARGO_TARGET_DIR", target_dir)
-            .current_dir(ROOT)
-            .stdin(Stdio::null())
-            .status()
-            .expect("cargo runs");
-        assert!(status.success(), "building calico-render failed: {status}");
-        profile_dir.join(format!("calico-render{}", std::env::consts::EXE_SUFFIX))
-    })
-}
-
 fn command(args: &[&str]) -> Command {
-    let mut command = Command::new(binary());
+    let mut command = Command::new(calico_render_tests::calico_render());
     command.args(args).current_dir(ROOT);
     command
 }

@@ -76,6 +76,30 @@ pub fn check(cluster_network: &ClusterNetwork) -> Vec<Diagnostic> {
         }
     }
 
+    if spec.bpf_network_bootstrap {
+        if spec.dataplane != Dataplane::Bpf {
+            out.error(
+                CODE_INVALID_VALUE,
+                "spec.bpfNetworkBootstrap",
+                format!(
+                    "bpfNetworkBootstrap only works with the BPF dataplane, not {}",
+                    spec.dataplane.operator_value()
+                ),
+                "set spec.dataplane: BPF, or remove spec.bpfNetworkBootstrap",
+            );
+        }
+        if spec.api_endpoint.is_some() {
+            out.error(
+                CODE_INVALID_VALUE,
+                "spec.bpfNetworkBootstrap",
+                "bpfNetworkBootstrap and apiEndpoint exclude each other: the operator refuses to \
+                 start while the kubernetes-services-endpoint ConfigMap exists"
+                    .to_owned(),
+                "keep apiEndpoint (a stable VIP or DNS name) or bpfNetworkBootstrap, not both",
+            );
+        }
+    }
+
     if spec.pod_pools.is_empty() {
         out.error(
             CODE_INVALID_VALUE,
@@ -190,6 +214,39 @@ pub fn check(cluster_network: &ClusterNetwork) -> Vec<Diagnostic> {
             &format!("{path}.nodeSelector"),
             peer.node_selector.as_deref(),
         );
+        let durations = [
+            ("keepaliveTime", &peer.keepalive_time),
+            ("maxRestartTime", &peer.max_restart_time),
+        ];
+        for (field, value) in durations {
+            if let Some(value) = value
+                && !vocab::is_duration(value, vocab::DurationForm::Fraction)
+            {
+                out.error(
+                    CODE_INVALID_VALUE,
+                    &format!("{path}.{field}"),
+                    format!("`{value}` is not a duration"),
+                    "write a number with a unit, such as 20s, 90s or 2m (units: ms, s, m, h)",
+                );
+            }
+        }
+        if let Some(password) = &peer.password {
+            check_name(&mut out, &format!("{path}.password.name"), &password.name);
+            let key_ok = !password.key.is_empty()
+                && password.key.len() <= 253
+                && password
+                    .key
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
+            if !key_ok {
+                out.error(
+                    CODE_INVALID_VALUE,
+                    &format!("{path}.password.key"),
+                    format!("`{}` is not a Secret key", password.key),
+                    "a Secret key has letters, digits, `-`, `_` and `.` only",
+                );
+            }
+        }
         if bgp.peers[..peer_idx]
             .iter()
             .any(|other| other.name == peer.name)

@@ -185,6 +185,13 @@ fn installation(cluster_network: &ClusterNetwork) -> Value {
             "Disabled"
         }),
     );
+    // Neither is defaulted by the operator, so leaving them out when off cannot drift.
+    if spec.bpf_network_bootstrap {
+        calico_network.insert("bpfNetworkBootstrap".into(), json!("Enabled"));
+    }
+    if spec.manage_kube_proxy {
+        calico_network.insert("kubeProxyManagement".into(), json!("Enabled"));
+    }
     let pools: Vec<Value> = spec.pod_pools.iter().map(pod_pool).collect();
     calico_network.insert("ipPools".into(), Value::Array(pools));
     if let Some(mtu) = spec.mtu {
@@ -371,6 +378,21 @@ fn peer_spec(peer: &BgpPeer) -> Value {
     if let Some(selector) = &peer.node_selector {
         out.insert("nodeSelector".into(), json!(selector));
     }
+    if let Some(password) = &peer.password {
+        out.insert(
+            "password".into(),
+            json!({ "secretKeyRef": { "name": password.name, "key": password.key } }),
+        );
+    }
+    if let Some(time) = &peer.keepalive_time {
+        out.insert("keepaliveTime".into(), json!(time));
+    }
+    if let Some(time) = &peer.max_restart_time {
+        out.insert("maxRestartTime".into(), json!(time));
+    }
+    if let Some(mode) = peer.next_hop_mode {
+        out.insert("nextHopMode".into(), json!(mode.operator_value()));
+    }
     Value::Object(out)
 }
 
@@ -454,6 +476,14 @@ pub fn origin(cluster_network: &ClusterNetwork, object: &Object, wire_path: &str
                 ("spec.calicoNetwork.linuxDataplane", "spec.dataplane"),
                 ("spec.calicoNetwork.bgp", "spec.bgp.enabled"),
                 ("spec.calicoNetwork.mtu", "spec.mtu"),
+                (
+                    "spec.calicoNetwork.bpfNetworkBootstrap",
+                    "spec.bpfNetworkBootstrap",
+                ),
+                (
+                    "spec.calicoNetwork.kubeProxyManagement",
+                    "spec.manageKubeProxy",
+                ),
                 ("spec.calicoNetwork.ipPools", "spec.podPools"),
                 (
                     "spec.calicoNetwork.nodeAddressAutodetectionV4",
@@ -524,6 +554,10 @@ pub fn origin(cluster_network: &ClusterNetwork, object: &Object, wire_path: &str
                 "spec.peerIP" => format!("{base}.peerIP"),
                 "spec.asNumber" => format!("{base}.asNumber"),
                 "spec.nodeSelector" => format!("{base}.nodeSelector"),
+                "spec.keepaliveTime" => format!("{base}.keepaliveTime"),
+                "spec.maxRestartTime" => format!("{base}.maxRestartTime"),
+                "spec.nextHopMode" => format!("{base}.nextHopMode"),
+                path if path.starts_with("spec.password") => format!("{base}.password"),
                 _ => base,
             }
         }

@@ -100,6 +100,23 @@ pub struct ClusterNetworkSpec {
     #[schemars(extend("default" = "Iptables"))]
     pub dataplane: Dataplane,
 
+    /// Let the operator turn kube-proxy off while the BPF dataplane runs, and back on when it
+    /// does not (the Installation's `kubeProxyManagement: Enabled`: the operator puts a node
+    /// selector on DaemonSet `kube-system/kube-proxy`). Default: false, removing kube-proxy is
+    /// up to you, as in a kubeadm cluster initialised with `--skip-phases=addon/kube-proxy`.
+    #[serde(default)]
+    #[schemars(extend("default" = false))]
+    pub manage_kube_proxy: bool,
+
+    /// With the BPF dataplane, let the operator find the API server itself, from the
+    /// `kubernetes` Service and its EndpointSlices (the Installation's
+    /// `bpfNetworkBootstrap: Enabled`), instead of the `kubernetes-services-endpoint` ConfigMap
+    /// that `apiEndpoint` renders. Requires `dataplane: BPF` and no `apiEndpoint`: the operator
+    /// refuses to start while that ConfigMap exists. Default: false.
+    #[serde(default)]
+    #[schemars(extend("default" = false))]
+    pub bpf_network_bootstrap: bool,
+
     /// BGP routing. Off unless `enabled: true`.
     #[serde(default)]
     pub bgp: Bgp,
@@ -274,6 +291,55 @@ pub struct BgpPeer {
     /// Which nodes peer with this router (Calico selector). Default: every node.
     #[serde(default)]
     pub node_selector: Option<String>,
+    /// The session password (TCP MD5 signature), read from a Secret. The Secret must live in
+    /// calico-node's namespace, `calico-system` with the operator. Default: no password.
+    #[serde(default)]
+    pub password: Option<SecretKeyRef>,
+    /// The BGP keepalive interval towards this router, a Go duration such as `20s`.
+    /// Default: Calico's.
+    #[serde(default)]
+    pub keepalive_time: Option<String>,
+    /// How long this router keeps a restarting node's routes (graceful restart), a Go duration
+    /// such as `120s`. Default: Calico's.
+    #[serde(default)]
+    pub max_restart_time: Option<String>,
+    /// Which next hop the nodes announce to this router: `Auto` (Calico decides per session),
+    /// `Self` (always the node itself) or `Keep` (the original next hop). Default: `Auto`.
+    #[serde(default)]
+    pub next_hop_mode: Option<NextHopMode>,
+}
+
+/// A key of a Kubernetes Secret.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct SecretKeyRef {
+    /// The Secret's name.
+    pub name: String,
+    /// The key in the Secret's data.
+    pub key: String,
+}
+
+/// The next hop the nodes announce to a BGP peer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+pub enum NextHopMode {
+    /// Calico chooses: itself towards eBGP peers, the original next hop towards iBGP peers.
+    Auto,
+    /// Always the node's own address.
+    #[serde(rename = "Self")]
+    SelfAddress,
+    /// The original next hop, unchanged.
+    Keep,
+}
+
+impl NextHopMode {
+    /// The BGPPeer `nextHopMode` spelling.
+    pub fn operator_value(self) -> &'static str {
+        match self {
+            NextHopMode::Auto => "Auto",
+            NextHopMode::SelfAddress => "Self",
+            NextHopMode::Keep => "Keep",
+        }
+    }
 }
 
 /// Service ranges announced over BGP (BGPConfiguration `default`).
