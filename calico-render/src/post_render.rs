@@ -79,7 +79,8 @@ pub struct Options {
     /// Bytes at the start of the stream kept in memory; the rest goes to a temporary file.
     /// Memory use is bounded by this plus [`Options::read_buffer`], whatever the stream size.
     pub spool_memory: usize,
-    /// Bytes read (and scanned, and written to the spool file) at a time.
+    /// Bytes read (and scanned, and written to the spool file) at a time; three buffers of
+    /// this size are in flight between the reader thread and the scan.
     pub read_buffer: usize,
     /// Longest prefix the scanner keeps of a line cut by the end of a read (at least 4 bytes); a
     /// field on a longer cut line is left to the real parser. Lines are still copied whole.
@@ -89,8 +90,8 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         // 8 MiB in memory holds a whole real chart (about 1 MB) with room to spare and keeps
-        // the peak under 20 MiB on any stream; 1 MiB reads keep syscalls and scan restarts rare
-        // while the buffer still fits in a second-level cache.
+        // the peak under 20 MiB on any stream; 1 MiB reads keep syscalls and hand-overs
+        // between the threads rare while a buffer still fits in a second-level cache.
         Options {
             spool_memory: 8 << 20,
             read_buffer: 1 << 20,
@@ -205,8 +206,9 @@ struct Matched {
 /// `ours` are our objects in bundle order, as JSON values (`apiVersion`, `kind`, `metadata`
 /// ...). Nothing is written unless the result is valid.
 ///
-/// The output gets large writes only; when it is a file, a pipe or standard output (bare or in a
-/// `BufWriter`), most of the bytes go to it without passing through our memory.
+/// `input` is read on a helper thread (hence `Send`) while this one scans. The output gets
+/// large writes only; when it is a `File` (a pipe or a regular file, bare or in a `BufWriter`)
+/// or standard output, most of the bytes go to it without passing through our memory.
 pub fn post_render<R, W>(
     input: &mut R,
     output: &mut W,
