@@ -16,6 +16,14 @@
 //! - the document keeps its place in the stream, its `---` line and the comments before its
 //!   first key (Helm's `# Source:` line); it is then written fresh from the merged object.
 //!
+//! A `kind: List` document (or a typed `<Kind>List`, such as `InstallationList`), as charts and
+//! `kubectl get -o yaml` dumps carry, is looked into: each of its `items` is matched like a
+//! document. A list with no item of ours passes through byte for byte. Otherwise each such item
+//! is merged by the rule above, the list is written again around them (in the plain block
+//! style, only those items' lines change; otherwise the whole list is written from its parsed
+//! value), and the object counts as found: it is not appended again. An object of ours found
+//! twice, in lists or documents, is an error, as for two documents.
+//!
 //! Our objects the chart does not render are appended at the end, in bundle order. A ConfigMap
 //! we add goes into the namespace of the chart's `tigera-operator` Deployment when the chart has
 //! one (that is the release namespace), else into the namespace we rendered.
@@ -191,14 +199,19 @@ pub struct Summary {
     pub bytes: u64,
 }
 
-/// A chart document that matches one of our objects.
+/// A chart document that matches one of our objects, or a list document with an item that
+/// does.
 #[derive(Debug)]
 struct Matched {
+    /// The chart document (the whole list, for an item).
     scanned: Scanned,
+    /// The chart object ours merges into (the item, for a list).
     value: Value,
     /// Whether the document text ends with a `...` marker, which must follow our text too so
     /// that a bare document after it stays separate.
     ends_with_marker: bool,
+    /// For an item of a list document: its index in `items`, and the whole list as parsed.
+    item: Option<(usize, std::rc::Rc<Value>)>,
 }
 
 /// Post-render `input` into `output`: see the module docs for the rule.
@@ -297,12 +310,39 @@ fn write_result<W: Write + ?Sized>(
         .zip(texts)
         .filter_map(|(hit, text)| hit.as_ref().map(|hit| (hit, text.as_str())))
         .collect();
-    replaced.sort_by_key(|(hit, _)| hit.scanned.start);
+    replaced.sort_by_key(|(hit, _)| (hit.scanned.start, hit.item.as_ref().map(|item| item.0)));
 
     let mut out = Out::new(output);
     let mut pos = 0u64;
-    for (hit, text) in replaced {
+    let mut rest = &replaced[..];
+    while let Some(&(hit, text)) = rest.first() {
         let doc = &hit.scanned;
+        // The items of one list document that are ours come together: one text for them all.
+        let group = rest
+            .iter()
+            .take_while(|(other, _)| other.scanned.start == doc.start)
+            .count();
+        let (items, after) = rest.split_at(group);
+        rest = after;
+        let list_text;
+        let text = match &hit.item {
+            None => text.as_bytes(),
+            Some((_, list)) => {
+                let body = spool.read_range(doc.content_start.unwrap_or(doc.start), doc.end)?;
+                let replacements: Vec<(usize, &str)> = items
+                    .iter()
+                    .filter_map(|(hit, text)| hit.item.as_ref().map(|item| (item.0, *text)))
+                    .collect();
+                list_text = list_with_items(&body, list, &replacements).map_err(|message| {
+                    PostRenderError::Emit {
+                        kind: str_at(list, &["kind"]).to_owned(),
+                        name: str_at(list, &["metadata", "name"]).to_owned(),
+                        message,
+                    }
+                })?;
+                list_text.as_slice()
+            }
+        };
         spool.copy_range(pos, doc.start, &mut out)?;
         let content_start = doc.content_start.unwrap_or(doc.start);
         let preamble = spool.read_range(doc.start, content_start)?;
@@ -313,7 +353,7 @@ fn write_result<W: Write + ?Sized>(
         if !preamble.is_empty() && !preamble.ends_with(b"\n") {
             out.bytes(b"\n")?;
         }
-        out.bytes(text.as_bytes())?;
+        out.bytes(text)?;
         if hit.ends_with_marker {
             out.bytes(b"...\n")?;
         }
@@ -333,6 +373,68 @@ fn write_result<W: Write + ?Sized>(
         out.bytes(text.as_bytes())?;
     }
     out.inner.flush().map_err(PostRenderError::Write)
+}
+
+/// The text of a list document (`body`: from its first key on) with the items at the given
+/// indices replaced by the given YAML texts. Where the list is in the plain block style, only
+/// those items' lines change and the rest stays byte for byte; otherwise the whole list is
+/// written again from its parsed value.
+fn list_with_items(
+    body: &[u8],
+    list: &Value,
+    replacements: &[(usize, &str)],
+) -> Result<Vec<u8>, String> {
+    let items = list
+        .get("items")
+        .and_then(Value::as_array)
+        .map_or(&[][..], Vec::as_slice);
+    let spliced = crate::scan::root_sections(body).and_then(|sections| {
+        let section = sections.iter().find(|section| section.key == "items")?;
+        let (indent, entries) = crate::scan::sequence_entries(body, section)?;
+        (entries.len() == items.len()).then_some((indent, entries))
+    });
+    if let Some((indent, entries)) = spliced {
+        let mut text = Vec::with_capacity(body.len());
+        let mut pos = 0;
+        for &(item, yaml) in replacements {
+            let (start, end) = entries[item];
+            text.extend_from_slice(&body[pos..start]);
+            push_entry(&mut text, yaml, indent);
+            pos = end;
+        }
+        text.extend_from_slice(&body[pos..]);
+        return Ok(text);
+    }
+    // Written again: the list's other keys, then every item, ours as given.
+    let mut text = Vec::new();
+    if let Value::Object(map) = list {
+        let mut head = map.clone();
+        head.remove("items");
+        if !head.is_empty() {
+            text.extend_from_slice(value_to_yaml(&Value::Object(head))?.as_bytes());
+        }
+    }
+    text.extend_from_slice(b"items:\n");
+    for (idx, item) in items.iter().enumerate() {
+        match replacements.iter().find(|(at, _)| *at == idx) {
+            Some((_, yaml)) => push_entry(&mut text, yaml, 0),
+            None => push_entry(&mut text, &value_to_yaml(item)?, 0),
+        }
+    }
+    Ok(text)
+}
+
+/// Append `yaml` (a mapping, one or more lines) as a block sequence entry whose `- ` marker is
+/// `indent` spaces in. Empty lines stay empty, which keeps block scalars intact.
+fn push_entry(text: &mut Vec<u8>, yaml: &str, indent: usize) {
+    for (idx, line) in yaml.lines().enumerate() {
+        if !line.is_empty() {
+            text.extend(std::iter::repeat_n(b' ', indent));
+            text.extend_from_slice(if idx == 0 { b"- " } else { b"  " });
+            text.extend_from_slice(line.as_bytes());
+        }
+        text.push(b'\n');
+    }
 }
 
 fn starts_with_document_marker(text: &[u8]) -> bool {
@@ -556,10 +658,14 @@ impl<'a> FirstPass<'a> {
 
     /// Look at one scanned document. Returns the document when the caller may recycle it
     /// ([`StreamScanner::recycle`]), that is, unless it was kept as a match.
+    ///
+    /// The spool is locked only to read a document that must be parsed (rarely): the reader
+    /// thread holds the lock while it appends a buffer, and waiting for that on every document
+    /// would stall the scan.
     fn document(
         &mut self,
         doc: Scanned,
-        spool: &Spool,
+        spool: &Mutex<Spool>,
     ) -> Result<Option<Scanned>, PostRenderError> {
         self.documents += 1;
         if doc.is_empty() {
@@ -567,19 +673,22 @@ impl<'a> FirstPass<'a> {
         }
         let parsed = if doc.needs_parse() {
             self.parsed_fallback += 1;
-            Some(parse_document(&doc, spool)?)
+            Some(parse_document(&doc, &lock(spool))?)
         } else {
             let kind = doc.head.kind.as_plain().unwrap_or_default();
             // Most documents of a chart stop here, before anything is allocated.
-            if !self.interesting_kind(kind) {
+            if !self.interesting_kind(kind) && !is_list_kind(kind) {
                 return Ok(Some(doc));
             }
-            if doc.head.name.is_unclear() || doc.head.namespace.is_unclear() {
-                Some(parse_document(&doc, spool)?)
+            if is_list_kind(kind) || doc.head.name.is_unclear() || doc.head.namespace.is_unclear() {
+                Some(parse_document(&doc, &lock(spool))?)
             } else {
                 None
             }
         };
+        if let Some(list) = parsed.as_ref().filter(|value| is_list(value)) {
+            return self.list_document(doc, list, spool);
+        }
         let head = match &parsed {
             Some(value) => head_of(value),
             None => DocHead {
@@ -589,6 +698,72 @@ impl<'a> FirstPass<'a> {
                 namespace: doc.head.namespace.as_plain().unwrap_or_default(),
             },
         };
+        self.note_operator(&head);
+        let Some(our_idx) = self.ours_at(&head, &doc)? else {
+            return Ok(Some(doc));
+        };
+        let value = match parsed {
+            Some(value) => value,
+            None => parse_document(&doc, &lock(spool))?,
+        };
+        let ends_with_marker = ends_with_marker(&lock(spool).read_range(doc.start, doc.end)?);
+        self.matched[our_idx] = Some(Matched {
+            scanned: doc,
+            value,
+            ends_with_marker,
+            item: None,
+        });
+        Ok(None)
+    }
+
+    /// A `kind: List` (or `*List`) document: each item is looked at as a document would be.
+    /// The document passes through untouched unless an item is ours; then each such item is
+    /// merged like a document, and the list is written again around them.
+    fn list_document(
+        &mut self,
+        doc: Scanned,
+        list: &Value,
+        spool: &Mutex<Spool>,
+    ) -> Result<Option<Scanned>, PostRenderError> {
+        let items = list
+            .get("items")
+            .and_then(Value::as_array)
+            .map_or(&[][..], Vec::as_slice);
+        let mut hits = Vec::new();
+        for (item_idx, item) in items.iter().enumerate() {
+            let head = head_of(item);
+            self.note_operator(&head);
+            if let Some(our_idx) = self.ours_at(&head, &doc)? {
+                // Two items of one list can match the same object too.
+                if hits.iter().any(|&(_, ours)| ours == our_idx) {
+                    return Err(PostRenderError::DuplicateMatch {
+                        kind: head.kind.to_owned(),
+                        name: head.name.to_owned(),
+                        first_line: doc.line,
+                        second_line: doc.line,
+                    });
+                }
+                hits.push((item_idx, our_idx));
+            }
+        }
+        if hits.is_empty() {
+            return Ok(Some(doc));
+        }
+        let ends_with_marker = ends_with_marker(&lock(spool).read_range(doc.start, doc.end)?);
+        let shared = std::rc::Rc::new(list.clone());
+        for (item_idx, our_idx) in hits {
+            self.matched[our_idx] = Some(Matched {
+                scanned: doc.clone(),
+                value: items[item_idx].clone(),
+                ends_with_marker,
+                item: Some((item_idx, shared.clone())),
+            });
+        }
+        Ok(None)
+    }
+
+    /// Remember the namespace of the chart's operator Deployment (the release namespace).
+    fn note_operator(&mut self, head: &DocHead<'_>) {
         if head.kind == "Deployment"
             && head.name == "tigera-operator"
             && group_of(head.api_version) == "apps"
@@ -597,37 +772,27 @@ impl<'a> FirstPass<'a> {
         {
             self.operator_namespace = Some(head.namespace.to_owned());
         }
+    }
+
+    /// Which of our objects the chart object with `head` (in document `doc`) matches, if any;
+    /// an error when an earlier document matched it already.
+    fn ours_at(&self, head: &DocHead<'_>, doc: &Scanned) -> Result<Option<usize>, PostRenderError> {
         let Some(our_idx) = self.keys.iter().position(|&(kind, group, name)| {
             kind == head.kind
                 && name == head.name
                 && groups_match(group, group_of(head.api_version))
         }) else {
-            return Ok(Some(doc));
+            return Ok(None);
         };
-        if let Some(first) = &self.matched[our_idx] {
-            return Err(PostRenderError::DuplicateMatch {
+        match &self.matched[our_idx] {
+            Some(first) => Err(PostRenderError::DuplicateMatch {
                 kind: head.kind.to_owned(),
                 name: head.name.to_owned(),
                 first_line: first.scanned.line,
                 second_line: doc.line,
-            });
+            }),
+            None => Ok(Some(our_idx)),
         }
-        let value = match parsed {
-            Some(value) => value,
-            None => parse_document(&doc, spool)?,
-        };
-        let text = spool.read_range(doc.start, doc.end)?;
-        let ends_with_marker = text
-            .split(|&b| b == b'\n')
-            .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
-            .rfind(|line| !line.iter().all(u8::is_ascii_whitespace))
-            .is_some_and(|line| line.starts_with(b"..."));
-        self.matched[our_idx] = Some(Matched {
-            scanned: doc,
-            value,
-            ends_with_marker,
-        });
-        Ok(None)
     }
 
     /// Look at each document in `done` (emptying it), handing the strings back to `scanner`.
@@ -635,7 +800,7 @@ impl<'a> FirstPass<'a> {
         &mut self,
         done: &mut Vec<Scanned>,
         scanner: &mut StreamScanner,
-        spool: &Spool,
+        spool: &Mutex<Spool>,
     ) -> Result<(), PostRenderError> {
         for doc in done.drain(..) {
             if let Some(doc) = self.document(doc, spool)? {
@@ -698,7 +863,7 @@ fn read_and_scan<R: Read + Send + ?Sized>(
             for piece in buffer.chunks(64 << 10) {
                 scanner.push_chunk(piece, &mut done);
                 if !done.is_empty() {
-                    state.documents(&mut done, &mut scanner, &lock(shared))?;
+                    state.documents(&mut done, &mut scanner, shared)?;
                 }
             }
             // The reader may have stopped already; the buffer is then simply dropped.
@@ -706,19 +871,40 @@ fn read_and_scan<R: Read + Send + ?Sized>(
         }
         Ok(())
     });
+    let result = result.and_then(|()| {
+        scanner.finish_into(&mut done);
+        for doc in done {
+            state.document(doc, &shared)?;
+        }
+        Ok(())
+    });
     *spool = shared.into_inner().unwrap_or_else(PoisonError::into_inner);
-    result?;
-    scanner.finish_into(&mut done);
-    for doc in done {
-        state.document(doc, spool)?;
-    }
-    Ok(())
+    result
 }
 
 /// The spool behind its lock. A panic elsewhere cannot leave it half-changed in a way that
 /// matters (it would end the run anyway), so a poisoned lock is simply taken over.
 fn lock(spool: &Mutex<Spool>) -> MutexGuard<'_, Spool> {
     spool.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// True for the kinds of list documents: `List` (what `kubectl get -o yaml` writes for several
+/// objects) and the typed `<Kind>List` of every API (`InstallationList`, `ConfigMapList`).
+fn is_list_kind(kind: &str) -> bool {
+    kind.ends_with("List")
+}
+
+/// True when a parsed document is a list of objects: a list kind and an `items` sequence.
+fn is_list(value: &Value) -> bool {
+    is_list_kind(str_at(value, &["kind"])) && value.get("items").is_some_and(Value::is_array)
+}
+
+/// True when the last line of a document's text that is not blank is a `...` marker.
+fn ends_with_marker(text: &[u8]) -> bool {
+    text.split(|&b| b == b'\n')
+        .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
+        .rfind(|line| !line.iter().all(u8::is_ascii_whitespace))
+        .is_some_and(|line| line.starts_with(b"..."))
 }
 
 /// The identifying fields of a document, borrowed from its scan or its parsed value.

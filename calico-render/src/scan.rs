@@ -353,10 +353,6 @@ impl DocState {
                     b"namespace" => Which::Namespace,
                     _ => return,
                 };
-                if !self.wants_metadata() {
-                    *self.field_mut(which) = Field::NotRead;
-                    return;
-                }
                 let value = if truncated {
                     Value::Unclear
                 } else {
@@ -389,18 +385,7 @@ impl DocState {
                 match key {
                     b"apiVersion" => self.set(Which::ApiVersion, read(value), 0),
                     b"kind" => self.set(Which::Kind, read(value), 0),
-                    b"metadata" => {
-                        if self.seen_metadata {
-                            self.flag(Unusual::DuplicateKey);
-                        }
-                        self.seen_metadata = true;
-                        self.metadata_indent = None;
-                        if matches!(read(value), Value::Empty) {
-                            self.section = Section::Metadata;
-                        } else {
-                            self.flag(Unusual::UnusualMetadata);
-                        }
-                    }
+                    b"metadata" => self.metadata_key(read(value)),
                     _ => {}
                 }
             }
@@ -413,6 +398,52 @@ impl DocState {
                 self.flag(Unusual::RootNotBlockMapping);
             }
         }
+    }
+
+    /// The root key `metadata` with `value` after its colon; the section is already `Other`.
+    fn metadata_key(&mut self, value: Value<'_>) {
+        if self.seen_metadata {
+            self.flag(Unusual::DuplicateKey);
+        }
+        self.seen_metadata = true;
+        self.metadata_indent = None;
+        if !matches!(value, Value::Empty) {
+            self.flag(Unusual::UnusualMetadata);
+        } else if self.wants_metadata() {
+            self.section = Section::Metadata;
+        } else {
+            // The kind is known and not wanted: nothing under `metadata` can change what the
+            // caller does with the document (a column-0 line ends the block whatever it holds),
+            // so the block is passed over in bulk like any other root key's, unread.
+            self.head.name = Field::NotRead;
+            self.head.namespace = Field::NotRead;
+        }
+    }
+
+    /// End this document at `end` and start the next one in place at the same offset, on
+    /// line `line`, keeping the kinds wanted and the spare strings.
+    fn restart(&mut self, index: usize, end: u64, line: usize) -> Scanned {
+        let scanned = Scanned {
+            index,
+            start: self.start,
+            end,
+            line: self.line,
+            content_start: self.content_start,
+            head: std::mem::take(&mut self.head),
+            unusual: self.unusual,
+        };
+        self.start = end;
+        self.line = line;
+        self.has_bytes = false;
+        self.content_start = None;
+        self.unusual = None;
+        self.ended = false;
+        self.section = Section::Start;
+        self.metadata_indent = None;
+        self.seen_metadata = false;
+        self.pending = None;
+        self.wants_metadata = true;
+        scanned
     }
 
     fn finish(self, index: usize, end: u64) -> Scanned {
@@ -669,12 +700,7 @@ impl StreamScanner {
         let starts_doc = matches!(marker, Marker::Start | Marker::StartWithContent);
         let mut done = None;
         if (starts_doc || self.doc.ended) && self.doc.has_bytes {
-            let mut next = DocState::new(self.offset, self.line);
-            next.only_kinds.clone_from(&self.only_kinds);
-            next.spare = std::mem::take(&mut self.doc.spare);
-            let finished = std::mem::replace(&mut self.doc, next);
-            done = Some(finished.finish(self.index, self.offset));
-            self.index += 1;
+            done = Some(self.next_document());
         }
         match marker {
             Marker::Start => self.doc.has_bytes = true,
@@ -739,6 +765,12 @@ impl StreamScanner {
                     }
                 }
             }
+            if let Some(len) = self.fast_line(&bytes[pos..], done) {
+                self.offset += len as u64;
+                self.line += 1;
+                pos += len;
+                continue;
+            }
             match memchr::memchr(b'\n', &bytes[pos..]) {
                 Some(nl) => {
                     let line = &bytes[pos..=pos + nl];
@@ -751,6 +783,91 @@ impl StreamScanner {
                 }
             }
         }
+    }
+
+    /// End the current document where the stream has got to and start the next one there.
+    fn next_document(&mut self) -> Scanned {
+        let done = self.doc.restart(self.index, self.offset, self.line);
+        self.index += 1;
+        done
+    }
+
+    /// The common lines of a chart stream, recognised from their first bytes without the
+    /// general line classification: a bare `---` line, a root `apiVersion: `, `kind: ` or
+    /// `metadata:` line, and `name: `/`namespace: ` directly under a `metadata` being read,
+    /// each with a [`simple_value`] and ending in a bare line break. `bytes` starts at a line
+    /// start and holds at least one byte. Returns the length of the line handled (line break
+    /// included), or `None`, having changed nothing, for any other line: the caller then takes
+    /// the general path, which reads these lines in exactly the same way (the chunk tests hold
+    /// the two together).
+    fn fast_line(&mut self, bytes: &[u8], done: &mut Vec<Scanned>) -> Option<usize> {
+        let doc = &self.doc;
+        // After a `...` marker any content line starts a new document: the general path.
+        if doc.ended {
+            return None;
+        }
+        let (which, value_at) = match bytes[0] {
+            b'-' if bytes.starts_with(b"---\n") => {
+                if doc.has_bytes {
+                    let finished = self.next_document();
+                    done.push(finished);
+                }
+                self.doc.has_bytes = true;
+                return Some(4);
+            }
+            b'a' if bytes.starts_with(b"apiVersion: ") => (Which::ApiVersion, 12),
+            b'k' if bytes.starts_with(b"kind: ") => (Which::Kind, 6),
+            b'm' if bytes.starts_with(b"metadata:\n") => {
+                let doc = &mut self.doc;
+                doc.has_bytes = true;
+                doc.mark_content(self.offset);
+                doc.pending = None;
+                doc.section = Section::Other;
+                doc.metadata_key(Value::Empty);
+                return Some(10);
+            }
+            b' ' if doc.section == Section::Metadata => {
+                return self.fast_metadata_child(bytes);
+            }
+            _ => return None,
+        };
+        let len = simple_value(&bytes[value_at..])?;
+        let text = std::str::from_utf8(&bytes[value_at..value_at + len]).ok()?;
+        let doc = &mut self.doc;
+        doc.has_bytes = true;
+        doc.mark_content(self.offset);
+        doc.pending = None;
+        doc.section = Section::Other;
+        doc.set(which, Value::Plain(text), 0);
+        Some(value_at + len + 1)
+    }
+
+    /// [`StreamScanner::fast_line`] for an indented line in the `metadata` block: `name: ` or
+    /// `namespace: ` at the block's indentation with a simple value.
+    fn fast_metadata_child(&mut self, bytes: &[u8]) -> Option<usize> {
+        let indent = bytes.iter().take_while(|&&b| b == b' ').count();
+        let doc = &mut self.doc;
+        if doc.metadata_indent.is_some_and(|meta| meta != indent)
+            || doc
+                .pending
+                .is_some_and(|(_, key_indent)| indent > key_indent)
+        {
+            return None;
+        }
+        let rest = &bytes[indent..];
+        let (which, value_at) = if rest.starts_with(b"name: ") {
+            (Which::Name, 6)
+        } else if rest.starts_with(b"namespace: ") {
+            (Which::Namespace, 11)
+        } else {
+            return None;
+        };
+        let len = simple_value(&rest[value_at..])?;
+        let text = std::str::from_utf8(&rest[value_at..value_at + len]).ok()?;
+        doc.pending = None;
+        doc.metadata_indent = Some(indent);
+        doc.set(which, Value::Plain(text), indent);
+        Some(indent + value_at + len + 1)
     }
 
     /// Hand back a document the caller is done with: the strings of its head are reused for
@@ -815,6 +932,43 @@ pub fn scan_stream(text: &[u8]) -> Vec<Scanned> {
     scanner.push_chunk(text, &mut docs);
     scanner.finish_into(&mut docs);
     docs
+}
+
+/// Bytes a [`simple_value`] may hold after its first byte: ASCII letters, digits, `.`, `-`,
+/// `_` and `/` (API versions, kinds and object names).
+const SIMPLE: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let b = byte as u8;
+        table[byte] = b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_' | b'/');
+        byte += 1;
+    }
+    table
+};
+
+/// The length of the value at the start of `bytes` when it is one a YAML 1.1 reader can only
+/// read as that very string and a bare line break ends it: an ASCII letter, then [`SIMPLE`]
+/// bytes, and not one of the words such a reader turns into a boolean or null (`yes`, `on`,
+/// `null` ...). `None` for anything else (quotes, comments, spaces, `\r`, a cut line), which
+/// the general path reads instead.
+fn simple_value(bytes: &[u8]) -> Option<usize> {
+    if !bytes.first()?.is_ascii_alphabetic() {
+        return None;
+    }
+    let len = 1 + bytes[1..]
+        .iter()
+        .take_while(|&&b| SIMPLE[usize::from(b)])
+        .count();
+    if bytes.get(len) != Some(&b'\n') || len <= 5 && !reads_as_string_bytes(&bytes[..len]) {
+        return None;
+    }
+    Some(len)
+}
+
+/// [`reads_as_string`] for ASCII bytes.
+fn reads_as_string_bytes(text: &[u8]) -> bool {
+    std::str::from_utf8(text).is_ok_and(reads_as_string)
 }
 
 /// How far [`skip_lines`] got.
@@ -1142,12 +1296,31 @@ mod tests {
     fn only_kinds_skips_other_metadata() {
         let mut scanner = StreamScanner::new().only_kinds(["B".to_owned()]);
         let mut docs = Vec::new();
-        for line in "kind: A\nmetadata:\n  name: a\n---\nkind: B\nmetadata:\n  name: b\n---\nmetadata:\n  name: c\nkind: A\n".split_inclusive('\n') {
+        let stream = concat!(
+            "kind: A\nmetadata:\n  name: a\n---\nkind: B\nmetadata:\n  name: b\n",
+            "---\nmetadata:\n  name: c\nkind: A\n",
+            // The metadata of a kind not wanted is not read at all, odd or not.
+            "---\nkind: A\nmetadata:\n  labels: {}\n---\nkind: A\nmetadata:\n  \"name\": x\n\tz: 1\n",
+            // A root line still counts.
+            "---\nkind: A\nmetadata: {name: x}\n",
+        );
+        for line in stream.split_inclusive('\n') {
             docs.extend(scanner.push_line(line.as_bytes(), line.len() as u64, false));
         }
         docs.extend(scanner.finish());
-        let names: Vec<_> = docs.iter().map(|d| d.head.name.clone()).collect();
-        assert_eq!(names, [Field::NotRead, plain("b"), plain("c")]);
+        let got: Vec<_> = docs
+            .iter()
+            .map(|d| (d.head.name.clone(), d.head.namespace.clone(), d.unusual))
+            .collect();
+        #[rustfmt::skip]
+        assert_eq!(got, [
+            (Field::NotRead, Field::NotRead, None),
+            (plain("b"), Field::Absent, None),
+            (plain("c"), Field::Absent, None),
+            (Field::NotRead, Field::NotRead, None),
+            (Field::NotRead, Field::NotRead, Some(Unusual::TabIndentation)),
+            (Field::Absent, Field::Absent, Some(Unusual::UnusualMetadata)),
+        ]);
     }
 
     /// Every document of `input` as `push_line` sees it, one whole line at a time.
@@ -1182,10 +1355,15 @@ mod tests {
             "---\nkind: A\nspec:\n\tx: 1\n---\nkind: \"quoted\"\nmetadata: {name: f}\n",
             "---\n%YAML 1.1\n---\n  indented: root\n---\nkind: Last\nmetadata:\n  name: end",
         );
-        let bytes = stream.as_bytes();
-        for kinds in [None, Some(&["ConfigMap", "A"][..])] {
+        check_chunks(stream.as_bytes(), 11);
+    }
+
+    /// Feed `bytes` in pieces of every size, with and without a kind filter, and compare with
+    /// line-by-line feeding (which never takes the fast paths of `push_chunk`).
+    fn check_chunks(bytes: &[u8], documents: usize) {
+        for kinds in [None, Some(&["ConfigMap", "A", "Installation"][..])] {
             let expected = line_by_line(bytes, kinds);
-            assert_eq!(expected.len(), 11, "{expected:#?}");
+            assert_eq!(expected.len(), documents, "{expected:#?}");
             for piece in 1..=bytes.len() {
                 let mut scanner = scanner_for(kinds);
                 let mut docs = Vec::new();
@@ -1197,6 +1375,45 @@ mod tests {
             }
         }
         assert_eq!(scan_stream(bytes), line_by_line(bytes, None));
+    }
+
+    /// Heads that look like the common `---` / `apiVersion` / `kind` / `metadata` shape but
+    /// that the fast path must leave to the general one; fed in pieces of every size, they give
+    /// what line-by-line feeding gives.
+    #[test]
+    fn fast_path_refuses_odd_heads() {
+        let stream = concat!(
+            // The common shape, for reference.
+            "---\n# Source: a\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
+            "  namespace: ns\n  labels:\n    name: deep\ndata:\n",
+            // `kind:` and `---` inside a block scalar.
+            "  x: |\n    ---\n    kind: Installation\n    metadata:\n      name: default\n",
+            "---\n{apiVersion: v1, kind: Installation}\n",
+            "--- !tag\nkind: A\n---x\nkind: A\n----\n--- # c\nkind: A\n---\t\nkind: A\n",
+            "--- {kind: A}\n",
+            "---\r\nkind: A\r\napiVersion: v1\r\nmetadata:\r\n  name: x\r\n",
+            "---\n\u{feff}kind: A\n",
+            "---\nkind: A\n...\nkind: Installation\nmetadata:\n  name: z\n",
+            "---\n\"kind\": Installation\n'apiVersion': v1\n",
+            "---\nkind: &k Installation\nmetadata: &m\n  name: *n\n",
+            "---\napiVersion: *a\nkind: !!str A\n",
+            "---\nkind: yes\n---\nkind: No\n---\nkind: null\n---\nkind: on\n",
+            "---\napiVersion: v1 # c\nkind: A \n---\nkind:  A\n---\nkind: A:b\n",
+            "---\nkind: 1A\n---\nkind: A#b\n---\nkind: \u{c4}\n---\nkind: A\nkind: A\n",
+            "---\nkind: A\nmetadata:\n  name: x\n    continued\n",
+            "---\nkind: A\nmetadata:\n    name: x\n  namespace: y\n",
+            "---\nkind: A\nmetadata:\n  name: x\n  name: y\n",
+            "---\nkind: A\nmetadata:\n  namespace: ns\n  name: \"q\"\n",
+            "---\nkind: A\nmetadata:\n  name:\n    x\n",
+            "---\nkind: A\nmetadata:\n  name: x\n\tnamespace: y\n",
+            "---\nkind: A\nmetadata: # c\n  name: x\nmetadata:\n  name: y\n",
+            "---\nmetadata:\n  name: first\nkind: Other\n",
+            "---\nkind: Other\nmetadata:\n  \"name\": x\n  name: &a y\n\tz: 1\n",
+            "---\nkind: A\nmetadata:\n  name: yes\n  namespace: ns-1\n",
+            "---\nkind: A\nmetadata:\n  name: x\nspec:\n  metadata:\n    name: inner\n",
+            "---\nkind: A\nmetadata:\n  name: last",
+        );
+        check_chunks(stream.as_bytes(), 36);
     }
 
     /// A line cut between pieces keeps only its first `line_prefix` bytes: a field read from

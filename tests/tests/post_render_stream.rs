@@ -398,3 +398,125 @@ fn calico_kinds_match_across_groups() {
         "apiVersion: projectcalico.org/v3\nkind: BGPConfiguration\nmetadata:\n  name: default\nspec:\n  asNumber: 64512\n  logSeverityScreen: Info\n"
     );
 }
+
+/// `kind: List` and `<Kind>List` documents: looked into, item by item. A list with none of our
+/// objects passes through byte for byte; items that are ours are merged by the same rule as
+/// documents, the list is written again around them (the other items byte for byte when the
+/// list is in block style), and the objects are not appended a second time.
+#[test]
+fn lists_are_looked_into() {
+    // Only the Installation of `ours()`, so that the expected texts stay short.
+    let installation = &ours()[1..2];
+    let merged_item = "  - apiVersion: operator.tigera.io/v1
+    kind: Installation
+    metadata:
+      name: default
+    spec:
+      calicoNetwork:
+        bgp: Disabled
+        ipPools:
+        - cidr: 10.244.0.0/16
+          encapsulation: VXLANCrossSubnet
+          name: default-ipv4-ippool
+        linuxDataplane: BPF
+      registry: r/
+";
+    let appended = "---\napiVersion: operator.tigera.io/v1\nkind: Installation\nmetadata:\n  \
+                    name: default\nspec:\n  calicoNetwork:\n    bgp: Disabled\n    ipPools:\n    \
+                    - cidr: 10.244.0.0/16\n      encapsulation: VXLANCrossSubnet\n      name: \
+                    default-ipv4-ippool\n    linuxDataplane: BPF\n";
+    let sa = "  - apiVersion: v1\n    kind: ServiceAccount\n    metadata:\n      name: sa # kept\n";
+    let check = |input: &str, expected: &str, placement: Placement| {
+        let (output, result) = run(input, installation, &PlainFinish, &Options::default());
+        let summary = result.unwrap_or_else(|err| panic!("{input}: {err}"));
+        assert_eq!(
+            String::from_utf8(output).expect("utf-8"),
+            expected,
+            "input:\n{input}"
+        );
+        assert_eq!(summary.objects[0].2, placement, "input:\n{input}");
+    };
+    let head = "---\n# Source: chart/templates/list.yaml\napiVersion: v1\nkind: List\nitems:\n";
+    let chart_item = "  - apiVersion: operator.tigera.io/v1\n    kind: Installation\n    \
+                      metadata:\n      name: default\n    spec:\n      registry: r/\n";
+    let tail = "metadata:\n  resourceVersion: \"\"\n";
+
+    // No item of ours: byte for byte, ours appended.
+    let input = format!("{head}{sa}{tail}");
+    check(&input, &format!("{input}{appended}"), Placement::Appended);
+    let input = "apiVersion: v1\nkind: List\nitems: []\n";
+    check(input, &format!("{input}{appended}"), Placement::Appended);
+    // An Installation of another name, and a list without items, are not ours either.
+    let input = "kind: InstallationList\nitems:\n- apiVersion: operator.tigera.io/v1\n  \
+                 kind: Installation\n  metadata:\n    name: other\n---\nkind: List\n";
+    check(input, &format!("{input}{appended}"), Placement::Appended);
+
+    // Ours between other items: only its lines change, nothing is appended.
+    check(
+        &format!("{head}{sa}{chart_item}{sa}{tail}"),
+        &format!("{head}{sa}{merged_item}{sa}{tail}"),
+        Placement::Merged { line: 1 },
+    );
+    // Items at column 0, a typed list kind, a document before it.
+    let dedent = |text: &str| {
+        text.lines()
+            .map(|line| format!("{}\n", line.strip_prefix("  ").unwrap_or(line)))
+            .collect::<String>()
+    };
+    let before = "apiVersion: v1\nkind: ServiceAccount\nmetadata:\n  name: x\n";
+    check(
+        &format!(
+            "{before}---\nkind: InstallationList\nitems:\n{}",
+            dedent(chart_item)
+        ),
+        &format!(
+            "{before}---\nkind: InstallationList\nitems:\n{}",
+            dedent(merged_item)
+        ),
+        Placement::Merged { line: 5 },
+    );
+    // A list in flow style is written again from its parsed value.
+    check(
+        "apiVersion: v1\nkind: List\nitems: [{apiVersion: v1, kind: ServiceAccount, metadata: \
+         {name: sa}}, {apiVersion: operator.tigera.io/v1, kind: Installation, metadata: {name: \
+         default}, spec: {registry: r/}}]\n",
+        &format!(
+            "apiVersion: v1\nkind: List\nitems:\n- apiVersion: v1\n  kind: ServiceAccount\n  \
+             metadata:\n    name: sa\n{}",
+            dedent(merged_item)
+        ),
+        Placement::Merged { line: 1 },
+    );
+}
+
+/// An object of ours in a list and again in a document (or twice in lists) is ambiguous:
+/// refused, with nothing written.
+#[test]
+fn lists_and_documents_match_once() {
+    let installation = &ours()[1..2];
+    let item = "- apiVersion: operator.tigera.io/v1\n  kind: Installation\n  metadata:\n    \
+                name: default\n";
+    let document = "apiVersion: operator.tigera.io/v1\nkind: Installation\nmetadata:\n  \
+                    name: default\n";
+    let check = |input: &str, expected: &str| {
+        let (output, result) = run(input, installation, &PlainFinish, &Options::default());
+        let err = result.expect_err("must fail");
+        assert!(output.is_empty(), "nothing written on {err}");
+        assert!(
+            err.to_string().contains(expected),
+            "{err} should contain {expected:?}"
+        );
+    };
+    check(
+        &format!("kind: List\nitems:\n{item}---\n{document}"),
+        "Installation `default` twice (lines 1 and 7)",
+    );
+    check(
+        &format!("{document}---\nkind: List\nitems:\n{item}"),
+        "Installation `default` twice (lines 1 and 5)",
+    );
+    check(
+        &format!("kind: List\nitems:\n{item}{item}"),
+        "Installation `default` twice (lines 1 and 1)",
+    );
+}

@@ -29,7 +29,9 @@ match across projectcalico.org and crd.projectcalico.org; the endpoint ConfigMap
 namespace) is merged: every field we set wins, mappings merge key by key, lists are replaced \
 whole; fields only the chart sets, the chart's labels and annotations (Helm 4's \
 postrenderer.helm.sh/postrender-filename included), its namespace and its `# Source:` comment \
-are kept. Our other objects are appended. Every other document is copied byte for byte.
+are kept. A `kind: List` (or `*List`) document is looked into: an item that is one of our \
+objects is merged by the same rule, in place, and the list is written again around it. Our \
+other objects are appended. Every other document is copied byte for byte.
 
 If the merged objects are invalid nothing is written and the exit status is 1.
 
