@@ -6,9 +6,14 @@
 //! Each command gets the stream on a pipe to its standard input and writes to a pipe we drain,
 //! as Helm does; wall time and peak RSS (`/usr/bin/time -f %M`) are measured per run, best of
 //! `RUNS` (kustomize runs once, under a time limit, `BENCH_KUSTOMIZE_SECS`, default 900: it
-//! is slow and memory-hungry on streams this size, and a limit hit is reported as such). Run with `cargo bench -p calico-render --bench post_render`; set `BENCH_MB` for another
-//! size. kustomize is looked for as the e2e tests do (`CALICO_RENDER_E2E_TOOLS`, else
+//! is slow and memory-hungry on streams this size, and a limit hit is reported as such). Run
+//! with `cargo bench -p calico-render --bench post_render`; set `BENCH_MB` for another size.
+//! kustomize is looked for as the e2e tests do (`CALICO_RENDER_E2E_TOOLS`, else
 //! `~/.cache/k8s-real/bin`) and skipped with a notice when absent.
+//!
+//! To compare two builds side by side, set `BENCH_BASELINE` to another `calico-render` binary
+//! (an older build): `cat`, it and this build then take turns, run after run, so a change in
+//! the machine's load hits all three alike; its output must be byte-identical to this build's.
 
 use std::fmt::Write as _;
 use std::io::{Read, Write};
@@ -254,6 +259,25 @@ fn measure(
     best.expect("at least one run")
 }
 
+/// The whole standard output of `program` run on `input` (not timed).
+fn output_of(program: &Path, args: &[&str], input: &[u8]) -> Vec<u8> {
+    let mut child = Command::new(program)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|err| panic!("cannot start {}: {err}", program.display()));
+    let mut stdin = child.stdin.take().expect("piped stdin");
+    let output = std::thread::scope(|scope| {
+        scope.spawn(move || {
+            let _ = stdin.write_all(input);
+        });
+        child.wait_with_output().expect("wait")
+    });
+    assert!(output.status.success(), "{} failed", program.display());
+    output.stdout
+}
+
 fn kustomize() -> Option<PathBuf> {
     let dir = match std::env::var_os("CALICO_RENDER_E2E_TOOLS").filter(|v| !v.is_empty()) {
         Some(dir) => PathBuf::from(dir),
@@ -275,16 +299,51 @@ fn main() {
     std::fs::write(&cluster, CLUSTER).expect("write cluster");
     let cluster_arg = cluster.to_str().expect("utf-8 temp path");
 
-    let mut results = vec![
-        measure("cat", Path::new("cat"), &[], input.as_bytes(), RUNS),
-        measure(
-            "calico-render post-render",
-            Path::new(env!("CARGO_BIN_EXE_calico-render")),
-            &["post-render", "-f", cluster_arg],
-            input.as_bytes(),
-            RUNS,
-        ),
-    ];
+    let args = ["post-render", "-f", cluster_arg];
+    let ours = Path::new(env!("CARGO_BIN_EXE_calico-render"));
+    let baseline = std::env::var_os("BENCH_BASELINE").map(PathBuf::from);
+    // One run of each per round, best of the rounds.
+    let mut best: Vec<Option<Measure>> = Vec::new();
+    for _ in 0..RUNS {
+        let mut round = vec![
+            measure("cat", Path::new("cat"), &[], input.as_bytes(), 1),
+            measure(
+                "calico-render post-render",
+                ours,
+                &args,
+                input.as_bytes(),
+                1,
+            ),
+        ];
+        if let Some(baseline) = &baseline {
+            round.push(measure(
+                "baseline post-render",
+                baseline,
+                &args,
+                input.as_bytes(),
+                1,
+            ));
+        }
+        best.resize_with(round.len(), || None);
+        for (slot, run) in best.iter_mut().zip(round) {
+            if slot.as_ref().is_none_or(|b| run.wall < b.wall) {
+                *slot = Some(run);
+            }
+        }
+    }
+    let mut results: Vec<Measure> = best.into_iter().flatten().collect();
+    if let Some(baseline) = &baseline {
+        // Outside the timed runs: both outputs whole, compared byte for byte.
+        let theirs = output_of(baseline, &args, input.as_bytes());
+        let mine = output_of(ours, &args, input.as_bytes());
+        assert!(
+            theirs == mine,
+            "the baseline's output differs from this build's ({} and {} bytes)",
+            theirs.len(),
+            mine.len()
+        );
+        eprintln!("baseline output: byte-identical ({} bytes)", mine.len());
+    }
     match kustomize() {
         Some(kustomize) => {
             let kdir = dir.path().join("kustomize");
@@ -351,7 +410,7 @@ fn main() {
             }
         );
     }
-    if let Some(kustomize) = results.get(2) {
+    if let Some(kustomize) = results.iter().find(|m| m.name.starts_with("kustomize")) {
         let _ = writeln!(
             report,
             "post-render is {:.1}x faster than kustomize and uses {:.1}x less memory",

@@ -187,6 +187,10 @@ struct DocState {
     /// Strings of earlier documents handed back with [`StreamScanner::recycle`], reused for
     /// the fields read so that a long stream does not allocate for each document.
     spare: Vec<String>,
+    /// The last few distinct values of `apiVersion`, `kind` and `namespace` read by the fast
+    /// path, and the slot the next new one replaces.
+    recent: Vec<String>,
+    recent_next: usize,
 }
 
 impl DocState {
@@ -206,6 +210,40 @@ impl DocState {
             only_kinds: None,
             wants_metadata: true,
             spare: Vec::new(),
+            recent: Vec::new(),
+            recent_next: 0,
+        }
+    }
+
+    /// An owned copy of a value the fast path read (ASCII), in a spare string.
+    fn ascii_text(&mut self, bytes: &[u8], which: Which) -> Option<String> {
+        let mut owned = self.spare.pop().unwrap_or_default();
+        owned.clear();
+        // API versions, kinds and namespaces repeat all along a stream: a value seen lately is
+        // copied from a string already known to be text, which costs less than checking the
+        // bytes again.
+        if let Some(known) = self.recent.iter().find(|known| known.as_bytes() == bytes) {
+            owned.push_str(known);
+        } else {
+            let text = std::str::from_utf8(bytes).ok()?;
+            owned.push_str(text);
+            if which != Which::Name {
+                self.remember(text);
+            }
+        }
+        Some(owned)
+    }
+
+    /// Add a value to [`DocState::recent`], in place of the oldest once it is full.
+    fn remember(&mut self, text: &str) {
+        const RECENT: usize = 16;
+        if self.recent.len() < RECENT {
+            self.recent.push(text.to_owned());
+        } else {
+            let slot = &mut self.recent[self.recent_next];
+            slot.clear();
+            slot.push_str(text);
+            self.recent_next = (self.recent_next + 1) % RECENT;
         }
     }
 
@@ -259,6 +297,12 @@ impl DocState {
                     owned.clear();
                     owned.push_str(text);
                     Field::Plain(owned)
+                }
+                Value::Ascii(bytes) => {
+                    self.pending = Some((which, indent));
+                    // Never `None` in practice: the fast path only passes ASCII.
+                    self.ascii_text(bytes, which)
+                        .map_or(Field::Unclear, Field::Plain)
                 }
                 // An empty value may continue on the next, deeper line; a real parser decides.
                 Value::Empty | Value::Unclear => Field::Unclear,
@@ -505,6 +549,8 @@ enum Value<'a> {
     Empty,
     /// A string every YAML 1.1 reader reads the same way.
     Plain(&'a str),
+    /// The same, known to be ASCII ([`simple_value`]).
+    Ascii(&'a [u8]),
     /// Anything else.
     Unclear,
 }
@@ -564,12 +610,14 @@ fn parse_value(rest: &[u8]) -> Value<'_> {
     }
 }
 
+/// Plain scalars a YAML 1.1 reader turns into a null or a boolean (compared ignoring ASCII case).
+const WORDS: &[&str] = &[
+    "~", "null", "y", "yes", "n", "no", "true", "false", "on", "off",
+];
+
 /// False for plain scalars a YAML 1.1 reader might turn into a null, a boolean or a number.
 /// Conservative: anything starting like a number is left to the real parser.
 fn reads_as_string(text: &str) -> bool {
-    const WORDS: &[&str] = &[
-        "~", "null", "y", "yes", "n", "no", "true", "false", "on", "off",
-    ];
     let Some(first) = text.bytes().next() else {
         return false;
     };
@@ -732,7 +780,7 @@ impl StreamScanner {
     pub fn push_chunk(&mut self, bytes: &[u8], done: &mut Vec<Scanned>) {
         let mut pos = 0;
         if self.partial_len > 0 {
-            let Some(nl) = memchr::memchr(b'\n', bytes) else {
+            let Some(nl) = find_newline(bytes) else {
                 self.keep_partial(bytes);
                 return;
             };
@@ -771,7 +819,7 @@ impl StreamScanner {
                 pos += len;
                 continue;
             }
-            match memchr::memchr(b'\n', &bytes[pos..]) {
+            match find_newline(&bytes[pos..]) {
                 Some(nl) => {
                     let line = &bytes[pos..=pos + nl];
                     done.extend(self.push_line(line, line.len() as u64, false));
@@ -832,13 +880,12 @@ impl StreamScanner {
             _ => return None,
         };
         let len = simple_value(&bytes[value_at..])?;
-        let text = std::str::from_utf8(&bytes[value_at..value_at + len]).ok()?;
         let doc = &mut self.doc;
         doc.has_bytes = true;
         doc.mark_content(self.offset);
         doc.pending = None;
         doc.section = Section::Other;
-        doc.set(which, Value::Plain(text), 0);
+        doc.set(which, Value::Ascii(&bytes[value_at..value_at + len]), 0);
         Some(value_at + len + 1)
     }
 
@@ -863,10 +910,9 @@ impl StreamScanner {
             return None;
         };
         let len = simple_value(&rest[value_at..])?;
-        let text = std::str::from_utf8(&rest[value_at..value_at + len]).ok()?;
         doc.pending = None;
         doc.metadata_indent = Some(indent);
-        doc.set(which, Value::Plain(text), indent);
+        doc.set(which, Value::Ascii(&rest[value_at..value_at + len]), indent);
         Some(indent + value_at + len + 1)
     }
 
@@ -960,15 +1006,27 @@ fn simple_value(bytes: &[u8]) -> Option<usize> {
         .iter()
         .take_while(|&&b| SIMPLE[usize::from(b)])
         .count();
-    if bytes.get(len) != Some(&b'\n') || len <= 5 && !reads_as_string_bytes(&bytes[..len]) {
+    if bytes.get(len) != Some(&b'\n')
+        || len <= 5
+            && WORDS
+                .iter()
+                .any(|word| word.as_bytes().eq_ignore_ascii_case(&bytes[..len]))
+    {
         return None;
     }
     Some(len)
 }
 
-/// [`reads_as_string`] for ASCII bytes.
-fn reads_as_string_bytes(text: &[u8]) -> bool {
-    std::str::from_utf8(text).is_ok_and(reads_as_string)
+/// The position of the first line break in `bytes`. On x86-64 this is memchr's SSE2 search,
+/// which (unlike its AVX2 one, behind a run-time check) inlines into the scan loops: most lines
+/// are short, and a call per line cost more than the search itself.
+#[inline]
+fn find_newline(bytes: &[u8]) -> Option<usize> {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(finder) = memchr::arch::x86_64::sse2::memchr::One::new(b'\n') {
+        return finder.find(bytes);
+    }
+    memchr::memchr(b'\n', bytes)
 }
 
 /// How far [`skip_lines`] got.
@@ -987,9 +1045,9 @@ enum Skipped {
 fn skip_lines(bytes: &[u8], indented: bool) -> Skipped {
     let mut lines = 0;
     let mut next = 0;
-    for nl in memchr::memchr_iter(b'\n', bytes) {
+    while let Some(nl) = find_newline(&bytes[next..]) {
         lines += 1;
-        next = nl + 1;
+        next += nl + 1;
         let skip = match bytes.get(next) {
             Some(b'#' | b'\n') => true,
             Some(b' ') => indented,
