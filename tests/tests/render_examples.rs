@@ -350,3 +350,68 @@ fn yaml_1_1_lookalike_strings_survive() {
         "{yaml}"
     );
 }
+
+/// `load` validates compiled objects without typing them again (`validate_compiled`), on the
+/// grounds that they type by construction and already carry the operator's defaults. Hold both
+/// grounds, for every example under every provider: applying the defaults again changes
+/// nothing, and the shortcut reports exactly what the full pass over the same objects reports.
+#[test]
+fn compiled_objects_need_no_second_typing() {
+    use calico_spec::cluster_network::KubernetesProvider as P;
+    use calico_spec::defaults::{DefaultsContext, apply_operator_defaults};
+    use calico_spec::rules;
+
+    let providers = [
+        P::None,
+        P::Eks,
+        P::Gke,
+        P::Aks,
+        P::OpenShift,
+        P::DockerEnterprise,
+        P::Rke2,
+        P::Tkg,
+        P::Kind,
+    ];
+    let mut checked = 0;
+    for name in examples() {
+        let file = format!("examples/{name}/cluster.yaml");
+        let text = std::fs::read_to_string(workspace_root().join(&file)).expect("example readable");
+        let parsed = cluster_network::parse(&file, &text).expect("example parses");
+        for provider in providers {
+            let mut cluster = parsed.cluster_network.clone();
+            cluster.spec.kubernetes_provider = provider;
+            let Ok(objects) = cluster_network::compile(&cluster) else {
+                continue;
+            };
+            let context = cluster_network::context(&cluster);
+            for object in &objects {
+                if let Object::Installation(installation) = object {
+                    let provider = context
+                        .provider
+                        .as_deref()
+                        .map(v1::InstallationSpecKubernetesProvider::from);
+                    let again =
+                        apply_operator_defaults(installation, &DefaultsContext { provider });
+                    assert_eq!(
+                        serde_json::to_value(&again).expect("installation serializes"),
+                        serde_json::to_value(installation).expect("installation serializes"),
+                        "{file} with provider {provider:?}: the defaults are not idempotent",
+                        provider = cluster.spec.kubernetes_provider,
+                    );
+                }
+            }
+            let values: Vec<_> = objects.iter().map(Object::to_value).collect();
+            assert_eq!(
+                rules::validate_compiled(&objects, &context),
+                rules::validate_values(&values, &context),
+                "{file} with provider {:?}",
+                cluster.spec.kubernetes_provider,
+            );
+            checked += 1;
+        }
+    }
+    assert!(
+        checked >= 5 * 9,
+        "only {checked} example/provider pairs compiled"
+    );
+}

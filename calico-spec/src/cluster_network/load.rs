@@ -39,8 +39,7 @@ pub fn context(cluster_network: &ClusterNetwork) -> Context {
 /// Run the rule catalogue over compiled objects and report each problem at the ClusterNetwork
 /// field it came from (paths only; [`locate`] adds positions).
 pub fn validate_objects(cluster_network: &ClusterNetwork, objects: &[Object]) -> Vec<Diagnostic> {
-    let values: Vec<_> = objects.iter().map(Object::to_value).collect();
-    let mut diagnostics = rules::validate_values(&values, &context(cluster_network));
+    let mut diagnostics = rules::validate_compiled(objects, &context(cluster_network));
     for diag in &mut diagnostics {
         let object_idx = diag.location.as_ref().map_or(0, |loc| loc.document);
         if let Some(object) = objects.get(object_idx) {

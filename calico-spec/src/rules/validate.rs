@@ -14,6 +14,7 @@ use crate::defaults::{DefaultsContext, apply_operator_defaults};
 use crate::diag::{Diagnostic, Location};
 use crate::generated::operator_tigera_io::v1 as operator;
 use crate::generated::projectcalico_org::v3;
+use crate::objects::Object;
 use crate::source::{Document, Limits, Pos, SourceError, SpanMap, join_key, parse_stream};
 use crate::vocab;
 
@@ -236,26 +237,61 @@ fn sort(diagnostics: &mut Vec<Diagnostic>) {
 /// Each diagnostic's `location.document` is the index of its object in `values`, so callers
 /// can say which object it is about; line and column are absent.
 pub fn validate_values(values: &[Value], ctx: &Context) -> Vec<Diagnostic> {
-    let documents: Vec<Document> = values
-        .iter()
+    let documents = in_memory_documents(values.to_vec());
+    let inputs = in_memory_inputs(&documents);
+    run(&inputs, ctx, Typing::Check).diagnostics
+}
+
+/// Validate the objects `ClusterNetwork` compilation built: every rule of [`validate_values`]
+/// except the schema pass, whose verdict is already known.
+///
+/// The objects were built from the generated types, so they type by construction, and the
+/// Installation already carries the operator's defaults (`compile` applies them, and applying
+/// them again changes nothing: a test holds that for every example). Typing each object again
+/// only to learn that would cost more than all the rules together. Diagnostics are located as
+/// in [`validate_values`].
+pub fn validate_compiled(objects: &[Object], ctx: &Context) -> Vec<Diagnostic> {
+    let documents = in_memory_documents(objects.iter().map(Object::to_value).collect());
+    let inputs = in_memory_inputs(&documents);
+    run(&inputs, ctx, Typing::Typed).diagnostics
+}
+
+fn in_memory_documents(values: Vec<Value>) -> Vec<Document> {
+    values
+        .into_iter()
         .enumerate()
         .map(|(value_idx, value)| Document {
             index: value_idx,
-            value: value.clone(),
+            value,
             spans: SpanMap::default(),
             start: Pos { line: 1, column: 1 },
             problems: Vec::new(),
         })
-        .collect();
-    let inputs: Vec<InputDocument<'_>> = documents
+        .collect()
+}
+
+fn in_memory_inputs(documents: &[Document]) -> Vec<InputDocument<'_>> {
+    documents
         .iter()
         .map(|document| InputDocument { file: "", document })
-        .collect();
-    validate(&inputs, ctx).diagnostics
+        .collect()
+}
+
+/// Whether the documents still have to be typed against the generated types.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Typing {
+    /// Read from text or merged from it: run the schema pass and apply the operator's defaults.
+    Check,
+    /// Built from the generated types with the operator's defaults applied.
+    Typed,
 }
 
 /// Validate documents against the rule catalogue and each other.
 pub fn validate(inputs: &[InputDocument<'_>], ctx: &Context) -> ValidationOutcome {
+    run(inputs, ctx, Typing::Check)
+}
+
+fn run(inputs: &[InputDocument<'_>], ctx: &Context, typing: Typing) -> ValidationOutcome {
     let mut outcome = ValidationOutcome::default();
     let mut facts = Facts::with_capacity(inputs.len());
     for (input_idx, input) in inputs.iter().enumerate() {
@@ -274,7 +310,15 @@ pub fn validate(inputs: &[InputDocument<'_>], ctx: &Context) -> ValidationOutcom
                 None,
             );
         } else if let Some(known) = classify(&root) {
-            check_document(&mut sink, &mut facts, ctx, input_idx, doc, &root, known);
+            check_document(
+                &mut sink,
+                &mut facts,
+                ctx,
+                typing,
+                (input_idx, doc),
+                &root,
+                known,
+            );
         } else {
             outcome.skipped.push(Skipped {
                 file: input.file.to_owned(),
@@ -315,12 +359,13 @@ fn check_document<'a>(
     sink: &mut Sink,
     facts: &mut Facts<'a>,
     ctx: &Context,
-    input_idx: usize,
-    doc: &'a Document,
+    typing: Typing,
+    (input_idx, doc): (usize, &'a Document),
     root: &Root<'a>,
     known: Known,
 ) {
     let value = &doc.value;
+    let check_types = typing == Typing::Check;
     let written_name = root.name();
     let name: &'a str = written_name.unwrap_or_default();
     match known {
@@ -329,7 +374,7 @@ fn check_document<'a>(
             check_name(sink, written_name);
             // Pools come by the thousand; most are plainly well typed, and typing them only
             // to drop the copy would cost more than every other IPPool check together.
-            if !shape::ip_pool_is_typed(value) {
+            if check_types && !shape::ip_pool_is_typed(value) {
                 schema_pass::<v3::IPPool>(sink, &as_v3(value, crd_group));
             }
             // The pool's own check parsed the CIDR and read the uses; the cross checks reuse
@@ -351,47 +396,50 @@ fn check_document<'a>(
         Known::BgpPeer { crd_group } => {
             lint_crd_group(sink, crd_group, "BGPPeer");
             check_name(sink, written_name);
-            schema_pass::<v3::BGPPeer>(sink, &as_v3(value, crd_group));
+            if check_types {
+                schema_pass::<v3::BGPPeer>(sink, &as_v3(value, crd_group));
+            }
             bgppeer::check(sink, value);
             facts.add_name(input_idx, "BGPPeer", name);
         }
         Known::BgpConfiguration { crd_group } => {
             lint_crd_group(sink, crd_group, "BGPConfiguration");
             check_name(sink, written_name);
-            schema_pass::<v3::BGPConfiguration>(sink, &as_v3(value, crd_group));
+            if check_types {
+                schema_pass::<v3::BGPConfiguration>(sink, &as_v3(value, crd_group));
+            }
             bgpconfig::check(sink, value);
             facts.add_name(input_idx, "BGPConfiguration", name);
         }
         Known::FelixConfiguration { crd_group } => {
             lint_crd_group(sink, crd_group, "FelixConfiguration");
             check_name(sink, written_name);
-            schema_pass::<v3::FelixConfiguration>(sink, &as_v3(value, crd_group));
+            if check_types {
+                schema_pass::<v3::FelixConfiguration>(sink, &as_v3(value, crd_group));
+            }
             felix::check(sink, value);
             facts.add_name(input_idx, "FelixConfiguration", name);
         }
         Known::Installation => {
-            let typed = schema_pass::<operator::Installation>(sink, value);
-            let defaulted = typed
-                .map(|installation| {
-                    let provider = ctx
-                        .provider
-                        .as_deref()
-                        .map(operator::InstallationSpecKubernetesProvider::from);
-                    let out = apply_operator_defaults(&installation, &DefaultsContext { provider });
-                    serde_json::to_value(out).unwrap_or_else(|_| value.clone())
-                })
-                .unwrap_or_else(|| value.clone());
-            installation::check(sink, value, &defaulted);
+            let defaulted = if check_types {
+                Cow::Owned(defaulted_installation(sink, ctx, value))
+            } else {
+                Cow::Borrowed(value)
+            };
+            let defaulted: &Value = &defaulted;
+            installation::check(sink, value, defaulted);
             facts
                 .installations
-                .push(InstallationFact::collect(input_idx, value, &defaulted));
-            for pool in cross::installation_pools(input_idx, value, &defaulted) {
+                .push(InstallationFact::collect(input_idx, value, defaulted));
+            for pool in cross::installation_pools(input_idx, value, defaulted) {
                 facts.pools.push(pool);
             }
             facts.add_name(input_idx, "Installation", name);
         }
         Known::ApiServer => {
-            schema_pass::<operator::APIServer>(sink, value);
+            if check_types {
+                schema_pass::<operator::APIServer>(sink, value);
+            }
             endpoint::check_apiserver(sink, value);
             facts.add_name(input_idx, "APIServer", name);
         }
@@ -401,6 +449,21 @@ fn check_document<'a>(
             facts.add_name(input_idx, "ConfigMap", name);
         }
     }
+}
+
+/// The Installation as the operator will have it once it has written its defaults back, as
+/// JSON; the value as written when it does not type (the schema pass has reported why).
+fn defaulted_installation(sink: &mut Sink, ctx: &Context, value: &Value) -> Value {
+    schema_pass::<operator::Installation>(sink, value)
+        .map(|installation| {
+            let provider = ctx
+                .provider
+                .as_deref()
+                .map(operator::InstallationSpecKubernetesProvider::from);
+            let out = apply_operator_defaults(&installation, &DefaultsContext { provider });
+            serde_json::to_value(out).unwrap_or_else(|_| value.clone())
+        })
+        .unwrap_or_else(|| value.clone())
 }
 
 /// crd.projectcalico.org/v1 has the same schema as projectcalico.org/v3 in v3.32.1; the
