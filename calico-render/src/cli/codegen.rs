@@ -10,7 +10,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use calico_codegen::CodegenError;
 
-/// Arguments of `calico-render codegen`.
+// Arguments of `calico-render codegen`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// A CRD YAML file, a multi-document bundle, or a directory of them (repeatable).

@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use calico_render::report;
 use calico_spec::rules;
 
-/// Arguments of `calico-render explain`.
+// Arguments of `calico-render explain`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// A rule code, e.g. CR1003 (case-insensitive). Without one, list every rule.

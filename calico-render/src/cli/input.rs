@@ -61,20 +61,26 @@ pub(super) fn compile_text(file: &str, text: &str) -> Result<Compiled, CompileFa
 }
 
 /// Print diagnostics on standard error, one per line with its position, then its hint.
+///
+/// The text is built first and written at once: one system call, and the lines of one run never
+/// interleave with another process's output on a shared terminal.
 pub(super) fn print_diagnostics(diagnostics: &[Diagnostic]) {
-    let mut stderr = io::stderr().lock();
+    use std::fmt::Write as _;
+    let mut text = String::new();
     for diag in diagnostics {
-        let position = diag
-            .location
-            .as_ref()
-            .map(|loc| match (loc.line, loc.column) {
-                (Some(line), Some(column)) => format!("{}:{line}:{column}: ", loc.file),
-                _ => format!("{}: ", loc.file),
-            });
-        // Standard error may be closed; there is nowhere else to report that.
-        let _ = writeln!(stderr, "{}{diag}", position.unwrap_or_default());
-        if let Some(hint) = &diag.hint {
-            let _ = writeln!(stderr, "  hint: {hint}");
+        if let Some(loc) = &diag.location {
+            let _ = match (loc.line, loc.column) {
+                (Some(line), Some(column)) => write!(text, "{}:{line}:{column}: ", loc.file),
+                _ => write!(text, "{}: ", loc.file),
+            };
         }
+        let _ = writeln!(text, "{diag}");
+        if let Some(hint) = &diag.hint {
+            let _ = writeln!(text, "  hint: {hint}");
+        }
+    }
+    if !text.is_empty() {
+        // Standard error may be closed; there is nowhere else to report that.
+        let _ = io::stderr().lock().write_all(text.as_bytes());
     }
 }

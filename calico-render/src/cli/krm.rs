@@ -12,7 +12,7 @@ use super::input::{CompileFailure, compile_text, print_diagnostics};
 use super::post_render::CliFinish;
 use super::{EXIT_INVALID, EXIT_USAGE};
 
-/// Arguments of `calico-render krm`.
+// Arguments of `calico-render krm`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = "\
 The functionConfig is a ClusterNetwork, or a ConfigMap with `data.file` (a ClusterNetwork \

@@ -33,7 +33,13 @@ pub struct Cli {
     command: Command,
 }
 
+// `defer`: each subcommand's arguments are built only when that subcommand is the one run (or
+// its help is shown), so `render` does not pay for building `patch`, `codegen` and the rest.
+// The doc comment of each variant is the subcommand's description. The `Args` structs carry
+// plain comments, not doc comments: clap would take a doc comment there as the description
+// too, and under `defer` it would be applied last and win.
 #[derive(Debug, Subcommand)]
+#[command(defer = true)]
 enum Command {
     /// Render a ClusterNetwork into manifests.
     Render(render::Args),

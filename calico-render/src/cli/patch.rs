@@ -20,13 +20,13 @@ use super::input::{CompileFailure, compile_text, print_diagnostics, read_input};
 /// The apiVersion of our own input kind.
 const CLUSTER_NETWORK_API_VERSION: &str = "calico-render.dev/v1alpha1";
 
-/// Compute a guarded RFC 6902 JSON patch from the live objects to the desired state.
-///
-/// Only fields the desired state sets are compared (the operator's written-back defaults are
-/// not drift); IP pools in the Installation are matched by name and every change to one is
-/// guarded by a `test` of its name. Changes Calico cannot make in place (a pool's cidr or
-/// blockSize, a pool switching to or from LoadBalancer use) are refused with exit code 1 and
-/// the migration steps.
+// Compute a guarded RFC 6902 JSON patch from the live objects to the desired state.
+//
+// Only fields the desired state sets are compared (the operator's written-back defaults are
+// not drift); IP pools in the Installation are matched by name and every change to one is
+// guarded by a `test` of its name. Changes Calico cannot make in place (a pool's cidr or
+// blockSize, a pool switching to or from LoadBalancer use) are refused with exit code 1 and
+// the migration steps.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = AFTER_HELP)]
 pub struct Args {

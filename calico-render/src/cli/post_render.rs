@@ -21,7 +21,7 @@ use serde_json::Value;
 use super::input::{CompileFailure, Compiled, compile_text, print_diagnostics};
 use super::{EXIT_INVALID, EXIT_USAGE};
 
-/// Arguments of `calico-render post-render`.
+// Arguments of `calico-render post-render`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = "\
 Merge rule: a chart document with the same kind and name as one of our objects (Calico kinds \

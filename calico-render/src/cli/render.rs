@@ -14,7 +14,7 @@ use calico_spec::objects::Object;
 
 use super::input::{CompileFailure, Compiled, compile_text, print_diagnostics, read_input};
 
-/// Arguments of `calico-render render`.
+// Arguments of `calico-render render`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = "\
 The output is a YAML stream in a fixed order (endpoint ConfigMap, Installation, APIServer, then

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 
-/// Arguments of `calico-render schema`.
+// Arguments of `calico-render schema`.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = "\
 The schema is JSON Schema draft-07. Editors that speak yaml-language-server pick it up from a

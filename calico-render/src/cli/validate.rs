@@ -19,7 +19,7 @@ pub enum Format {
     Json,
 }
 
-/// Arguments of `calico-render validate`.
+// Arguments of `calico-render validate`.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// Input file (repeatable); `-` reads standard input. Multi-document YAML streams of
