@@ -10,8 +10,14 @@
 //! YAML 1.1 would not read as a string) the document is flagged, and the caller must parse it with
 //! the real YAML parser before trusting anything about it.
 //!
-//! The scan is one pass over the bytes, looks only at the start of each line, and allocates only
-//! for the four short strings it records, so it runs at close to memory bandwidth.
+//! The scan is one pass over the bytes and looks only at the start of each line. Lines that
+//! cannot matter (indented lines under root keys other than `metadata`, comments, blank lines)
+//! are passed over by a search for the next line break. The lines of the usual document head
+//! (a bare `---`, `apiVersion: `, `kind: `, `metadata:`, and `name: `/`namespace: ` under it,
+//! with a plain ASCII value) are recognised from their first bytes, without the general line
+//! classification; every other line takes the general path, which reads those lines the same
+//! way (the chunk tests feed every piece size to hold the two together). The strings it
+//! records reuse the ones the caller hands back.
 
 use std::fmt;
 
@@ -725,7 +731,9 @@ impl StreamScanner {
 
     /// Read `metadata.name` and `metadata.namespace` only for documents of these kinds (and for
     /// documents whose `kind` comes after `metadata`); for the others they are
-    /// [`Field::NotRead`]. Saves work on long streams where few documents matter.
+    /// [`Field::NotRead`], and their `metadata` block is passed over in bulk like any other
+    /// root key's, so nothing in it is flagged either: the root `kind` already says the
+    /// document does not matter. Saves work on long streams where few documents matter.
     pub fn only_kinds<I: IntoIterator<Item = String>>(mut self, kinds: I) -> Self {
         let kinds: std::sync::Arc<[String]> = kinds.into_iter().collect();
         self.doc.only_kinds = Some(kinds.clone());
