@@ -21,20 +21,21 @@ use crate::generated::projectcalico_org::v3;
 
 /// One object of a rendered bundle.
 #[derive(Debug, Clone, PartialEq)]
-// The Installation variant is several kilobytes (pod template overrides) and the others a few
-// hundred bytes; a bundle holds a handful of objects, so the space is irrelevant, and unboxed
-// variants keep construction and matching plain for every consumer.
+// The Installation is 8 KiB inline (its status repeats the whole spec) and FelixConfiguration
+// almost 4 KiB, so they are boxed: unboxed, every `Object` was 8 KiB, and each move, push and
+// sort of a bundle copied that much. The variants left inline are at most 1.3 KiB (APIServer),
+// which is not worth an allocation each.
 #[allow(clippy::large_enum_variant)]
 #[non_exhaustive]
 pub enum Object {
     /// The `kubernetes-services-endpoint` ConfigMap in the operator's namespace.
     ConfigMap(ConfigMap),
     /// `operator.tigera.io/v1` Installation (`default`).
-    Installation(v1::Installation),
+    Installation(Box<v1::Installation>),
     /// `operator.tigera.io/v1` APIServer (`default`).
     APIServer(v1::APIServer),
     /// `projectcalico.org/v3` FelixConfiguration.
-    FelixConfiguration(v3::FelixConfiguration),
+    FelixConfiguration(Box<v3::FelixConfiguration>),
     /// `projectcalico.org/v3` BGPConfiguration.
     BGPConfiguration(v3::BGPConfiguration),
     /// `projectcalico.org/v3` BGPPeer.
@@ -48,9 +49,9 @@ impl Object {
     pub fn api_version(&self) -> &'static str {
         match self {
             Object::ConfigMap(_) => k8s_openapi::api_version(&ConfigMap::default()),
-            Object::Installation(o) => k8s_openapi::api_version(o),
+            Object::Installation(o) => k8s_openapi::api_version(&**o),
             Object::APIServer(o) => k8s_openapi::api_version(o),
-            Object::FelixConfiguration(o) => k8s_openapi::api_version(o),
+            Object::FelixConfiguration(o) => k8s_openapi::api_version(&**o),
             Object::BGPConfiguration(o) => k8s_openapi::api_version(o),
             Object::BGPPeer(o) => k8s_openapi::api_version(o),
             Object::IPPool(o) => k8s_openapi::api_version(o),
@@ -61,9 +62,9 @@ impl Object {
     pub fn kind(&self) -> &'static str {
         match self {
             Object::ConfigMap(_) => k8s_openapi::kind(&ConfigMap::default()),
-            Object::Installation(o) => k8s_openapi::kind(o),
+            Object::Installation(o) => k8s_openapi::kind(&**o),
             Object::APIServer(o) => k8s_openapi::kind(o),
-            Object::FelixConfiguration(o) => k8s_openapi::kind(o),
+            Object::FelixConfiguration(o) => k8s_openapi::kind(&**o),
             Object::BGPConfiguration(o) => k8s_openapi::kind(o),
             Object::BGPPeer(o) => k8s_openapi::kind(o),
             Object::IPPool(o) => k8s_openapi::kind(o),

@@ -159,15 +159,15 @@ fn rendered_objects_round_trip_through_the_wire_types() {
                 Object::ConfigMap(_) => {
                     Object::ConfigMap(serde_saphyr::from_str(document).expect("ConfigMap"))
                 }
-                Object::Installation(_) => Object::Installation(
+                Object::Installation(_) => Object::Installation(Box::new(
                     serde_saphyr::from_str::<v1::Installation>(document).expect("Installation"),
-                ),
+                )),
                 Object::APIServer(_) => Object::APIServer(
                     serde_saphyr::from_str::<v1::APIServer>(document).expect("APIServer"),
                 ),
-                Object::FelixConfiguration(_) => Object::FelixConfiguration(
+                Object::FelixConfiguration(_) => Object::FelixConfiguration(Box::new(
                     serde_saphyr::from_str::<v3::FelixConfiguration>(document).expect("Felix"),
-                ),
+                )),
                 Object::BGPConfiguration(_) => Object::BGPConfiguration(
                     serde_saphyr::from_str::<v3::BGPConfiguration>(document).expect("BGPConf"),
                 ),

@@ -159,10 +159,10 @@ impl CliFinish {
         let kind = object.get("kind").and_then(Value::as_str).unwrap_or("");
         Ok(match kind {
             "ConfigMap" => Object::ConfigMap(read(object)?),
-            "Installation" => Object::Installation(read::<v1::Installation>(object)?),
+            "Installation" => Object::Installation(Box::new(read::<v1::Installation>(object)?)),
             "APIServer" => Object::APIServer(read::<v1::APIServer>(object)?),
             "FelixConfiguration" => {
-                Object::FelixConfiguration(read::<v3::FelixConfiguration>(object)?)
+                Object::FelixConfiguration(Box::new(read::<v3::FelixConfiguration>(object)?))
             }
             "BGPConfiguration" => Object::BGPConfiguration(read::<v3::BGPConfiguration>(object)?),
             "BGPPeer" => Object::BGPPeer(read::<v3::BGPPeer>(object)?),
