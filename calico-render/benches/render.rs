@@ -9,7 +9,11 @@
 //!
 //! Run with `cargo bench -p calico-render --bench render`. helm is looked for in
 //! `CALICO_RENDER_E2E_TOOLS`, then `~/.cache/k8s-real/bin` (where the k8s-real setup script puts
-//! it); without helm the helm side is skipped with a notice.
+//! it); without helm the helm side is skipped with a notice. `BENCH_BASELINE=/path/to/an/older/
+//! calico-render` adds that binary to the same alternation, for an old/new ratio from one run.
+//!
+//! It also prints the page faults per run: at this size, the kernel mapping pages on first
+//! touch is a large share of a render (about 40% of its samples in a profile).
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -98,11 +102,24 @@ fn main() {
         assert_eq!(sorted, helm_heads, "the chart must emit the same objects");
     }
 
+    let baseline = std::env::var_os("BENCH_BASELINE").map(PathBuf::from);
+    if let Some(baseline) = &baseline {
+        assert_eq!(
+            run_once(baseline, &ours_args),
+            ours_text,
+            "BENCH_BASELINE must render the same bytes"
+        );
+    }
+
     let mut ours_times = Vec::with_capacity(OURS_RUNS);
+    let mut baseline_times = Vec::with_capacity(OURS_RUNS);
     let mut helm_times = Vec::with_capacity(HELM_RUNS);
     let per_helm = OURS_RUNS / HELM_RUNS;
     for run_idx in 0..OURS_RUNS {
         ours_times.push(time_once(&ours, &ours_args));
+        if let Some(baseline) = &baseline {
+            baseline_times.push(time_once(baseline, &ours_args));
+        }
         if let Some(helm) = &helm
             && run_idx % per_helm == 0
         {
@@ -110,6 +127,30 @@ fn main() {
         }
     }
     let ours_median = median(&mut ours_times);
+    if let Some(baseline) = &baseline {
+        let baseline_median = median(&mut baseline_times);
+        println!(
+            "baseline {}: median {:.3} ms over {OURS_RUNS} runs; this build / baseline = {:.3}",
+            baseline.display(),
+            ms(baseline_median),
+            ours_median.as_secs_f64() / baseline_median.as_secs_f64()
+        );
+        if let (Some(new), Some(old)) = (
+            children_cpu_per_run(&ours, &ours_args, CPU_RUNS),
+            children_cpu_per_run(baseline, &ours_args, CPU_RUNS),
+        ) {
+            println!(
+                "baseline CPU time per run: {:.3} ms (this build {:.3} ms, ratio {:.3})",
+                ms(old.cpu),
+                ms(new.cpu),
+                new.cpu.as_secs_f64() / old.cpu.as_secs_f64()
+            );
+            println!(
+                "page faults per run: baseline {:.0}, this build {:.0}",
+                old.faults, new.faults
+            );
+        }
+    }
     let ours_rss = peak_rss_kib(&ours, &ours_args);
     println!(
         "calico-render render: median {:.3} ms over {OURS_RUNS} runs, peak RSS {} KiB ({:.1} MiB)",
@@ -142,10 +183,15 @@ fn main() {
     // Wall time on a shared machine includes waiting for a CPU; CPU time does not, so it is
     // reported beside the wall figures (same binaries, same run).
     match children_cpu_per_run(&ours, &ours_args, CPU_RUNS) {
-        Some(ours_cpu) => {
+        Some(ChildCost {
+            cpu: ours_cpu,
+            faults,
+        }) => {
+            println!("page faults per run: calico-render {faults:.0}");
             let helm_cpu = helm
                 .as_ref()
-                .and_then(|helm| children_cpu_per_run(helm, &helm_args, CPU_RUNS / 30));
+                .and_then(|helm| children_cpu_per_run(helm, &helm_args, CPU_RUNS / 30))
+                .map(|cost| cost.cpu);
             let helm_part = helm_cpu.map_or(String::new(), |helm_cpu| {
                 format!(
                     ", helm template {:.3} ms ({:.1}x)",
@@ -172,29 +218,41 @@ fn main() {
     let _ = std::fs::remove_dir_all(&chart_dir);
 }
 
-/// CPU time (user + system) of `runs` sequential runs, divided by `runs`. Read from the
-/// children's totals in `/proc/self/stat`, which count in clock ticks (1/100 s), so many runs
-/// are timed together.
-fn children_cpu_per_run(program: &Path, args: &[&str], runs: usize) -> Option<Duration> {
-    let before = children_cpu_ticks()?;
+/// What one run cost, averaged over many.
+struct ChildCost {
+    /// CPU time, user + system.
+    cpu: Duration,
+    /// Minor page faults.
+    faults: f64,
+}
+
+/// CPU time (user + system) and page faults of `runs` sequential runs, divided by `runs`. Read
+/// from the children's totals in `/proc/self/stat`; CPU time counts in clock ticks (1/100 s),
+/// so many runs are timed together.
+fn children_cpu_per_run(program: &Path, args: &[&str], runs: usize) -> Option<ChildCost> {
+    let (ticks_before, faults_before) = children_totals()?;
     for _ in 0..runs {
         time_once(program, args);
     }
-    let after = children_cpu_ticks()?;
-    let ticks = after.checked_sub(before)?;
-    Some(Duration::from_secs_f64(ticks as f64 / 100.0 / runs as f64))
+    let (ticks_after, faults_after) = children_totals()?;
+    let ticks = ticks_after.checked_sub(ticks_before)?;
+    let faults = faults_after.checked_sub(faults_before)?;
+    Some(ChildCost {
+        cpu: Duration::from_secs_f64(ticks as f64 / 100.0 / runs as f64),
+        faults: faults as f64 / runs as f64,
+    })
 }
 
-/// `cutime + cstime` of this process: CPU time of the children it has waited for, in ticks.
-fn children_cpu_ticks() -> Option<u64> {
+/// `cutime + cstime` (CPU ticks) and `cminflt` (minor faults) of the children this process has
+/// waited for.
+fn children_totals() -> Option<(u64, u64)> {
     let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
     // Fields after the command name, which is in parentheses and may hold spaces; `state` is
-    // field 3, so cutime (16) and cstime (17) are the 14th and 15th after it.
+    // field 3, so cminflt (10), cutime (16) and cstime (17) are the 8th, 14th and 15th after it.
     let rest = &stat[stat.rfind(')')? + 1..];
     let fields: Vec<&str> = rest.split_whitespace().collect();
-    let cutime: u64 = fields.get(13)?.parse().ok()?;
-    let cstime: u64 = fields.get(14)?.parse().ok()?;
-    Some(cutime + cstime)
+    let field = |idx: usize| fields.get(idx)?.parse::<u64>().ok();
+    Some((field(13)? + field(14)?, field(8)?))
 }
 
 fn find_helm() -> Option<PathBuf> {
