@@ -87,7 +87,10 @@ pub fn compile(cluster_network: &ClusterNetwork) -> Result<Vec<Object>, CompileE
         }));
     }
 
-    objects.push(installation_object(cluster_network)?);
+    let installation = wire("Installation", DEFAULT_NAME, installation(cluster_network))?;
+    objects.push(Object::Installation(Box::new(with_operator_defaults(
+        installation,
+    ))));
 
     if spec.calico_api_server {
         let api_server = json!({
@@ -104,7 +107,12 @@ pub fn compile(cluster_network: &ClusterNetwork) -> Result<Vec<Object>, CompileE
     }
 
     if !spec.felix.is_empty() {
-        objects.push(felix_object(&spec.felix)?);
+        let felix = v3_object("FelixConfiguration", DEFAULT_NAME, felix_spec(&spec.felix));
+        objects.push(Object::FelixConfiguration(Box::new(wire(
+            "FelixConfiguration",
+            DEFAULT_NAME,
+            felix,
+        )?)));
     }
 
     let bgp = &spec.bgp;
@@ -161,29 +169,6 @@ pub fn compile(cluster_network: &ClusterNetwork) -> Result<Vec<Object>, CompileE
     // Already in bundle order by construction; the stable sort keeps it so if that changes.
     objects.sort_by_key(Object::rank);
     Ok(objects)
-}
-
-/// The Installation object, with the operator's defaults. It is built in a stack frame of its
-/// own, as is the FelixConfiguration: the Installation is 8 KiB and passes through several
-/// copies (typed, defaulted, boxed), and inlined into `compile` those copies made a stack frame
-/// of about 60 KiB, whose first touch costs a page fault per 4 KiB on every render.
-#[inline(never)]
-fn installation_object(cluster_network: &ClusterNetwork) -> Result<Object, CompileError> {
-    let installation = wire("Installation", DEFAULT_NAME, installation(cluster_network))?;
-    Ok(Object::Installation(Box::new(with_operator_defaults(
-        installation,
-    ))))
-}
-
-/// The FelixConfiguration object; see [`installation_object`] for why it has its own frame.
-#[inline(never)]
-fn felix_object(felix: &Felix) -> Result<Object, CompileError> {
-    let value = v3_object("FelixConfiguration", DEFAULT_NAME, felix_spec(felix));
-    Ok(Object::FelixConfiguration(Box::new(wire(
-        "FelixConfiguration",
-        DEFAULT_NAME,
-        value,
-    )?)))
 }
 
 /// The Installation as the user's spec says it, before the operator's defaults.
