@@ -127,6 +127,9 @@ fn main() {
         }
     }
     let ours_median = median(&mut ours_times);
+    // Wall time on a shared machine includes waiting for a CPU; CPU time does not, so it is
+    // reported beside the wall figures (same binaries, same run).
+    let ours_cost = children_cpu_per_run(&ours, &ours_args, CPU_RUNS);
     if let Some(baseline) = &baseline {
         let baseline_median = median(&mut baseline_times);
         println!(
@@ -136,7 +139,7 @@ fn main() {
             ours_median.as_secs_f64() / baseline_median.as_secs_f64()
         );
         if let (Some(new), Some(old)) = (
-            children_cpu_per_run(&ours, &ours_args, CPU_RUNS),
+            ours_cost.as_ref(),
             children_cpu_per_run(baseline, &ours_args, CPU_RUNS),
         ) {
             println!(
@@ -180,9 +183,7 @@ fn main() {
             "notice: helm not found (CALICO_RENDER_E2E_TOOLS or ~/.cache/k8s-real/bin): helm side skipped"
         );
     }
-    // Wall time on a shared machine includes waiting for a CPU; CPU time does not, so it is
-    // reported beside the wall figures (same binaries, same run).
-    match children_cpu_per_run(&ours, &ours_args, CPU_RUNS) {
+    match ours_cost {
         Some(ChildCost {
             cpu: ours_cpu,
             faults,
