@@ -40,7 +40,7 @@ const KOPIUM_SIX: [&str; 6] = [
 const ROUNDS: usize = 15;
 
 fn crd_dir() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/calico-crds/v3.32.1")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../crds/v3.32.1")
 }
 
 fn kopium() -> Option<PathBuf> {

@@ -1,22 +1,21 @@
 //! Freshness: the committed `calico-spec/src/generated/` tree is exactly what the engine
 //! produces from the pinned v3.32.1 CRDs, byte for byte, with no stale generated files.
 //!
-//! Where the CRD folder is absent (a user's machine without `../shared`), the test says so
-//! and passes; the committed files are then the only copy of the input.
+//! The inputs are the repository's own copies in `crds/v3.32.1/` (see `crds/README.md`).
 
 use std::path::{Path, PathBuf};
 
 /// The CRD files of the committed types, as the regeneration command names them
 /// (relative to the workspace root, so headers carry no machine paths).
 const INPUTS: [&str; 8] = [
-    "../shared/calico-crds/v3.32.1/operator.tigera.io_installations.yaml",
-    "../shared/calico-crds/v3.32.1/operator.tigera.io_apiservers.yaml",
-    "../shared/calico-crds/v3.32.1/operator.tigera.io_tigerastatuses.yaml",
-    "../shared/calico-crds/v3.32.1/projectcalico.org_ippools.yaml",
-    "../shared/calico-crds/v3.32.1/projectcalico.org_bgpconfigurations.yaml",
-    "../shared/calico-crds/v3.32.1/projectcalico.org_bgppeers.yaml",
-    "../shared/calico-crds/v3.32.1/projectcalico.org_felixconfigurations.yaml",
-    "../shared/calico-crds/v3.32.1/projectcalico.org_ipreservations.yaml",
+    "crds/v3.32.1/operator.tigera.io_installations.yaml",
+    "crds/v3.32.1/operator.tigera.io_apiservers.yaml",
+    "crds/v3.32.1/operator.tigera.io_tigerastatuses.yaml",
+    "crds/v3.32.1/projectcalico.org_ippools.yaml",
+    "crds/v3.32.1/projectcalico.org_bgpconfigurations.yaml",
+    "crds/v3.32.1/projectcalico.org_bgppeers.yaml",
+    "crds/v3.32.1/projectcalico.org_felixconfigurations.yaml",
+    "crds/v3.32.1/projectcalico.org_ipreservations.yaml",
 ];
 
 /// The output directory, relative to the workspace root.
@@ -56,14 +55,6 @@ fn generated_files_on_disk(dir: &Path) -> Vec<PathBuf> {
 #[test]
 fn committed_types_are_fresh() {
     let root = workspace_root();
-    let crd_dir = root.join("../shared/calico-crds/v3.32.1");
-    if !crd_dir.is_dir() {
-        eprintln!(
-            "notice: {} is absent; the freshness of {OUT} is not checked on this machine",
-            crd_dir.display()
-        );
-        return;
-    }
     let inputs: Vec<String> = INPUTS.iter().map(|s| s.to_string()).collect();
     let sources: Vec<calico_codegen::Source> = inputs
         .iter()
@@ -108,13 +99,8 @@ fn committed_types_are_fresh() {
 fn generation_is_deterministic() {
     let root = workspace_root();
     let path = root.join(INPUTS[0]);
-    let Ok(text) = std::fs::read_to_string(&path) else {
-        eprintln!(
-            "notice: {} is absent; determinism is not checked here",
-            path.display()
-        );
-        return;
-    };
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|err| panic!("{} is part of the repository: {err}", path.display()));
     let sources = [calico_codegen::Source {
         name: INPUTS[0].to_string(),
         text,
@@ -154,14 +140,12 @@ fn as_number_fields(schema: &calico_codegen::ir::Schema, found: &mut Vec<(String
 
 #[test]
 fn every_as_number_field_is_read_as_u32() {
-    let shared = workspace_root().join("../shared/calico-crds");
+    let crds = workspace_root().join("crds");
     let mut missing = Vec::new();
     let mut n_seen = 0;
     for folder in ["v3.32.1", "release-v3.33-6609dea"] {
-        let Ok(entries) = std::fs::read_dir(shared.join(folder)) else {
-            eprintln!("notice: {folder} CRDs are absent; AS-number fields are not scanned");
-            continue;
-        };
+        let entries = std::fs::read_dir(crds.join(folder))
+            .unwrap_or_else(|err| panic!("crds/{folder} is part of the repository: {err}"));
         for entry in entries.flatten() {
             let text = std::fs::read_to_string(entry.path()).expect("CRD file is readable");
             let source = calico_codegen::Source {
@@ -187,7 +171,5 @@ fn every_as_number_field_is_read_as_u32() {
         "AS-number fields missing from calico_codegen::lower::U32_FIELDS:\n{}",
         missing.join("\n")
     );
-    if shared.is_dir() {
-        assert!(n_seen > 0, "the scan found no AS-number field at all");
-    }
+    assert!(n_seen > 0, "the scan found no AS-number field at all");
 }

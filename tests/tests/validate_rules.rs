@@ -908,7 +908,7 @@ fn cluster_network_is_compiled_and_validated() {
 /// escaped twice (`\\.`, a literal backslash in the compiled expression: no fractions) or once.
 fn crd_duration_fields() -> Vec<(String, bool)> {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../shared/calico-crds/v3.32.1/projectcalico.org_felixconfigurations.yaml");
+        .join("../crds/v3.32.1/projectcalico.org_felixconfigurations.yaml");
     let text = std::fs::read_to_string(&path)
         .unwrap_or_else(|err| panic!("pinned CRD {}: {err}", path.display()));
     let lines: Vec<&str> = text.lines().collect();

@@ -1,0 +1,29 @@
+//! The integration-test suite, one binary with a module per area (one link instead of one per
+//! file). Run one area with a filter: `cargo test -p calico-render-tests -- render_cli::`.
+//!
+//! `codegen_compile` is ignored by default: it compiles a scratch crate of every pinned CRD,
+//! which takes minutes on two cores. CI runs it with `cargo test -p calico-render-tests --
+//! --ignored`.
+
+mod codegen_cli;
+mod codegen_compile;
+mod codegen_errors;
+mod codegen_fresh;
+mod codegen_roundtrip;
+mod codegen_snapshots;
+mod e2e_k8s;
+mod krm_function;
+mod patch_cli;
+mod patch_property;
+mod patch_snapshots;
+mod patch_table;
+mod post_render_cli;
+mod post_render_stream;
+mod post_render_tools;
+mod provenance;
+mod render_cli;
+mod render_examples;
+mod render_parse;
+mod tidy;
+mod validate_cli;
+mod validate_rules;
