@@ -2,7 +2,7 @@
 //!
 //! Cargo hands `CARGO_BIN_EXE_<name>` only to tests of the package that owns the binary, so
 //! this crate's tests find `calico-render` themselves: next to the test executable
-//! (`target/[<tuple>/]<profile>/calico-render`), after a `cargo build -p calico-render --bin
+//! (`target/<profile>/calico-render`), after a `cargo build -p calico-render --bin
 //! calico-render` for the same profile, target and target directory, which is a no-op when the
 //! binary is fresh. That way a test never runs a stale binary. `CALICO_RENDER_E2E_BIN` points the
 //! tests at another binary instead.
@@ -52,24 +52,14 @@ pub fn calico_render() -> &'static Path {
 fn build_calico_render() -> Result<PathBuf, String> {
     let exe =
         env::current_exe().map_err(|err| format!("cannot locate the test executable: {err}"))?;
-    // target/[<tuple>/]<profile>/deps/<test>-<hash>: two levels up is the profile directory.
+    // target/<profile>/deps/<test>-<hash>: two levels up is the profile directory.
     let profile_dir = exe
         .parent()
         .and_then(Path::parent)
         .ok_or_else(|| format!("unexpected test executable path {}", exe.display()))?;
-    let parent = profile_dir
+    let target_dir = profile_dir
         .parent()
         .ok_or_else(|| format!("unexpected profile directory {}", profile_dir.display()))?;
-    // With an explicit target (`.cargo/config.toml` names one) the profile directory sits in a
-    // folder named after the target tuple; cargo must be given both to build into it.
-    let target = env!("CALICO_RENDER_TESTS_TARGET");
-    let (target_dir, explicit_target) = match parent
-        .parent()
-        .filter(|_| !target.is_empty() && parent.ends_with(target))
-    {
-        Some(root) => (root, Some(target)),
-        None => (parent, None),
-    };
     let profile = profile_dir
         .file_name()
         .and_then(|name| name.to_str())
@@ -87,11 +77,6 @@ fn build_calico_render() -> Result<PathBuf, String> {
             "calico-render",
         ])
         .args(["--profile", cargo_profile])
-        .args(
-            explicit_target
-                .iter()
-                .flat_map(|target| ["--target", target]),
-        )
         .env("CARGO_TARGET_DIR", target_dir)
         .current_dir(workspace_root())
         .stdin(Stdio::null())

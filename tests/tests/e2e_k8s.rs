@@ -18,7 +18,7 @@
 //!   validate`, at the same field; the harness's own comparison is checked to catch what it must.
 //!
 //! The suite's figures (objects created, commands applied, cases, disagreements, seconds) are
-//! printed on standard error: `cargo test -p calico-render-tests --test e2e_k8s -- --nocapture`.
+//! printed on standard error: `cargo test -p calico-render-tests -- e2e_k8s:: --nocapture`.
 //!
 //! # Enabling it
 //!
@@ -33,7 +33,7 @@
 //!
 //! Cargo only hands `CARGO_BIN_EXE_*` to tests of the package that owns the binary, and this is
 //! the separate `calico-render-tests` package. The test executable lives in
-//! `target/[<tuple>/]<profile>/deps/`, so the binary is one level up from there; before using it
+//! `target/<profile>/deps/`, so the binary is one level up from there; before using it
 //! the suite runs `cargo build -p calico-render --bin calico-render` for that profile and target
 //! directory (a no-op when it is fresh), so it never tests a stale binary. Set
 //! `CALICO_RENDER_E2E_BIN` to test another binary instead.
@@ -90,7 +90,7 @@ to run it against a private API server (the tools are cached in ~/.cache/k8s-rea
 install builds kube-apiserver, about 6 minutes):
     .ci/k8s-e2e.sh install
     eval \"$(.ci/k8s-e2e.sh up /tmp/calico-render-e2e)\"
-    cargo test -p calico-render-tests --test e2e_k8s
+    cargo test -p calico-render-tests -- e2e_k8s::
     .ci/k8s-e2e.sh down /tmp/calico-render-e2e
 (.ci/run does the same, with CALICO_RENDER_E2E=required)";
 

@@ -10,7 +10,7 @@
 //! `CALICO_RENDER_E2E=required` (set by CI), which makes a missing tool a failure.
 //!
 //! # Which calico-render binary
-//! As in `e2e_k8s.rs`: `CALICO_RENDER_E2E_BIN`, else `target/[<tuple>/]<profile>/calico-render` after a
+//! As in `e2e_k8s.rs`: `CALICO_RENDER_E2E_BIN`, else `target/<profile>/calico-render` after a
 //! `cargo build -p calico-render --bin calico-render` for this test executable's profile.
 //!
 //! Every test works in its own temporary directory, with its own Helm home, so tests run in
