@@ -22,25 +22,8 @@
 
 use serde_json::{Map, Value};
 
+use crate::chart::{self, ENDPOINT_CONFIG_MAP, ENDPOINT_KEY, ENDPOINT_VALUES, FELIX, INSTALLATION};
 use crate::post_render::{serialize_yaml, str_at};
-
-/// Keys the chart's `values.yaml` sets under `installation`, cleared when we do not set them.
-/// `imagePullSecrets` is not among them: the chart's template appends to it, so it gets an
-/// empty list instead.
-const CHART_INSTALLATION_DEFAULTS: [&str; 6] = [
-    "kubeletVolumePluginPath",
-    "kubernetesProvider",
-    "controlPlaneReplicas",
-    "controlPlaneNodeSelector",
-    "controlPlaneTolerations",
-    "nonPrivileged",
-];
-
-/// The ConfigMap keys the chart can template.
-const ENDPOINT_KEYS: [&str; 2] = ["KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"];
-
-/// The name of the endpoint ConfigMap.
-const ENDPOINT_CONFIG_MAP: &str = "kubernetes-services-endpoint";
 
 /// Values for the chart, plus what the chart cannot express.
 #[derive(Debug, Clone, PartialEq)]
@@ -58,9 +41,6 @@ pub fn to_chart_values(objects: &[Value]) -> ChartValues {
     let mut values = Map::new();
     let mut extra = Vec::new();
     let mut notes = Vec::new();
-    let mut has_installation = false;
-    let mut has_api_server = false;
-    let mut has_felix = false;
     let mut endpoint: Option<Map<String, Value>> = None;
 
     for object in objects {
@@ -71,18 +51,20 @@ pub fn to_chart_values(objects: &[Value]) -> ChartValues {
             .get("spec")
             .cloned()
             .unwrap_or(Value::Object(Map::new()));
-        match (api_version, kind, name) {
-            ("operator.tigera.io/v1", "Installation", "default") if !has_installation => {
-                has_installation = true;
-                values.insert("installation".to_owned(), installation_values(spec));
-            }
-            ("operator.tigera.io/v1", "APIServer", "default") if !has_api_server => {
-                has_api_server = true;
-                values.insert("apiServer".to_owned(), enabled_with(spec));
-            }
-            ("projectcalico.org/v3", "FelixConfiguration", "default") if !has_felix => {
-                has_felix = true;
-                values.insert("defaultFelixConfiguration".to_owned(), enabled_with(spec));
+        // The chart renders each section's object once, named `default`.
+        let section = chart::SECTIONS.iter().find(|section| {
+            section.spec
+                && (section.api_version, section.kind, "default") == (api_version, kind, name)
+                && !values.contains_key(section.key)
+        });
+        if let Some(section) = section {
+            let entry = if *section == INSTALLATION {
+                installation_values(spec)
+            } else {
+                enabled_with(spec)
+            };
+            values.insert(section.key.to_owned(), entry);
+            if *section == FELIX {
                 notes.push(
                     "the chart writes FelixConfiguration `default` with apiVersion \
                      crd.projectcalico.org/v1 unless the projectcalico.org/v3 CRD exists when it \
@@ -90,6 +72,9 @@ pub fn to_chart_values(objects: &[Value]) -> ChartValues {
                         .to_owned(),
                 );
             }
+            continue;
+        }
+        match (api_version, kind, name) {
             ("v1", "ConfigMap", ENDPOINT_CONFIG_MAP) if endpoint.is_none() => {
                 let data = object
                     .get("data")
@@ -97,7 +82,10 @@ pub fn to_chart_values(objects: &[Value]) -> ChartValues {
                     .cloned()
                     .unwrap_or_default();
                 let namespace = str_at(object, &["metadata", "namespace"]);
-                if data.keys().all(|key| ENDPOINT_KEYS.contains(&key.as_str())) {
+                if data
+                    .keys()
+                    .all(|key| ENDPOINT_VALUES.iter().any(|(_, data_key)| key == data_key))
+                {
                     notes.push(format!(
                         "the chart writes ConfigMap {ENDPOINT_CONFIG_MAP} into the release \
                          namespace: install the chart with --namespace {namespace}"
@@ -110,7 +98,7 @@ pub fn to_chart_values(objects: &[Value]) -> ChartValues {
                         "ConfigMap {ENDPOINT_CONFIG_MAP} has keys the chart cannot template \
                          (only {} are): it is listed as an extra object and the chart's own is \
                          turned off",
-                        ENDPOINT_KEYS.join(" and ")
+                        ENDPOINT_VALUES.map(|(_, data_key)| data_key).join(" and ")
                     ));
                     extra.push(object.clone());
                 }
@@ -125,24 +113,19 @@ pub fn to_chart_values(objects: &[Value]) -> ChartValues {
         }
     }
 
-    if !has_installation {
-        values.insert("installation".to_owned(), disabled());
+    // A section we have no object for is disabled; our bundle never holds Goldmane or Whisker,
+    // which the chart would add by default.
+    for section in chart::SECTIONS {
+        values
+            .entry(section.key.to_owned())
+            .or_insert_with(disabled);
     }
-    if !has_api_server {
-        values.insert("apiServer".to_owned(), disabled());
-    }
-    if !has_felix {
-        values.insert("defaultFelixConfiguration".to_owned(), disabled());
-    }
-    // Our bundle never holds Goldmane or Whisker; the chart would add them by default.
-    values.insert("goldmane".to_owned(), disabled());
-    values.insert("whisker".to_owned(), disabled());
     let mut endpoint_values = Map::new();
     match endpoint {
         Some(data) => {
-            for (key, value_key) in [("host", ENDPOINT_KEYS[0]), ("port", ENDPOINT_KEYS[1])] {
+            for (key, data_key) in ENDPOINT_VALUES {
                 let value = data
-                    .get(value_key)
+                    .get(data_key)
                     .cloned()
                     .unwrap_or(Value::String(String::new()));
                 endpoint_values.insert(key.to_owned(), value);
@@ -152,10 +135,7 @@ pub fn to_chart_values(objects: &[Value]) -> ChartValues {
             endpoint_values.insert("host".to_owned(), Value::String(String::new()));
         }
     }
-    values.insert(
-        "kubernetesServiceEndpoint".to_owned(),
-        Value::Object(endpoint_values),
-    );
+    values.insert(ENDPOINT_KEY.to_owned(), Value::Object(endpoint_values));
     ChartValues {
         values: Value::Object(values),
         extra,
@@ -181,11 +161,13 @@ fn enabled_with(spec: Value) -> Value {
 fn installation_values(spec: Value) -> Value {
     let mut values = enabled_with(spec);
     if let Some(map) = values.as_object_mut() {
-        for key in CHART_INSTALLATION_DEFAULTS {
-            map.entry(key.to_owned()).or_insert(Value::Null);
-        }
+        // The chart's defaults under `installation` are cleared when we do not set them, except
+        // `imagePullSecrets`: the chart's template appends to it, so it gets an empty list.
         map.entry("imagePullSecrets".to_owned())
             .or_insert(Value::Array(Vec::new()));
+        for key in chart::installation_default_keys() {
+            map.entry(key.to_owned()).or_insert(Value::Null);
+        }
     }
     values
 }

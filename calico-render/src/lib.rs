@@ -1,6 +1,7 @@
 //! Rendering of Calico bundles, patches and stream adapters.
 
 pub mod bundle;
+pub mod chart;
 pub mod helm_values;
 pub mod krm;
 pub mod patch;
