@@ -2,6 +2,7 @@
 
 pub mod bundle;
 pub mod chart;
+pub mod chart_values;
 pub mod helm_values;
 pub mod krm;
 pub mod patch;

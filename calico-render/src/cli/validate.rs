@@ -6,6 +6,7 @@ use std::io::{self, Read, Write};
 use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
+use calico_render::chart_values::{self, Reading};
 use calico_render::report::{self, LintLevels};
 use calico_spec::rules::{self, SourceText};
 use calico_spec::source::Limits;
@@ -24,7 +25,8 @@ pub enum Format {
 pub struct Args {
     /// Input file (repeatable); `-` reads standard input. Multi-document YAML streams of
     /// upstream manifests (Installation, APIServer, IPPool, BGPConfiguration, BGPPeer,
-    /// FelixConfiguration, the kubernetes-services-endpoint ConfigMap) and ClusterNetwork files.
+    /// FelixConfiguration, the kubernetes-services-endpoint ConfigMap), ClusterNetwork files,
+    /// and tigera-operator chart values (a values file, a Flux HelmRelease, an Argo CD Application).
     #[arg(short = 'f', long = "filename", value_name = "FILE", required = true)]
     files: Vec<String>,
     /// Output format.
@@ -36,6 +38,10 @@ pub struct Args {
     /// Silence a lint by its code (repeatable); upstream errors cannot be allowed.
     #[arg(long, value_name = "CODE")]
     allow: Vec<String>,
+    /// Read every file as values for the tigera-operator Helm chart (found without it when a
+    /// file has the chart's keys and no apiVersion or kind).
+    #[arg(long)]
+    chart_values: bool,
 }
 
 /// Run the subcommand: exit 0 without errors (warnings allowed), 1 with any error, 2 when an
@@ -59,14 +65,23 @@ pub fn run(args: Args) -> super::Outcome {
             text: &sources[name],
         })
         .collect();
-    let outcome =
-        match rules::validate_texts(&texts, &rules::Context::assumed(), &Limits::MANIFESTS) {
-            Ok(outcome) => outcome,
-            Err(err) => {
-                eprintln!("error: {err}");
-                return Ok(ExitCode::from(super::EXIT_USAGE));
-            }
-        };
+    let reading = if args.chart_values {
+        Reading::ChartValues
+    } else {
+        Reading::Detect
+    };
+    let outcome = match chart_values::validate_texts(
+        &texts,
+        &rules::Context::assumed(),
+        &Limits::MANIFESTS,
+        reading,
+    ) {
+        Ok(outcome) => outcome,
+        Err(err) => {
+            eprintln!("error: {err}");
+            return Ok(ExitCode::from(super::EXIT_USAGE));
+        }
+    };
     let (diagnostics, skipped) = report::leveled(outcome, &levels);
     let rendered = match args.output {
         Format::Text => report::render_text(&diagnostics, &skipped, &sources),

@@ -270,6 +270,17 @@ rules! {
         "The operator owns the pools listed in the Installation and reverts edits to them. Change the pool in the Installation (with a JSON patch) instead of the IPPool.";
     LINT_ENDPOINT_KEY = "CR8009", Warning, "unknown key in the endpoint ConfigMap",
         "The operator reads only KUBERNETES_SERVICE_HOST, KUBERNETES_SERVICE_PORT and their _POD_NETWORK variants; other keys are ignored (a misspelling?).";
+
+    // CR90xx: values for the tigera-operator Helm chart (v3.32.1), checked by calico-render's
+    // `chart_values` module; the objects the chart renders from them get the codes above.
+    CHART_UNKNOWN_KEY = "CR9001", Warning, "the tigera-operator chart does not read this key",
+        "Helm accepts any key in a values file, and the chart reads only its own, so a misspelt or misplaced key is dropped without a word and its setting never reaches the cluster. The hint names the closest key the chart reads at that level or, for an Installation, APIServer or FelixConfiguration field written at the top level, the section it belongs under (`installation`, `apiServer`, `defaultFelixConfiguration`). Keys inside those sections are checked against the object's schema instead (CR0001, CR9002). The known keys are those of chart v3.32.1.";
+    CHART_NESTING = "CR9002", Error, "key nested wrong inside a chart section",
+        "The chart writes everything under `installation` except `enabled` as the spec of Installation `default`, and `apiServer` and `defaultFelixConfiguration` likewise. So `installation.spec.calicoNetwork` becomes the unknown field `spec.spec`, `installation.metadata` the unknown `spec.metadata`, a key with dots such as `calicoNetwork.bgp` one unknown field of that name, and `installation.bgp` an unknown Installation field (it belongs under `calicoNetwork`); the API server drops them all. Write spec fields directly under the section, nested as in the object: `installation: {calicoNetwork: {bgp: Enabled}}`.";
+    CHART_DOTTED_KEY = "CR9003", Warning, "dotted key in a values file",
+        "Only `helm --set` splits a key at its dots. In a values file `installation.calicoNetwork.bgp: Enabled` is one key with dots in its name, which the chart never reads, so the setting is lost. Nest the keys instead: `installation:`, `calicoNetwork:` under it and `bgp: Enabled` under that. Inside `installation`, `apiServer` and `defaultFelixConfiguration` such a key reaches the object and is reported as CR9002.";
+    CHART_IGNORED_VALUE = "CR9004", Warning, "value the chart ignores",
+        "The key is one the chart reads, but here it has no effect: a section whose `enabled` is false renders nothing, so its other keys are ignored (`defaultFelixConfiguration` is disabled by the chart's defaults); `kubernetesServiceEndpoint.port` is ignored while `host` is empty, because the ConfigMap is rendered only with a host; Helm reads only the first YAML document of a values file; Argo CD ignores `helm.values` when `helm.valuesObject` is set. Enable the section, set the missing value, or remove what is ignored.";
 }
 
 /// Find a rule by code (case-insensitive).

@@ -1,0 +1,320 @@
+//! `validate` for users of the tigera-operator Helm chart: values files, and the values of a
+//! Flux `HelmRelease` or an Argo CD `Application` that install the chart.
+//!
+//! The values are laid over the chart's defaults as Helm does and rendered the way the chart's
+//! templates do ([`crate::chart`]): the Installation, the APIServer, FelixConfiguration
+//! `default` and the endpoint ConfigMap go through the whole rule catalogue, like manifests.
+//! Every diagnostic is then mapped back to the values key it came from
+//! (`spec.calicoNetwork.bgp` of the Installation is `installation.calicoNetwork.bgp`) and
+//! placed at that key's line and column in the file. Keys the chart itself handles are checked
+//! here: keys it does not read (CR9001), keys nested wrong inside a section (CR9002), keys with
+//! dots that only `helm --set` would split (CR9003), and values it ignores (CR9004).
+//!
+//! Where the values are:
+//! - a values file: a YAML mapping without `apiVersion` and `kind` whose keys include the
+//!   chart's (`installation`, `apiServer`, `tigeraOperator`, ...), or any file with
+//!   [`Reading::ChartValues`] (`validate --chart-values`);
+//! - a Flux HelmRelease (`helm.toolkit.fluxcd.io/*`) whose `spec.chart.spec.chart` is
+//!   `tigera-operator`: `spec.values`;
+//! - an Argo CD Application (`argoproj.io/v1alpha1`) whose `spec.source.chart` (or one of
+//!   `spec.sources[*].chart`) is `tigera-operator`: `helm.valuesObject`, or else the YAML string
+//!   `helm.values`. Positions in that string are mapped into the file exactly when it is a
+//!   literal block (`values: |`) whose lines are the string's lines; otherwise every finding in
+//!   it is placed at the string, and its hint says so.
+//!
+//! What is not seen: Flux `valuesFrom` and Argo CD `valueFiles` and `parameters` (their
+//! content is elsewhere), and checks across a chart install and other files given to the same
+//! `validate` run (each set of values is checked as one install). The release namespace is
+//! taken to be `tigera-operator`; with the chart the operator and its endpoint ConfigMap are
+//! always in the same namespace.
+
+mod find;
+mod keys;
+
+use std::collections::BTreeMap;
+
+use calico_spec::diag::{Diagnostic, Location};
+use calico_spec::rules::catalogue::{self as c, Rule};
+use calico_spec::rules::{self, Context, Skipped, SourceText, TextError, ValidationOutcome};
+use calico_spec::source::{Document, Limits, Pos, parse_stream};
+use serde_json::{Map, Value};
+
+use crate::chart;
+use find::{Place, values_file, wrapped_values};
+use keys::{chart_hint, check_ignored, check_keys, nesting};
+
+/// How `validate` reads its files.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Reading {
+    /// Manifests and ClusterNetworks; a file that looks like chart values is read as such, and
+    /// HelmReleases and Applications of the chart have their values checked.
+    Detect,
+    /// Every file is a values file for the chart (`--chart-values`).
+    ChartValues,
+}
+
+/// [`rules::validate_texts`], plus the chart values found in the texts (see the module doc).
+///
+/// # Errors
+/// [`TextError`] for a text that is not YAML or exceeds `limits`.
+pub fn validate_texts(
+    texts: &[SourceText<'_>],
+    ctx: &Context,
+    limits: &Limits,
+    reading: Reading,
+) -> Result<ValidationOutcome, TextError> {
+    let mut parsed: Vec<Option<Vec<Document>>> = Vec::with_capacity(texts.len());
+    for source in texts {
+        let documents = if reading == Reading::ChartValues || may_hold_values(source.text) {
+            Some(parse_stream(source.text, limits).map_err(|err| TextError {
+                file: source.name.to_owned(),
+                source: err,
+            })?)
+        } else {
+            None
+        };
+        parsed.push(documents);
+    }
+    let mut plain: Vec<SourceText<'_>> = Vec::new();
+    let mut found = Found::default();
+    for (source, documents) in texts.iter().zip(&parsed) {
+        match documents {
+            Some(documents) if reading == Reading::ChartValues || is_values_file(documents) => {
+                values_file(source.name, documents, &mut found);
+            }
+            Some(documents) => {
+                plain.push(*source);
+                for document in documents {
+                    wrapped_values(source, document, limits, &mut found);
+                }
+            }
+            None => plain.push(*source),
+        }
+    }
+    let mut outcome = rules::validate_texts(&plain, ctx, limits)?;
+    outcome
+        .skipped
+        .retain(|skip| !found.claimed.contains(&(skip.file.clone(), skip.document)));
+    for values in &found.values {
+        check_values(values, ctx, &mut outcome);
+    }
+    outcome.diagnostics.append(&mut found.diagnostics);
+    outcome.diagnostics.sort_by(|a, b| {
+        a.location
+            .cmp(&b.location)
+            .then(a.code.cmp(b.code))
+            .then(a.path.cmp(&b.path))
+            .then(a.message.cmp(&b.message))
+    });
+    outcome.diagnostics.dedup();
+    let order: BTreeMap<&str, usize> = texts
+        .iter()
+        .enumerate()
+        .map(|(idx, source)| (source.name, idx))
+        .collect();
+    outcome.skipped.sort_by(|a, b| {
+        let rank = |skip: &Skipped| (order.get(skip.file.as_str()).copied(), skip.document);
+        rank(a).cmp(&rank(b)).then(a.cmp(b))
+    });
+    outcome.skipped.dedup();
+    Ok(outcome)
+}
+
+/// A cheap look before parsing: only a text that names the chart or has a line starting with
+/// one of its top-level keys can hold its values, so other streams are parsed once, by the
+/// rule catalogue, as before.
+fn may_hold_values(text: &str) -> bool {
+    text.contains(chart::CHART_NAME)
+        || text.lines().any(|line| {
+            let line = line.trim_start_matches(['"', '\'']);
+            chart::TOP_LEVEL.iter().any(|(key, _)| {
+                line.strip_prefix(key)
+                    .is_some_and(|rest| rest.starts_with([':', '.']))
+            })
+        })
+}
+
+/// A values file: YAML mappings without `apiVersion` or `kind`, the first of which has a key
+/// the chart reads (or a dotted key starting with one).
+fn is_values_file(documents: &[Document]) -> bool {
+    let mut content = documents.iter().filter(|doc| !doc.is_empty());
+    let Some(first) = content.next() else {
+        return false;
+    };
+    let plain = |doc: &Document| {
+        doc.value
+            .as_object()
+            .is_some_and(|map| !map.contains_key("apiVersion") && !map.contains_key("kind"))
+    };
+    plain(first)
+        && content.all(plain)
+        && first.value.as_object().is_some_and(|map| {
+            map.keys().any(|key| {
+                let head = key.split('.').next().unwrap_or(key);
+                chart::role(head).is_some_and(|_| head != "global")
+            })
+        })
+}
+
+/// Values found in the inputs, with the diagnostics found on the way.
+#[derive(Default)]
+struct Found<'a> {
+    values: Vec<Values<'a>>,
+    diagnostics: Vec<Diagnostic>,
+    /// Documents whose values are checked here, so they are not reported as skipped.
+    claimed: Vec<(String, usize)>,
+}
+
+/// One set of values for the chart and where it sits in its file.
+struct Values<'a> {
+    file: &'a str,
+    document: usize,
+    /// The values as written (`None`: none given, the chart's defaults apply).
+    values: Option<Value>,
+    place: Place<'a>,
+}
+
+/// Check one set of values: the chart's own keys, then the objects it renders, with the whole
+/// rule catalogue. Diagnostics and unchecked objects go into `outcome`.
+fn check_values(values: &Values<'_>, ctx: &Context, outcome: &mut ValidationOutcome) {
+    let mut out: Vec<Diagnostic> = Vec::new();
+    let empty = Value::Object(Map::new());
+    let user = values.values.as_ref().unwrap_or(&empty);
+    match user.as_object() {
+        None => out.push(new(
+            &c::WRONG_TYPE,
+            "",
+            format!("chart values must be a mapping, found {}", describe(user)),
+            None,
+        )),
+        Some(map) => {
+            check_keys(map, &mut out);
+            let merged = chart::coalesce(chart::defaults(), user);
+            check_ignored(map, &merged, &mut out);
+            let rendered = chart::render(&merged);
+            let objects: Vec<Value> = rendered
+                .objects
+                .iter()
+                .map(|object| object.value.clone())
+                .collect();
+            for mut diag in rules::validate_values(&objects, ctx) {
+                let origin = diag
+                    .location
+                    .take()
+                    .and_then(|loc| rendered.objects.get(loc.document))
+                    .map(|object| &object.origin);
+                let Some(origin) = origin else {
+                    diag.path.clear();
+                    out.push(diag);
+                    continue;
+                };
+                let object_path = std::mem::take(&mut diag.path);
+                diag.path = origin.values_path(&object_path);
+                if diag.code == c::UNKNOWN_FIELD.code {
+                    nesting(origin, &object_path, map, &mut diag);
+                }
+                if let Some(hint) = chart_hint(diag.code) {
+                    diag.hint = Some(hint.to_owned());
+                }
+                let top = diag.path.split(['.', '[']).next().unwrap_or_default();
+                if !top.is_empty() && !map.contains_key(top) {
+                    let note =
+                        format!("`{top}` is not in these values: this is the chart's default");
+                    diag.hint = Some(match diag.hint.take() {
+                        Some(hint) => format!("{hint}; {note}"),
+                        None => note,
+                    });
+                }
+                out.push(diag);
+            }
+            for section in rendered.unchecked {
+                outcome.skipped.push(Skipped {
+                    file: values.file.to_owned(),
+                    document: values.document,
+                    api_version: Some(section.api_version.to_owned()),
+                    kind: Some(section.kind.to_owned()),
+                });
+            }
+        }
+    }
+    for mut diag in out {
+        let at_key = [
+            c::UNKNOWN_FIELD.code,
+            c::CHART_UNKNOWN_KEY.code,
+            c::CHART_NESTING.code,
+            c::CHART_DOTTED_KEY.code,
+            c::CHART_IGNORED_VALUE.code,
+        ]
+        .contains(&diag.code);
+        let pos = values.place.locate(&diag.path, at_key);
+        if values.place.approximate() {
+            let note = "the position is that of the `helm.values` string: only a literal block \
+                        (`values: |`) can be mapped line by line";
+            diag.hint = Some(match diag.hint.take() {
+                Some(hint) => format!("{hint} ({note})"),
+                None => note.to_owned(),
+            });
+        }
+        outcome
+            .diagnostics
+            .push(located(diag, values.file, values.document, pos));
+    }
+}
+
+fn describe(value: &Value) -> &'static str {
+    match value {
+        Value::Number(_) => "a number",
+        Value::Bool(_) => "a boolean",
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+        Value::Null => "null",
+        Value::String(_) => "a string",
+    }
+}
+
+fn new(
+    rule: &Rule,
+    path: impl Into<String>,
+    message: impl Into<String>,
+    hint: Option<String>,
+) -> Diagnostic {
+    Diagnostic {
+        severity: rule.severity,
+        code: rule.code,
+        path: path.into(),
+        message: message.into(),
+        hint,
+        location: None,
+    }
+}
+
+fn located(mut diag: Diagnostic, file: &str, document: usize, pos: Pos) -> Diagnostic {
+    diag.location = Some(Location {
+        file: file.to_owned(),
+        document,
+        line: Some(pos.line),
+        column: Some(pos.column),
+    });
+    diag
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detection() {
+        let docs = |text: &str| parse_stream(text, &Limits::MANIFESTS).unwrap();
+        assert!(is_values_file(&docs("installation:\n  enabled: true\n")));
+        assert!(is_values_file(&docs(
+            "installation.calicoNetwork.bgp: Enabled\n"
+        )));
+        assert!(!is_values_file(&docs("global: {}\n")));
+        assert!(!is_values_file(&docs(
+            "apiVersion: v1\nkind: ConfigMap\ninstallation: {}\n"
+        )));
+        assert!(!is_values_file(&docs("foo: 1\n")));
+        assert!(may_hold_values("\"installation.calicoNetwork.bgp\": x\n"));
+        assert!(!may_hold_values("apiVersion: v1\nkind: List\n"));
+    }
+}
