@@ -25,5 +25,6 @@ mod render_cli;
 mod render_examples;
 mod render_parse;
 mod tidy;
+mod validate_chart_values;
 mod validate_cli;
 mod validate_rules;
