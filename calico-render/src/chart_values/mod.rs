@@ -120,11 +120,13 @@ pub fn validate_texts(
     Ok(outcome)
 }
 
-/// A cheap look before parsing: only a text that names the chart or has a line starting with
-/// one of its top-level keys can hold its values, so other streams are parsed once, by the
-/// rule catalogue, as before.
+/// A cheap look before parsing: only a text with a HelmRelease or an Application that names
+/// the chart, or with a line starting with one of the chart's top-level keys, can hold its
+/// values, so other streams (the endpoint ConfigMap's `namespace: tigera-operator` included)
+/// are parsed once, by the rule catalogue, as before.
 fn may_hold_values(text: &str) -> bool {
-    text.contains(chart::CHART_NAME)
+    (text.contains(chart::CHART_NAME)
+        && (text.contains("HelmRelease") || text.contains("Application")))
         || text.lines().any(|line| {
             let line = line.trim_start_matches(['"', '\'']);
             chart::TOP_LEVEL.iter().any(|(key, _)| {
@@ -316,5 +318,11 @@ mod tests {
         assert!(!is_values_file(&docs("foo: 1\n")));
         assert!(may_hold_values("\"installation.calicoNetwork.bgp\": x\n"));
         assert!(!may_hold_values("apiVersion: v1\nkind: List\n"));
+        assert!(!may_hold_values(
+            "metadata:\n  namespace: tigera-operator\n"
+        ));
+        assert!(may_hold_values(
+            "kind: HelmRelease\n    chart: tigera-operator\n"
+        ));
     }
 }
