@@ -47,6 +47,8 @@ pub struct ValidationOutcome {
     pub diagnostics: Vec<Diagnostic>,
     /// Documents of kinds validation does not check, in input order.
     pub skipped: Vec<Skipped>,
+    /// How many documents were checked (not empty, not skipped), ClusterNetworks included.
+    pub checked: usize,
 }
 
 /// The kinds validation knows.
@@ -158,6 +160,7 @@ pub fn validate_texts(
         parsed.push((source.name, documents));
     }
     let mut extra: Vec<Diagnostic> = Vec::new();
+    let mut checked_cluster_networks = 0;
     let mut inputs: Vec<InputDocument<'_>> = Vec::new();
     for ((name, documents), source) in parsed.iter().zip(texts) {
         let n_content = documents.iter().filter(|doc| !doc.is_empty()).count();
@@ -190,9 +193,11 @@ pub fn validate_texts(
                 continue;
             }
             extra.extend(validate_cluster_network(name, source.text));
+            checked_cluster_networks += 1;
         }
     }
     let mut outcome = validate(&inputs, ctx);
+    outcome.checked += checked_cluster_networks;
     outcome.diagnostics.extend(extra);
     sort(&mut outcome.diagnostics);
     Ok(outcome)
@@ -303,6 +308,7 @@ fn run(inputs: &[InputDocument<'_>], ctx: &Context, typing: Typing) -> Validatio
         sink.diagnostics.extend(doc.problems.iter().cloned());
         let root = Root::of(&doc.value);
         if !doc.value.is_object() || root.api_version.is_none() || root.kind.is_none() {
+            outcome.checked += 1;
             sink.report(
                 &c::NOT_AN_OBJECT,
                 "",
@@ -310,6 +316,7 @@ fn run(inputs: &[InputDocument<'_>], ctx: &Context, typing: Typing) -> Validatio
                 None,
             );
         } else if let Some(known) = classify(&root) {
+            outcome.checked += 1;
             check_document(
                 &mut sink,
                 &mut facts,
