@@ -1,12 +1,18 @@
-//! Rendering validation results: rustc-like text and the JSON object of DESIGN.md, plus the
-//! `--deny`/`--allow` lint levels.
+//! Rendering diagnostics: rustc-like text (`validate`), the one-line-per-problem form the other
+//! subcommands print on standard error, and the JSON object of `validate -o json`; plus the
+//! `--deny`/`--allow` lint levels every subcommand applies.
 //!
 //! calico-spec's diagnostics are not `Serialize` on purpose (serialization is a boundary): this
 //! module defines the wire shape of `validate -o json` and converts to it by hand.
+//!
+//! Colour is a [`Palette`] of `anstyle` styles; [`Palette::PLAIN`] writes no escape codes at
+//! all, so the text is byte for byte the same as without colour support. The caller decides
+//! (the CLI asks `anstream`, which knows about terminals, `--color` and `NO_COLOR`).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write as _;
 
+use anstyle::{AnsiColor, Style};
 use calico_spec::diag::{Diagnostic, Severity};
 use calico_spec::rules::{self, Skipped, ValidationOutcome};
 use serde::Serialize;
@@ -102,6 +108,121 @@ impl LintLevels {
     }
 }
 
+/// The styles diagnostics are written with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Palette {
+    /// `error[CODE]` and the markers under an error.
+    pub error: Style,
+    /// `warning[CODE]` and the markers under a warning.
+    pub warning: Style,
+    /// The labels `hint`, `help` and `note`.
+    pub label: Style,
+    /// The frame around a quoted line: `-->`, the gutter and `=`.
+    pub frame: Style,
+    /// The message and the closing summary.
+    pub emphasis: Style,
+}
+
+impl Palette {
+    /// No styles: the text carries no escape codes.
+    pub const PLAIN: Palette = Palette {
+        error: Style::new(),
+        warning: Style::new(),
+        label: Style::new(),
+        frame: Style::new(),
+        emphasis: Style::new(),
+    };
+
+    /// rustc's colours: red errors, yellow warnings, blue frame, bold messages.
+    pub const COLOURED: Palette = Palette {
+        error: AnsiColor::Red.on_default().bold(),
+        warning: AnsiColor::Yellow.on_default().bold(),
+        label: AnsiColor::Cyan.on_default().bold(),
+        frame: AnsiColor::Blue.on_default().bold(),
+        emphasis: Style::new().bold(),
+    };
+
+    /// [`Palette::COLOURED`] when `colour` is true, else [`Palette::PLAIN`].
+    pub fn new(colour: bool) -> Palette {
+        if colour {
+            Palette::COLOURED
+        } else {
+            Palette::PLAIN
+        }
+    }
+
+    fn severity(&self, severity: Severity) -> Style {
+        match severity {
+            Severity::Error => self.error,
+            Severity::Warning => self.warning,
+        }
+    }
+}
+
+/// Where the user sets lint levels, for the note under the first warning of each code.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LevelNotes {
+    /// The subcommand takes `--allow` and `--deny`: say so.
+    Flags,
+    /// No note (the caller says it another way, as `krm` does in its results).
+    Off,
+}
+
+/// The note under the first warning of a code: how to silence it or fail on it with the flags.
+pub fn lint_note(code: &str) -> String {
+    format!(
+        "`--allow {code}` silences this lint; `--deny {code}` (or `--deny warnings`) makes it an error"
+    )
+}
+
+/// The lint codes whose note is due, in diagnostic order: each warning's code the first time it
+/// appears.
+fn first_warnings(diagnostics: &[Diagnostic], notes: LevelNotes) -> Vec<bool> {
+    let mut seen = BTreeSet::new();
+    diagnostics
+        .iter()
+        .map(|diag| {
+            notes == LevelNotes::Flags
+                && diag.severity == Severity::Warning
+                && seen.insert(diag.code)
+        })
+        .collect()
+}
+
+/// One problem per line for standard error, the form every subcommand but `validate` uses:
+/// `FILE:LINE:COLUMN: error[CODE]: message (at path)`, then `  hint: ...` and, under the first
+/// warning of each code, `  note: ...` naming `--allow` and `--deny`.
+pub fn render_short(diagnostics: &[Diagnostic], palette: &Palette, notes: LevelNotes) -> String {
+    let mut out = String::new();
+    let notes = first_warnings(diagnostics, notes);
+    for (diag, note) in diagnostics.iter().zip(notes) {
+        if let Some(loc) = &diag.location {
+            let _ = match (loc.line, loc.column) {
+                (Some(line), Some(column)) => write!(out, "{}:{line}:{column}: ", loc.file),
+                _ => write!(out, "{}: ", loc.file),
+            };
+        }
+        let style = palette.severity(diag.severity);
+        let _ = write!(
+            out,
+            "{style}{}[{}]{style:#}: {}",
+            diag.severity, diag.code, diag.message
+        );
+        if !diag.path.is_empty() {
+            let _ = write!(out, " (at {})", diag.path);
+        }
+        out.push('\n');
+        let label = palette.label;
+        if let Some(hint) = &diag.hint {
+            let _ = writeln!(out, "  {label}hint{label:#}: {hint}");
+        }
+        if note {
+            let _ = writeln!(out, "  {label}note{label:#}: {}", lint_note(diag.code));
+        }
+    }
+    out
+}
+
 /// Whether any diagnostic is an error (exit status 1).
 pub fn has_errors(diagnostics: &[Diagnostic]) -> bool {
     diagnostics
@@ -179,16 +300,25 @@ pub fn render_json(diagnostics: &[Diagnostic], skipped: &[Skipped]) -> String {
 }
 
 /// Human-readable output in the style of rustc: each diagnostic with the offending input line
-/// and a marker under the field, then the skipped documents and a summary.
-/// `sources` maps each file name to its text.
+/// and a marker under the field, then the skipped documents and a summary. `sources` maps each
+/// file name to its text; `checked` is how many objects were checked, for the summary.
 pub fn render_text(
     diagnostics: &[Diagnostic],
     skipped: &[Skipped],
     sources: &BTreeMap<String, String>,
+    checked: usize,
+    palette: &Palette,
 ) -> String {
     let mut out = String::new();
-    for diag in diagnostics {
-        let _ = writeln!(out, "{}[{}]: {}", diag.severity, diag.code, diag.message);
+    let notes = first_warnings(diagnostics, LevelNotes::Flags);
+    let (frame, label, bold) = (palette.frame, palette.label, palette.emphasis);
+    for (diag, note) in diagnostics.iter().zip(notes) {
+        let style = palette.severity(diag.severity);
+        let _ = writeln!(
+            out,
+            "{style}{}[{}]{style:#}{bold}: {}{bold:#}",
+            diag.severity, diag.code, diag.message
+        );
         let location = diag.location.as_ref();
         let line_no = location.and_then(|loc| loc.line);
         let column = location.and_then(|loc| loc.column).unwrap_or(1);
@@ -197,10 +327,14 @@ pub fn render_text(
         if let Some(loc) = location {
             match line_no {
                 Some(line) => {
-                    let _ = writeln!(out, "{pad}--> {}:{line}:{column}", loc.file);
+                    let _ = writeln!(out, "{pad}{frame}-->{frame:#} {}:{line}:{column}", loc.file);
                 }
                 None => {
-                    let _ = writeln!(out, "{pad}--> {} (document {})", loc.file, loc.document);
+                    let _ = writeln!(
+                        out,
+                        "{pad}{frame}-->{frame:#} {} (document {})",
+                        loc.file, loc.document
+                    );
                 }
             }
         }
@@ -220,15 +354,30 @@ pub fn render_text(
                 .take(column.saturating_sub(1))
                 .map(|c| if c == '\t' { '\t' } else { ' ' })
                 .collect();
-            let _ = writeln!(out, "{pad} |");
-            let _ = writeln!(out, "{line} | {text}");
-            let _ = writeln!(out, "{pad} | {indent}{}", "^".repeat(marker_len));
+            let _ = writeln!(out, "{pad} {frame}|{frame:#}");
+            let _ = writeln!(out, "{frame}{line} |{frame:#} {text}");
+            let _ = writeln!(
+                out,
+                "{pad} {frame}|{frame:#} {indent}{style}{}{style:#}",
+                "^".repeat(marker_len)
+            );
         }
         if !diag.path.is_empty() {
-            let _ = writeln!(out, "{pad} = at: {}", diag.path);
+            let _ = writeln!(
+                out,
+                "{pad} {frame}={frame:#} {label}at{label:#}: {}",
+                diag.path
+            );
         }
         if let Some(hint) = &diag.hint {
-            let _ = writeln!(out, "{pad} = help: {hint}");
+            let _ = writeln!(out, "{pad} {frame}={frame:#} {label}help{label:#}: {hint}");
+        }
+        if note {
+            let _ = writeln!(
+                out,
+                "{pad} {frame}={frame:#} {label}note{label:#}: {}",
+                lint_note(diag.code)
+            );
         }
         out.push('\n');
     }
@@ -251,12 +400,15 @@ pub fn render_text(
         .count();
     let n_warnings = diagnostics.len() - n_errors;
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
-    if n_errors + n_warnings == 0 {
-        out.push_str("no problems found\n");
+    let objects = plural(checked, "object");
+    if checked == 0 && n_errors + n_warnings == 0 {
+        let _ = writeln!(out, "{bold}no objects checked{bold:#}");
+    } else if n_errors + n_warnings == 0 {
+        let _ = writeln!(out, "{bold}{objects} checked, no problems found{bold:#}");
     } else {
         let _ = writeln!(
             out,
-            "{}, {}",
+            "{bold}{objects} checked: {}, {}{bold:#}",
             plural(n_errors, "error"),
             plural(n_warnings, "warning")
         );

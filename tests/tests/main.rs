@@ -5,6 +5,7 @@
 //! which takes minutes on two cores. CI runs it with `cargo test -p calico-render-tests --
 //! --ignored`.
 
+mod cli_consistency;
 mod codegen_cli;
 mod codegen_compile;
 mod codegen_errors;

@@ -282,3 +282,94 @@ fn kubectl_lines_survive_a_real_shell() {
         }
     }
 }
+
+/// Hand-written DESIRED objects are validated with the whole rule catalogue before anything is
+/// compared: each mistake `validate` rejects refuses the patch (exit 1, nothing on standard
+/// output) with `validate`'s diagnostic at its line. The unbroken file patches, so each refusal
+/// comes from the mistake alone.
+#[test]
+fn invalid_desired_objects_are_refused_as_validate_refuses_them() {
+    let desired =
+        std::fs::read_to_string(format!("{CASES}/validated/desired.yaml")).expect("fixture");
+    let args = ["-f", "-", "--live", "validated/live.yaml"];
+    let output = run(&args, &desired);
+    assert_eq!(
+        output.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    let patches = String::from_utf8(output.stdout).expect("utf-8");
+    assert_eq!(patches.lines().count(), 2, "{patches}");
+
+    // (what, from, to, the code and position `validate` reports)
+    let cases = [
+        (
+            "a field typo",
+            "disableBGPExport: true",
+            "disableBgpExport: true",
+            "<stdin>:29:9: error[CR0001]: unknown field `disableBgpExport`",
+        ),
+        (
+            "a numeric port",
+            "KUBERNETES_SERVICE_PORT: \"6443\"",
+            "KUBERNETES_SERVICE_PORT: 6443",
+            "<stdin>:12:28: error[CR6103]",
+        ),
+        (
+            "IPIP with BGP off",
+            "encapsulation: VXLANCrossSubnet",
+            "encapsulation: IPIP",
+            "<stdin>:26:24: error[CR5009]",
+        ),
+        (
+            "an unclosed selector",
+            "nodeSelector: all()",
+            "nodeSelector: all(",
+            "<stdin>:28:23: error[CR1017]",
+        ),
+    ];
+    for (what, from, to, expected) in cases {
+        assert!(desired.contains(from), "{what}: fixture lacks {from:?}");
+        let broken = desired.replacen(from, to, 1);
+        check(&args, &broken, 1, "", &[expected]);
+        // `validate` says the same about the same text.
+        let validate = Command::new(calico_render())
+            .args(["validate", "-f", "-"])
+            .current_dir(CASES)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .spawn()
+            .and_then(|mut child| {
+                use std::io::Write;
+                child
+                    .stdin
+                    .take()
+                    .expect("stdin")
+                    .write_all(broken.as_bytes())?;
+                child.wait_with_output()
+            })
+            .expect("validate runs");
+        assert_eq!(
+            validate.status.code(),
+            Some(1),
+            "{what}: validate accepts it"
+        );
+        let code = &expected[expected.find("error[").expect("code")..][6..12];
+        assert!(
+            String::from_utf8_lossy(&validate.stdout).contains(code),
+            "{what}: validate does not report {code}"
+        );
+    }
+    // A lint made an error with --deny refuses the patch too; --allow silences it.
+    check(
+        &[&args[..], &["--deny", "warnings"]].concat(),
+        &desired,
+        1,
+        "",
+        &["error[CR8007]"],
+    );
+    let output = run(&[&args[..], &["--allow", "CR8007"]].concat(), &desired);
+    assert_eq!(output.status.code(), Some(0));
+    assert!(!String::from_utf8_lossy(&output.stderr).contains("CR8007"));
+}

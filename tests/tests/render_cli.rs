@@ -119,17 +119,17 @@ fn mistakes_exit_1_with_one_located_error() {
         (
             "      blockSize: 26\n",
             "      blocksize: 26\n",
-            "-:17:7: error[CN0001]: unknown field `blocksize` (at spec.podPools[0].blocksize)\n  hint: did you mean `blockSize`? valid here: `name`, `cidr`, `blockSize`, `encapsulation`, `natOutgoing`, `nodeSelector`, `disableBGPExport`, `allowedUses`\n",
+            "<stdin>:17:7: error[CN0001]: unknown field `blocksize` (at spec.podPools[0].blocksize)\n  hint: did you mean `blockSize`? valid here: `name`, `cidr`, `blockSize`, `encapsulation`, `natOutgoing`, `nodeSelector`, `disableBGPExport`, `allowedUses`\n",
         ),
         (
             "172.20.0.0/16",
             "172.20.0.0/16x",
-            "-:16:13: error[CN0002]: `172.20.0.0/16x` has an invalid prefix length: use 0-32 without leading zeros (at spec.podPools[0].cidr)\n  hint: write an address range in CIDR notation, such as 172.20.0.0/16 or fd00:10::/56\n",
+            "<stdin>:16:13: error[CN0002]: `172.20.0.0/16x` has an invalid prefix length: use 0-32 without leading zeros (at spec.podPools[0].cidr)\n  hint: write an address range in CIDR notation, such as 172.20.0.0/16 or fd00:10::/56\n",
         ),
         (
             "blockSize: 26",
             "blockSize: 40",
-            "-:17:18: error[CN0103]: block size 40 is out of range for IPv4 pool 172.20.0.0/16 (at spec.podPools[0].blockSize)\n  hint: use a block size from 20 to 32 for IPv4 pools\n",
+            "<stdin>:17:18: error[CN0103]: block size 40 is out of range for IPv4 pool 172.20.0.0/16 (at spec.podPools[0].blockSize)\n  hint: use a block size from 20 to 32 for IPv4 pools\n",
         ),
     ];
     for (from, to, expected) in cases {
@@ -149,7 +149,7 @@ fn not_yaml_and_missing_files_exit_2() {
     assert_eq!(stdout(&output), "");
     assert_eq!(
         stderr(&output),
-        "error: -:1:7: the input is not YAML: unclosed bracket '['\n"
+        "error: <stdin>:1:7: the input is not YAML: unclosed bracket '['\n"
     );
 
     let output = run(
@@ -258,6 +258,8 @@ fn help_of_every_subcommand() {
         Some("explain"),
         Some("post-render"),
         Some("krm"),
+        Some("completions"),
+        Some("man"),
     ];
     for subcommand in subcommands {
         let mut args: Vec<&str> = subcommand.into_iter().collect();

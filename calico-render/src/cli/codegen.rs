@@ -11,16 +11,26 @@ use anyhow::Context;
 use calico_codegen::CodegenError;
 
 // Arguments of `calico-render codegen`.
+//
+// `--crd` and `--out` keep their names because the generated files record the command in
+// those words (and the standalone `calico-codegen` binary takes the same); `-f/--filename`
+// and `--out-dir` are accepted as everywhere else.
 #[derive(Debug, clap::Args)]
 pub struct Args {
     /// A CRD YAML file, a multi-document bundle, or a directory of them (repeatable).
     /// Documents that are not CustomResourceDefinitions are skipped.
-    #[arg(long = "crd", value_name = "PATH", required = true)]
+    #[arg(
+        short = 'f',
+        long = "crd",
+        visible_aliases = ["filename", "file"],
+        value_name = "PATH",
+        required = true
+    )]
     crd: Vec<String>,
     /// Output directory; it receives `mod.rs`, `<group>/mod.rs`, `<group>/<version>/mod.rs`
     /// and one file per kind. Stale files carrying the generated header are removed; other
     /// files are left alone.
-    #[arg(long, value_name = "DIR")]
+    #[arg(long, visible_alias = "out-dir", value_name = "DIR")]
     out: String,
     /// Copy the CRDs' descriptions into doc comments.
     #[arg(long)]

@@ -1,6 +1,6 @@
-//! What several subcommands share on the way in: reading `-f FILE` (or standard input for
-//! `-`), turning a ClusterNetwork into checked objects, and printing diagnostics on standard
-//! error.
+//! What several subcommands share: reading `-f FILE` (or standard input for `-`), the
+//! `--allow`/`--deny` flags, turning a ClusterNetwork into checked objects, and printing
+//! diagnostics on standard error.
 //!
 //! Every subcommand that takes a ClusterNetwork (`render`, `patch`, `post-render`, `krm`) goes
 //! through [`compile_text`], which calls `cluster_network::load`: parse, check, compile and the
@@ -9,9 +9,18 @@
 
 use std::io::{self, Read, Write};
 
+use calico_render::report::{self, LevelError, LevelNotes, LintLevels, Palette};
 use calico_spec::cluster_network::{self, ParseError};
 use calico_spec::diag::Diagnostic;
 use calico_spec::objects::Object;
+
+/// How messages name standard input.
+pub(super) const STDIN_NAME: &str = "<stdin>";
+
+/// The name messages use for a `-f` argument: `<stdin>` for `-`, the path as typed otherwise.
+pub(super) fn display_name(path: &str) -> &str {
+    if path == "-" { STDIN_NAME } else { path }
+}
 
 /// Read a file, or standard input for `-`.
 pub(super) fn read_input(path: &str) -> io::Result<String> {
@@ -24,11 +33,42 @@ pub(super) fn read_input(path: &str) -> io::Result<String> {
     Ok(text)
 }
 
+// `--deny` and `--allow`, the same on every subcommand that reports diagnostics (flattened into
+// its arguments). Plain comments: a doc comment here would become the subcommand's description.
+#[derive(Debug, Clone, Default, clap::Args)]
+pub(super) struct LintArgs {
+    /// Turn a lint into an error (exit 1): a rule code, or `warnings` for every lint.
+    /// Repeatable, or comma-separated
+    #[arg(
+        long,
+        value_name = "CODE|warnings",
+        value_delimiter = ',',
+        help_heading = "Diagnostics"
+    )]
+    pub(super) deny: Vec<String>,
+    /// Silence a lint by its rule code; upstream errors cannot be allowed. Repeatable, or
+    /// comma-separated; `--allow CODE` wins over `--deny warnings`
+    #[arg(
+        long,
+        value_name = "CODE",
+        value_delimiter = ',',
+        help_heading = "Diagnostics"
+    )]
+    pub(super) allow: Vec<String>,
+}
+
+impl LintArgs {
+    /// The lint levels the flags ask for.
+    pub(super) fn levels(&self) -> Result<LintLevels, LevelError> {
+        LintLevels::from_flags(&self.deny, &self.allow)
+    }
+}
+
 /// A ClusterNetwork turned into our objects.
 pub(super) struct Compiled {
     /// Our objects in bundle order.
     pub(super) objects: Vec<Object>,
-    /// Lints found on the way (warnings only: any error makes the input invalid).
+    /// Lints found on the way, after `--allow`: warnings only (a denied lint is a failure).
     pub(super) warnings: Vec<Diagnostic>,
 }
 
@@ -36,18 +76,31 @@ pub(super) struct Compiled {
 pub(super) enum CompileFailure {
     /// The text is not YAML (exit 2); the message names file, line and column.
     NotYaml(String),
-    /// The ClusterNetwork is invalid (exit 1).
+    /// The ClusterNetwork is invalid, or a lint was denied (exit 1).
     Invalid(Vec<Diagnostic>),
 }
 
-/// Parse, check, compile and validate a ClusterNetwork text; `file` is how the user named it.
-pub(super) fn compile_text(file: &str, text: &str) -> Result<Compiled, CompileFailure> {
+/// Parse, check, compile and validate a ClusterNetwork text, then apply the lint levels;
+/// `file` is how messages name it.
+pub(super) fn compile_text(
+    file: &str,
+    text: &str,
+    levels: &LintLevels,
+) -> Result<Compiled, CompileFailure> {
     match cluster_network::load(file, text) {
-        Ok(loaded) => Ok(Compiled {
-            objects: loaded.objects,
-            warnings: loaded.warnings,
-        }),
-        Err(ParseError::Invalid { diagnostics }) => Err(CompileFailure::Invalid(diagnostics)),
+        Ok(loaded) => {
+            let diagnostics = levels.apply(loaded.warnings);
+            if report::has_errors(&diagnostics) {
+                return Err(CompileFailure::Invalid(diagnostics));
+            }
+            Ok(Compiled {
+                objects: loaded.objects,
+                warnings: diagnostics,
+            })
+        }
+        Err(ParseError::Invalid { diagnostics }) => {
+            Err(CompileFailure::Invalid(levels.apply(diagnostics)))
+        }
         Err(ParseError::NotYaml {
             file,
             line,
@@ -60,27 +113,41 @@ pub(super) fn compile_text(file: &str, text: &str) -> Result<Compiled, CompileFa
     }
 }
 
-/// Print diagnostics on standard error, one per line with its position, then its hint.
+/// Whether text for standard error may carry colour: `anstream` decides from `--color` (set
+/// as its global choice in `main`), `NO_COLOR`, `CLICOLOR_FORCE` and whether it is a terminal.
+pub(super) fn stderr_palette() -> Palette {
+    palette_for(&io::stderr())
+}
+
+/// The same for standard output.
+pub(super) fn stdout_palette() -> Palette {
+    palette_for(&io::stdout())
+}
+
+fn palette_for<S: anstream::stream::RawStream>(stream: &S) -> Palette {
+    Palette::new(anstream::AutoStream::choice(stream) != anstream::ColorChoice::Never)
+}
+
+/// Print diagnostics on standard error, one per line with its position, then its hint, and
+/// under the first warning of each code how `--allow` and `--deny` change it.
 ///
 /// The text is built first and written at once: one system call, and the lines of one run never
 /// interleave with another process's output on a shared terminal.
 pub(super) fn print_diagnostics(diagnostics: &[Diagnostic]) {
-    use std::fmt::Write as _;
-    let mut text = String::new();
-    for diag in diagnostics {
-        if let Some(loc) = &diag.location {
-            let _ = match (loc.line, loc.column) {
-                (Some(line), Some(column)) => write!(text, "{}:{line}:{column}: ", loc.file),
-                _ => write!(text, "{}: ", loc.file),
-            };
-        }
-        let _ = writeln!(text, "{diag}");
-        if let Some(hint) = &diag.hint {
-            let _ = writeln!(text, "  hint: {hint}");
-        }
-    }
+    print_diagnostics_with(diagnostics, LevelNotes::Flags);
+}
+
+/// [`print_diagnostics`], choosing whether the `--allow`/`--deny` note is printed.
+pub(super) fn print_diagnostics_with(diagnostics: &[Diagnostic], notes: LevelNotes) {
+    let text = report::render_short(diagnostics, &stderr_palette(), notes);
     if !text.is_empty() {
         // Standard error may be closed; there is nowhere else to report that.
         let _ = io::stderr().lock().write_all(text.as_bytes());
     }
+}
+
+/// Print a note on standard error (`note: ...`), with the label coloured like a diagnostic's.
+pub(super) fn note(message: &str) {
+    let label = stderr_palette().label;
+    let _ = writeln!(io::stderr().lock(), "{label}note{label:#}: {message}");
 }

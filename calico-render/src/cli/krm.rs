@@ -6,9 +6,13 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use calico_render::krm::{self, Generate, Generated, KrmError, Origin};
+use calico_render::report::{LevelNotes, LintLevels};
+use calico_spec::diag::{Diagnostic, Severity};
 use calico_spec::objects::Object;
+use calico_spec::source::{self, Limits};
+use serde_json::Value;
 
-use super::input::{CompileFailure, compile_text, print_diagnostics};
+use super::input::{CompileFailure, LintArgs, compile_text, print_diagnostics_with};
 use super::post_render::CliFinish;
 use super::{EXIT_INVALID, EXIT_USAGE};
 
@@ -29,17 +33,36 @@ under `generators:` or `transformers:`, then `kustomize build --enable-alpha-plu
 (calico-render-krm being a two-line script that runs `calico-render krm`).
 kpt:  kpt fn eval DIR --exec calico-render-krm -- file=cluster.yaml
 
+Lint levels: `--allow CODE` and `--deny CODE|warnings` on the command line, or in the \
+functionConfig, which is where kustomize and kpt users set things: a ConfigMap's `data.allow` \
+and `data.deny` (codes separated by commas or spaces; `kpt fn eval ... -- file=cluster.yaml \
+deny=warnings`), or a ClusterNetwork's annotations `calico-render.dev/allow` and \
+`calico-render.dev/deny`. Both sources add up.
+
 Exit status 1 when any result is an error (the list is still written, items unchanged).")]
-pub struct Args {}
+pub struct Args {
+    #[command(flatten)]
+    lints: LintArgs,
+}
+
+/// The functionConfig annotations of a ClusterNetwork that set lint levels.
+const ALLOW_ANNOTATION: &str = "calico-render.dev/allow";
+/// See [`ALLOW_ANNOTATION`].
+const DENY_ANNOTATION: &str = "calico-render.dev/deny";
 
 /// Run the subcommand.
-pub fn run(_args: Args) -> super::Outcome {
+pub fn run(args: Args) -> super::Outcome {
     let mut input = String::new();
     io::stdin()
         .lock()
         .read_to_string(&mut input)
         .context("reading the ResourceList from standard input")?;
-    let output = match krm::run(&input, &CliGenerate, &CliFinish) {
+    // Flags are checked at once (a usage error); the functionConfig's settings become a result.
+    args.lints.levels()?;
+    let generate = CliGenerate {
+        levels: config_levels(&args.lints, &input),
+    };
+    let output = match krm::run(&input, &generate, &CliFinish) {
         Ok(output) => output,
         Err(err @ KrmError::NotYaml { .. }) => {
             eprintln!("error: {err}");
@@ -50,8 +73,9 @@ pub fn run(_args: Args) -> super::Outcome {
             return Ok(ExitCode::from(EXIT_INVALID));
         }
     };
-    // Tools show standard error when a function fails; the same findings are in `results`.
-    print_diagnostics(&output.diagnostics);
+    // Tools show standard error when a function fails; the same findings are in `results`,
+    // where the hint of each lint's first warning says how to silence it.
+    print_diagnostics_with(&output.diagnostics, LevelNotes::Off);
     let stdout = io::stdout();
     let mut out = stdout.lock();
     out.write_all(output.text.as_bytes())
@@ -64,24 +88,98 @@ pub fn run(_args: Args) -> super::Outcome {
     })
 }
 
-/// ClusterNetwork text to objects, as `render` does it.
-struct CliGenerate;
+/// The lint levels of the flags and the functionConfig together, or the result that says why
+/// the functionConfig's are refused.
+fn config_levels(flags: &LintArgs, input: &str) -> Result<LintLevels, Box<Diagnostic>> {
+    let (mut deny, mut allow) = (flags.deny.clone(), flags.allow.clone());
+    let config = function_config(input).unwrap_or(Value::Null);
+    // (where the settings live, how results name it, the allow key, the deny key)
+    let (settings, path, allow_key, deny_key) = match config.get("kind").and_then(Value::as_str) {
+        Some("ConfigMap") => (config.get("data"), "functionConfig.data", "allow", "deny"),
+        _ => (
+            config.pointer("/metadata/annotations"),
+            "functionConfig.metadata.annotations",
+            ALLOW_ANNOTATION,
+            DENY_ANNOTATION,
+        ),
+    };
+    let codes = |key: &str| -> Vec<String> {
+        settings
+            .and_then(|settings| settings.get(key))
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .split([',', ' ', '\n'])
+            .filter(|code| !code.is_empty())
+            .map(str::to_owned)
+            .collect()
+    };
+    deny.extend(codes(deny_key));
+    allow.extend(codes(allow_key));
+    LintLevels::from_flags(&deny, &allow).map_err(|err| {
+        Box::new(Diagnostic {
+            severity: Severity::Error,
+            code: "KRM001",
+            path: path.to_owned(),
+            message: format!("the lint levels of the function config are refused: {err}"),
+            hint: Some(format!(
+                "`{allow_key}` and `{deny_key}` take rule codes separated by commas or spaces \
+                 (`calico-render explain` lists them); `{deny_key}` also takes `warnings`"
+            )),
+            location: None,
+        })
+    })
+}
+
+/// The ResourceList's `functionConfig`, read from its own section of the input when the list is
+/// in plain block style (so a long list of items is not parsed twice), else from the whole list.
+/// `None` when there is none or the input is not YAML (`krm::run` reports that).
+fn function_config(input: &str) -> Option<Value> {
+    let text = match calico_render::scan::root_sections(input.as_bytes()) {
+        Some(sections) => {
+            let section = sections.iter().find(|s| s.key == "functionConfig")?;
+            &input[section.start..section.end]
+        }
+        None => input,
+    };
+    let documents = source::parse_stream(text, &Limits::MANIFESTS).ok()?;
+    documents
+        .into_iter()
+        .next()?
+        .value
+        .get("functionConfig")
+        .cloned()
+}
+
+/// ClusterNetwork text to objects, as `render` does it, with the lint levels applied; the first
+/// warning of each code says in its hint how the function config silences it.
+struct CliGenerate {
+    levels: Result<LintLevels, Box<Diagnostic>>,
+}
 
 impl Generate for CliGenerate {
     fn generate(&self, origin: &Origin, text: &str) -> Generated {
-        match compile_text(origin.file_name(), text) {
+        let levels = match &self.levels {
+            Ok(levels) => levels,
+            Err(refused) => {
+                return Generated {
+                    objects: Vec::new(),
+                    diagnostics: vec![(**refused).clone()],
+                };
+            }
+        };
+        match compile_text(origin.file_name(), text, levels) {
             Ok(compiled) => Generated {
                 objects: compiled.objects.iter().map(Object::to_value).collect(),
-                diagnostics: compiled.warnings,
+                diagnostics: with_level_hints(compiled.warnings),
             },
             Err(CompileFailure::Invalid(diagnostics)) => Generated {
                 objects: Vec::new(),
-                diagnostics,
+                diagnostics: with_level_hints(diagnostics),
             },
             Err(CompileFailure::NotYaml(message)) => Generated {
                 objects: Vec::new(),
-                diagnostics: vec![calico_spec::diag::Diagnostic {
-                    severity: calico_spec::diag::Severity::Error,
+                diagnostics: vec![Diagnostic {
+                    severity: Severity::Error,
                     code: "CR0000",
                     path: String::new(),
                     message,
@@ -91,4 +189,26 @@ impl Generate for CliGenerate {
             },
         }
     }
+}
+
+/// Add to the hint of the first warning of each code how the function config silences it or
+/// makes it an error (a KRM user sets no flags; the results are what the tool shows).
+fn with_level_hints(mut diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let mut seen = std::collections::BTreeSet::new();
+    for diag in &mut diagnostics {
+        if diag.severity != Severity::Warning || !seen.insert(diag.code) {
+            continue;
+        }
+        let code = diag.code;
+        let how = format!(
+            "to silence this lint, list {code} under `allow` in the ConfigMap function config's \
+             data (or the `{ALLOW_ANNOTATION}` annotation of a ClusterNetwork function config); \
+             `deny` makes it an error"
+        );
+        diag.hint = Some(match diag.hint.take() {
+            Some(hint) => format!("{hint}; {how}"),
+            None => how,
+        });
+    }
+    diagnostics
 }

@@ -3,15 +3,22 @@
 //! Exit codes, for every subcommand: 0 success (warnings allowed); 1 the input was read but is
 //! invalid; 2 usage, IO, or text that is not YAML at all. A broken pipe on standard output is
 //! success.
+//!
+//! The same flag means the same thing everywhere: `-f/--filename` (alias `--file`) names what
+//! is read, `-o/--output FORMAT` chooses the output form, `--allow`/`--deny` ([`input::LintArgs`])
+//! set lint levels on every subcommand that reports diagnostics, and `--color WHEN` is global.
 
+use std::ffi::OsString;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
 mod codegen;
+mod completions;
 mod explain;
 mod input;
 mod krm;
+mod man;
 mod patch;
 mod post_render;
 mod render;
@@ -23,12 +30,30 @@ pub const EXIT_INVALID: u8 = 1;
 /// Exit status: usage error, IO error, or text that is not YAML.
 pub const EXIT_USAGE: u8 = 2;
 
+/// What `--version` prints after the name: this build and the releases whose objects it writes
+/// (a test holds them to the ClusterNetwork default and the pinned chart values).
+const VERSION: &str = concat!(
+    env!("CARGO_PKG_VERSION"),
+    " (targets Calico v3.32.1 and tigera-operator v1.42.3)"
+);
+
 /// Turn a typed, validated description of a cluster's Calico network into the exact manifests
 /// and JSON patches the tigera-operator expects.
 #[derive(Debug, Parser)]
-#[command(name = "calico-render", version, about, long_about = None)]
+#[command(name = "calico-render", version = VERSION, about, long_about = None)]
 #[command(propagate_version = true, max_term_width = 100)]
 pub struct Cli {
+    /// When to colour help and diagnostics: `auto` colours a terminal unless NO_COLOR is set.
+    #[arg(
+        long,
+        global = true,
+        display_order = 1000,
+        value_name = "WHEN",
+        value_enum,
+        default_value_t = clap::ColorChoice::Auto
+    )]
+    color: clap::ColorChoice,
+
     #[command(subcommand)]
     command: Command,
 }
@@ -57,6 +82,10 @@ enum Command {
     PostRender(post_render::Args),
     /// Run as a KRM function (ResourceList on stdin, ResourceList on stdout).
     Krm(krm::Args),
+    /// Print a shell completion script.
+    Completions(completions::Args),
+    /// Print the manual page (roff), or write one per subcommand into a directory.
+    Man(man::Args),
 }
 
 /// What a subcommand reports back: the exit code it wants.
@@ -64,6 +93,9 @@ pub type Outcome = anyhow::Result<ExitCode>;
 
 /// Parse the command line, run the subcommand and map its result to an exit code.
 pub fn main() -> ExitCode {
+    // `--color` must be known before clap prints anything (help, usage errors), so it is looked
+    // for first; `anstream`'s global choice then steers clap's output and ours alike.
+    anstream::ColorChoice::write_global(color_flag(std::env::args_os()));
     let cli = match Cli::try_parse() {
         Ok(cli) => cli,
         Err(err) => {
@@ -73,6 +105,12 @@ pub fn main() -> ExitCode {
             return ExitCode::from(code);
         }
     };
+    // What clap parsed is the authority from here on (the same choice, read properly).
+    anstream::ColorChoice::write_global(match cli.color {
+        clap::ColorChoice::Always => anstream::ColorChoice::Always,
+        clap::ColorChoice::Never => anstream::ColorChoice::Never,
+        clap::ColorChoice::Auto => anstream::ColorChoice::Auto,
+    });
     let outcome = match cli.command {
         Command::Render(args) => render::run(args),
         Command::Validate(args) => validate::run(args),
@@ -82,15 +120,42 @@ pub fn main() -> ExitCode {
         Command::Explain(args) => explain::run(args),
         Command::PostRender(args) => post_render::run(args),
         Command::Krm(args) => krm::run(args),
+        Command::Completions(args) => completions::run(args),
+        Command::Man(args) => man::run(args),
     };
     match outcome {
         Ok(code) => code,
         Err(err) if is_broken_pipe(&err) => ExitCode::SUCCESS,
         Err(err) => {
-            eprintln!("error: {err:#}");
+            let style = input::stderr_palette().error;
+            eprintln!("{style}error{style:#}: {err:#}");
             ExitCode::from(EXIT_USAGE)
         }
     }
+}
+
+/// The `--color` value on the command line (the last one; `auto` when absent or not one of the
+/// three words, which clap then reports). Arguments after `--` are not flags.
+fn color_flag(args: impl IntoIterator<Item = OsString>) -> anstream::ColorChoice {
+    let mut args = args.into_iter().skip(1);
+    let mut choice = anstream::ColorChoice::Auto;
+    while let Some(arg) = args.next() {
+        if arg == "--" {
+            break;
+        }
+        let value = match arg.to_str() {
+            Some("--color") => args.next(),
+            Some(other) => other.strip_prefix("--color=").map(OsString::from),
+            None => None,
+        };
+        match value.as_ref().and_then(|value| value.to_str()) {
+            Some("always") => choice = anstream::ColorChoice::Always,
+            Some("never") => choice = anstream::ColorChoice::Never,
+            Some("auto") => choice = anstream::ColorChoice::Auto,
+            _ => {}
+        }
+    }
+    choice
 }
 
 /// True when the error chain bottoms out in a closed standard output (`calico-render ... | head`).
@@ -100,4 +165,26 @@ fn is_broken_pipe(err: &anyhow::Error) -> bool {
             .downcast_ref::<std::io::Error>()
             .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe)
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn color_flag_forms() {
+        let choice = |args: &[&str]| {
+            let args = std::iter::once("calico-render")
+                .chain(args.iter().copied())
+                .map(OsString::from);
+            color_flag(args)
+        };
+        use anstream::ColorChoice::{Always, Auto, Never};
+        assert_eq!(choice(&[]), Auto);
+        assert_eq!(choice(&["render", "--color", "always"]), Always);
+        assert_eq!(choice(&["--color=never", "render"]), Never);
+        assert_eq!(choice(&["--color=never", "--color", "auto"]), Auto);
+        assert_eq!(choice(&["--color", "purple"]), Auto);
+        assert_eq!(choice(&["render", "--", "--color=always"]), Auto);
+    }
 }

@@ -10,19 +10,24 @@ use std::process::ExitCode;
 
 use anyhow::Context;
 use calico_render::patch::{self, PatchError};
+use calico_render::report::{self, LintLevels};
 use calico_spec::diag::Diagnostic;
 use calico_spec::objects::Object;
-use calico_spec::source::{self, Limits};
+use calico_spec::rules::{self, InputDocument};
+use calico_spec::source::{self, Document, Limits};
 use serde_json::Value;
 
-use super::input::{CompileFailure, compile_text, print_diagnostics, read_input};
+use super::input::{
+    CompileFailure, LintArgs, compile_text, display_name, note, print_diagnostics, read_input,
+};
 
 /// The apiVersion of our own input kind.
 const CLUSTER_NETWORK_API_VERSION: &str = "calico-render.dev/v1alpha1";
 
 // Compute a guarded RFC 6902 JSON patch from the live objects to the desired state.
 //
-// Only fields the desired state sets are compared (the operator's written-back defaults are
+// The desired objects are validated first, with the whole rule catalogue as `validate` runs
+// it: invalid ones are refused with exit code 1 and nothing on standard output. Only fields the desired state sets are compared (the operator's written-back defaults are
 // not drift); IP pools in the Installation are matched by name and every change to one is
 // guarded by a `test` of its name. Changes Calico cannot make in place (a pool's cidr or
 // blockSize, a pool switching to or from LoadBalancer use) are refused with exit code 1 and
@@ -31,8 +36,14 @@ const CLUSTER_NETWORK_API_VERSION: &str = "calico-render.dev/v1alpha1";
 #[command(after_long_help = AFTER_HELP)]
 pub struct Args {
     /// The desired state: a ClusterNetwork, or upstream objects (Installation, APIServer,
-    /// projectcalico.org/v3 kinds, the endpoint ConfigMap); `-` reads standard input.
-    #[arg(short = 'f', long = "file", value_name = "DESIRED")]
+    /// projectcalico.org/v3 kinds, the endpoint ConfigMap); `-` reads standard input. Validated
+    /// as `validate` does before anything is compared.
+    #[arg(
+        short = 'f',
+        long = "filename",
+        visible_alias = "file",
+        value_name = "DESIRED"
+    )]
     file: String,
     /// The live objects, as `kubectl get ... -o yaml` or `-o json` prints them (one object, a
     /// stream, or a List); `-` reads standard input.
@@ -41,12 +52,25 @@ pub struct Args {
     /// json: with one live object, its RFC 6902 array; with several, one
     /// {"apiVersion","kind","name","namespace","patch"} object per line for each object that
     /// differs. kubectl: one shell-safe `kubectl patch` command per object that differs.
-    #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Json)]
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FORMAT",
+        value_enum,
+        default_value_t = Format::Json
+    )]
     output: Format,
+    #[command(flatten)]
+    lints: LintArgs,
 }
 
 /// The long help's closing section: what is compared, and an example.
 const AFTER_HELP: &str = "\
+The desired objects are checked first with the whole rule catalogue, as `validate` checks them \
+(unknown fields, wrong types, invalid values, contradictions between objects): any error, or a \
+lint made an error with `--deny`, refuses the patch with exit code 1 and nothing on standard \
+output.
+
 Only fields the desired state sets are compared: the operator's written-back defaults, status \
 and metadata are never drift and never touched (the one exception: a BGPPeer field that a \
 desired field excludes, such as peerIP when switching to peerSelector, is removed). IP pools in the Installation are matched by \
@@ -60,7 +84,11 @@ change; 2 usage, IO, or text that is not YAML.
 
 Example:
   kubectl get installation default -o yaml > live.yaml
-  calico-render patch -f cluster.yaml --live live.yaml -o kubectl | sh";
+  calico-render patch -f cluster.yaml --live live.yaml > patch.json
+  kubectl patch installation default --type=json --patch-file patch.json
+
+`-o kubectl` prints the same patches as `kubectl patch` command lines, one per object, to read \
+and run one at a time.";
 
 /// How the patches are printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -73,20 +101,22 @@ enum Format {
 
 /// Run the subcommand.
 pub fn run(args: Args) -> super::Outcome {
+    let levels = args.lints.levels()?;
     if args.file == "-" && args.live == "-" {
         eprintln!("error: -f and --live cannot both read standard input; give one of them a file");
         return Ok(ExitCode::from(super::EXIT_USAGE));
     }
+    let (desired_name, live_name) = (display_name(&args.file), display_name(&args.live));
     let desired_text =
-        read_input(&args.file).with_context(|| format!("cannot read -f {}", args.file))?;
+        read_input(&args.file).with_context(|| format!("cannot read -f {desired_name}"))?;
     let live_text =
-        read_input(&args.live).with_context(|| format!("cannot read --live {}", args.live))?;
+        read_input(&args.live).with_context(|| format!("cannot read --live {live_name}"))?;
 
-    let desired = match desired_objects(&args.file, &desired_text) {
+    let desired = match desired_objects(desired_name, &desired_text, &levels) {
         Ok(objects) => objects,
         Err(failure) => return Ok(failure.report()),
     };
-    let live = match upstream_objects(&args.live, &live_text) {
+    let live = match upstream_objects(live_name, &live_text) {
         Ok(objects) => objects,
         Err(failure) => return Ok(failure.report()),
     };
@@ -105,16 +135,16 @@ pub fn run(args: Args) -> super::Outcome {
         Err(err) => return Ok(report_patch_error(&err)),
     };
 
-    for note in stream.notes() {
-        eprintln!("note: {note}");
+    for message in stream.notes() {
+        note(&message.to_string());
     }
     for object in stream.patches() {
-        for note in object.notes() {
-            eprintln!("note: {note}");
+        for message in object.notes() {
+            note(&message.to_string());
         }
     }
     if stream.changed().next().is_none() {
-        eprintln!("note: LIVE already matches DESIRED on every managed field; nothing to patch");
+        note("LIVE already matches DESIRED on every managed field; nothing to patch");
     }
     let mut stdout = io::stdout().lock();
     stdout
@@ -169,29 +199,54 @@ impl Failure {
     }
 }
 
-/// The desired objects: a ClusterNetwork compiled into its objects, or upstream objects as
-/// they are.
-fn desired_objects(file: &str, text: &str) -> Result<Vec<Value>, Failure> {
-    let objects = upstream_objects(file, text)?;
-    let is_cluster_network = |object: &Value| {
-        object.get("apiVersion").and_then(Value::as_str) == Some(CLUSTER_NETWORK_API_VERSION)
+/// The desired objects: a ClusterNetwork compiled into its objects, or upstream objects
+/// validated with the rule catalogue (under the context `validate` assumes) and taken as they
+/// are. Their lints go to standard error; any error refuses the run.
+fn desired_objects(file: &str, text: &str, levels: &LintLevels) -> Result<Vec<Value>, Failure> {
+    let documents = parse_documents(file, text)?;
+    let is_cluster_network = |document: &Document| {
+        document.value.get("apiVersion").and_then(Value::as_str)
+            == Some(CLUSTER_NETWORK_API_VERSION)
     };
-    if !objects.iter().any(is_cluster_network) {
-        return Ok(objects);
+    if !documents.iter().any(is_cluster_network) {
+        let inputs: Vec<InputDocument<'_>> = documents
+            .iter()
+            .map(|document| InputDocument { file, document })
+            .collect();
+        let outcome = rules::validate(&inputs, &rules::Context::assumed());
+        let (diagnostics, _skipped) = report::leveled(outcome, levels);
+        if report::has_errors(&diagnostics) {
+            return Err(Failure::Diagnostics(diagnostics));
+        }
+        print_diagnostics(&diagnostics);
+        return Ok(documents
+            .into_iter()
+            .filter(|document| !document.is_empty())
+            .map(|document| document.value)
+            .collect());
     }
-    if objects.len() > 1 {
+    if documents
+        .iter()
+        .filter(|document| !document.is_empty())
+        .count()
+        > 1
+    {
         return Err(Failure::Invalid(vec![format!(
             "{file}: a ClusterNetwork must be the only document of DESIRED; pass upstream objects \
              in a separate run"
         )]));
     }
-    compile_cluster_network(file, text)
+    compile_cluster_network(file, text, levels)
 }
 
 /// Parse, check and compile a ClusterNetwork (the same path `render` and the adapters take),
 /// printing its lints on standard error.
-fn compile_cluster_network(file: &str, text: &str) -> Result<Vec<Value>, Failure> {
-    match compile_text(file, text) {
+fn compile_cluster_network(
+    file: &str,
+    text: &str,
+    levels: &LintLevels,
+) -> Result<Vec<Value>, Failure> {
+    match compile_text(file, text, levels) {
         Ok(compiled) => {
             print_diagnostics(&compiled.warnings);
             Ok(compiled.objects.iter().map(Object::to_value).collect())
@@ -201,10 +256,16 @@ fn compile_cluster_network(file: &str, text: &str) -> Result<Vec<Value>, Failure
     }
 }
 
-/// Parse a YAML (or JSON) stream into its non-empty documents.
+/// Parse a YAML (or JSON) stream into its documents, empty ones included.
+fn parse_documents(file: &str, text: &str) -> Result<Vec<Document>, Failure> {
+    source::parse_stream(text, &Limits::MANIFESTS)
+        .map_err(|err| Failure::NotYaml(format!("{file}: {err}")))
+}
+
+/// Parse a YAML (or JSON) stream into its non-empty documents (the live side: read as the
+/// server wrote it, not validated).
 fn upstream_objects(file: &str, text: &str) -> Result<Vec<Value>, Failure> {
-    let documents = source::parse_stream(text, &Limits::MANIFESTS)
-        .map_err(|err| Failure::NotYaml(format!("{file}: {err}")))?;
+    let documents = parse_documents(file, text)?;
     let mut problems = Vec::new();
     let mut objects = Vec::new();
     for document in documents {

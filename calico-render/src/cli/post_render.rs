@@ -2,7 +2,7 @@
 //! same stream with our objects merged in on standard output).
 //!
 //! Helm 3 runs the binary itself (`--post-renderer calico-render --post-renderer-args=post-render
-//! --post-renderer-args=--file=cluster.yaml`); Helm 4 runs it through the plugin in
+//! --post-renderer-args=--filename=cluster.yaml`); Helm 4 runs it through the plugin in
 //! `integrations/helm-plugin/`. This module also holds what `krm` shares with it: the check and
 //! YAML writing of merged objects.
 
@@ -18,7 +18,7 @@ use calico_spec::diag::{Diagnostic, Severity};
 use calico_spec::objects::Object;
 use serde_json::Value;
 
-use super::input::{CompileFailure, Compiled, compile_text, print_diagnostics};
+use super::input::{CompileFailure, Compiled, LintArgs, compile_text, print_diagnostics};
 use super::{EXIT_INVALID, EXIT_USAGE};
 
 // Arguments of `calico-render post-render`.
@@ -33,20 +33,29 @@ are kept. A `kind: List` (or `*List`) document is looked into: an item that is o
 objects is merged by the same rule, in place, and the list is written again around it. Our \
 other objects are appended. Every other document is copied byte for byte.
 
-If the merged objects are invalid nothing is written and the exit status is 1.
+If the merged objects are invalid nothing is written and the exit status is 1, also when `--deny` \
+makes a lint an error (with Helm, pass it as one more `--post-renderer-args=--deny=warnings`).
 
 Helm 3:  helm install calico projectcalico/tigera-operator --post-renderer calico-render \\
-           --post-renderer-args=post-render --post-renderer-args=--file=cluster.yaml
+           --post-renderer-args=post-render --post-renderer-args=--filename=cluster.yaml
 Helm 4:  helm plugin install integrations/helm-plugin, then \\
-           --post-renderer calico-render --post-renderer-args=--file=cluster.yaml")]
+           --post-renderer calico-render --post-renderer-args=--filename=cluster.yaml")]
 pub struct Args {
     /// The ClusterNetwork file (standard input carries the chart, so `-` is not accepted).
-    #[arg(short = 'f', long = "file", value_name = "FILE")]
+    #[arg(
+        short = 'f',
+        long = "filename",
+        visible_alias = "file",
+        value_name = "FILE"
+    )]
     file: PathBuf,
+    #[command(flatten)]
+    lints: LintArgs,
 }
 
 /// Run the subcommand.
 pub fn run(args: Args) -> super::Outcome {
+    let levels = args.lints.levels()?;
     if args.file.as_os_str() == "-" {
         eprintln!(
             "error: `post-render -f -` cannot work: standard input carries the rendered chart; \
@@ -57,7 +66,7 @@ pub fn run(args: Args) -> super::Outcome {
     let file_name = args.file.display().to_string();
     let text = std::fs::read_to_string(&args.file)
         .with_context(|| format!("cannot read the ClusterNetwork file {file_name}"))?;
-    let ours = match compile_text(&file_name, &text) {
+    let ours = match compile_text(&file_name, &text, &levels) {
         Ok(Compiled { objects, warnings }) => {
             print_diagnostics(&warnings);
             objects.iter().map(Object::to_value).collect::<Vec<Value>>()

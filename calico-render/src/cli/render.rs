@@ -12,7 +12,10 @@ use anyhow::{Context, bail};
 use calico_render::bundle::{self, Format, RenderConfig, Stage};
 use calico_spec::objects::Object;
 
-use super::input::{CompileFailure, Compiled, compile_text, print_diagnostics, read_input};
+use super::input::{
+    CompileFailure, Compiled, LintArgs, compile_text, display_name, note, print_diagnostics,
+    read_input,
+};
 
 // Arguments of `calico-render render`.
 #[derive(Debug, clap::Args)]
@@ -25,17 +28,29 @@ prints diagnostics on standard error, nothing on standard output, and exits 1.
 Stages: `--stage operator` gives what can be created right after the operator
 (`kubectl create -f -`). `--stage calico` gives the projectcalico.org/v3 objects, which need the
 Calico API server first; apply them with `kubectl apply --server-side -f -`, not `create`,
-because the operator creates FelixConfiguration `default` itself.
+because the operator creates FelixConfiguration `default` itself. A stage with nothing in it
+prints nothing and says so on standard error.
 
 Exit status: 0 rendered (warnings allowed), 1 invalid input, 2 usage or IO error or text that is
 not YAML.")]
 pub struct Args {
     /// The ClusterNetwork file (`-` for standard input).
-    #[arg(short = 'f', long = "filename", value_name = "FILE")]
+    #[arg(
+        short = 'f',
+        long = "filename",
+        visible_alias = "file",
+        value_name = "FILE"
+    )]
     file: String,
 
     /// Output format.
-    #[arg(short = 'o', long = "output", value_enum, default_value_t = OutputFormat::Yaml)]
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FORMAT",
+        value_enum,
+        default_value_t = OutputFormat::Yaml
+    )]
     output: OutputFormat,
 
     /// Write one file per object into DIR (`NN-<kind>-<name>.yaml`) instead of standard output.
@@ -49,6 +64,9 @@ pub struct Args {
     /// creates FelixConfiguration `default` itself), or `all`.
     #[arg(long, value_enum, default_value_t = StageArg::All)]
     stage: StageArg,
+
+    #[command(flatten)]
+    lints: LintArgs,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -74,11 +92,13 @@ enum StageArg {
 
 /// Run the subcommand.
 pub fn run(args: Args) -> super::Outcome {
+    let levels = args.lints.levels()?;
+    let file = display_name(&args.file);
     let text = read_input(&args.file)
-        .with_context(|| format!("cannot read the ClusterNetwork file `{}`", args.file))?;
+        .with_context(|| format!("cannot read the ClusterNetwork file `{file}`"))?;
     // `load` parses, checks, compiles and runs the rule catalogue: it only returns objects
     // calico-render would accept, so nothing invalid is ever printed.
-    let objects = match compile_text(&args.file, &text) {
+    let objects = match compile_text(file, &text, &levels) {
         Ok(Compiled { objects, warnings }) => {
             print_diagnostics(&warnings);
             objects
@@ -98,6 +118,17 @@ pub fn run(args: Args) -> super::Outcome {
         StageArg::Calico => Stage::Calico,
         StageArg::All => Stage::All,
     };
+    if !objects.iter().any(|object| stage.includes(object)) {
+        note(&match args.stage {
+            StageArg::Calico => format!(
+                "nothing to emit for `--stage calico`: {file} needs no projectcalico.org/v3 \
+                 objects; everything it sets is in the `--stage operator` objects"
+            ),
+            StageArg::Operator | StageArg::All => {
+                format!("nothing to emit: {file} renders no objects of this stage")
+            }
+        });
+    }
     let format = match args.output {
         OutputFormat::Yaml => Format::Yaml,
         OutputFormat::Json => Format::Json,

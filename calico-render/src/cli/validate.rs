@@ -2,14 +2,16 @@
 //! rule catalogue; the diagnostics are the product and go to standard output.
 
 use std::collections::BTreeMap;
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
 use calico_render::chart_values::{self, Reading};
-use calico_render::report::{self, LintLevels};
+use calico_render::report;
 use calico_spec::rules::{self, SourceText};
 use calico_spec::source::Limits;
+
+use super::input::{LintArgs, display_name, note, read_input, stdout_palette};
 
 /// Output format of `validate`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -27,36 +29,45 @@ pub struct Args {
     /// upstream manifests (Installation, APIServer, IPPool, BGPConfiguration, BGPPeer,
     /// FelixConfiguration, the kubernetes-services-endpoint ConfigMap), ClusterNetwork files,
     /// and tigera-operator chart values (a values file, a Flux HelmRelease, an Argo CD Application).
-    #[arg(short = 'f', long = "filename", value_name = "FILE", required = true)]
+    #[arg(
+        short = 'f',
+        long = "filename",
+        visible_alias = "file",
+        value_name = "FILE",
+        required = true
+    )]
     files: Vec<String>,
     /// Output format.
-    #[arg(short = 'o', long = "output", value_enum, default_value_t = Format::Text)]
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FORMAT",
+        value_enum,
+        default_value_t = Format::Text
+    )]
     output: Format,
-    /// Turn a lint into an error: a rule code, or `warnings` for every lint (repeatable).
-    #[arg(long, value_name = "CODE|warnings")]
-    deny: Vec<String>,
-    /// Silence a lint by its code (repeatable); upstream errors cannot be allowed.
-    #[arg(long, value_name = "CODE")]
-    allow: Vec<String>,
     /// Read every file as values for the tigera-operator Helm chart (found without it when a
     /// file has the chart's keys and no apiVersion or kind).
     #[arg(long)]
     chart_values: bool,
+    #[command(flatten)]
+    lints: LintArgs,
 }
 
 /// Run the subcommand: exit 0 without errors (warnings allowed), 1 with any error, 2 when an
 /// input cannot be read or is not YAML.
 pub fn run(args: Args) -> super::Outcome {
-    let levels = LintLevels::from_flags(&args.deny, &args.allow)?;
+    let levels = args.lints.levels()?;
     let mut sources: BTreeMap<String, String> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
-    for file in &args.files {
+    for path in &args.files {
+        let file = display_name(path);
         if sources.contains_key(file) {
-            bail!("`-f {file}` is given more than once");
+            bail!("`-f {path}` is given more than once");
         }
-        let text = read_input(file).with_context(|| format!("cannot read `{file}`"))?;
-        sources.insert(file.clone(), text);
-        order.push(file.clone());
+        let text = read_input(path).with_context(|| format!("cannot read `{file}`"))?;
+        sources.insert(file.to_owned(), text);
+        order.push(file.to_owned());
     }
     let texts: Vec<SourceText<'_>> = order
         .iter()
@@ -82,28 +93,32 @@ pub fn run(args: Args) -> super::Outcome {
             return Ok(ExitCode::from(super::EXIT_USAGE));
         }
     };
+    let checked = outcome.checked;
     let (diagnostics, skipped) = report::leveled(outcome, &levels);
     let rendered = match args.output {
-        Format::Text => report::render_text(&diagnostics, &skipped, &sources),
+        Format::Text => {
+            report::render_text(&diagnostics, &skipped, &sources, checked, &stdout_palette())
+        }
         Format::Json => report::render_json(&diagnostics, &skipped),
     };
     let mut stdout = io::stdout().lock();
     stdout.write_all(rendered.as_bytes())?;
     stdout.flush()?;
+    drop(stdout);
+    if checked == 0 {
+        let what = if skipped.is_empty() {
+            "the input holds no objects".to_owned()
+        } else {
+            format!(
+                "every document is of a kind calico-render does not validate ({} skipped)",
+                skipped.len()
+            )
+        };
+        note(&format!("no objects were checked: {what}"));
+    }
     Ok(if report::has_errors(&diagnostics) {
         ExitCode::from(super::EXIT_INVALID)
     } else {
         ExitCode::SUCCESS
     })
-}
-
-/// Read a file, or standard input for `-`.
-fn read_input(file: &str) -> io::Result<String> {
-    let mut text = String::new();
-    if file == "-" {
-        io::stdin().lock().read_to_string(&mut text)?;
-    } else {
-        text = std::fs::read_to_string(file)?;
-    }
-    Ok(text)
 }
