@@ -300,7 +300,8 @@ pub fn render_json(diagnostics: &[Diagnostic], skipped: &[Skipped]) -> String {
 }
 
 /// Human-readable output in the style of rustc: each diagnostic with the offending input line
-/// and a marker under the field, then the skipped documents and a summary. `sources` maps each
+/// and a marker under the field, then the skipped documents (counted from 1, as people count
+/// them; the JSON form keeps the zero-based index) and a summary. `sources` maps each
 /// file name to its text; `checked` is how many objects were checked, for the summary.
 pub fn render_text(
     diagnostics: &[Diagnostic],
@@ -333,7 +334,8 @@ pub fn render_text(
                     let _ = writeln!(
                         out,
                         "{pad}{frame}-->{frame:#} {} (document {})",
-                        loc.file, loc.document
+                        loc.file,
+                        loc.document + 1
                     );
                 }
             }
@@ -391,7 +393,8 @@ pub fn render_text(
         let _ = writeln!(
             out,
             "skipped: {} document {} ({what}): not a kind calico-render validates",
-            skip.file, skip.document
+            skip.file,
+            skip.document + 1
         );
     }
     let n_errors = diagnostics

@@ -558,7 +558,8 @@ fn patch_help_does_not_pipe_into_a_shell() {
     }
 }
 
-fn snapshot(name: &str, text: &str) {
+/// Lock `text` as `snapshots/cli/<name>.snap` (shared with `render_cli`).
+pub(crate) fn snapshot(name: &str, text: &str) {
     let mut settings = insta::Settings::clone_current();
     settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../snapshots/cli"));
     settings.set_prepend_module_to_snapshot(false);
@@ -607,6 +608,7 @@ fn man_pages() {
     assert_eq!(out.code, Some(0), "{}", out.stderr);
     assert!(out.stdout.starts_with(".ie \\n(.g"), "{}", out.stdout);
     snapshot("man-calico-render.1", &out.stdout);
+    let printed = out.stdout;
 
     let dir = tempfile::tempdir().expect("temporary directory");
     let pages = dir.path().join("man1");
@@ -643,14 +645,13 @@ fn man_pages() {
         ]
     );
     let top = std::fs::read_to_string(pages.join("calico-render.1")).expect("top page");
-    assert_eq!(top, out_top_page());
+    assert_eq!(
+        top, printed,
+        "the printed page is the installed calico-render.1"
+    );
     let render = std::fs::read_to_string(pages.join("calico-render-render.1")).expect("page");
     for flag in ["filename", "allow", "deny", "stage"] {
         assert!(render.contains(flag), "render page lacks {flag}");
     }
     snapshot("man-calico-render-render.1", &render);
-}
-
-fn out_top_page() -> String {
-    run(&["man"], "").stdout
 }

@@ -2,6 +2,7 @@
 //! stream, `--out-dir`, determinism under other locales and time zones) and the `--help` text
 //! of every subcommand.
 
+use crate::cli_consistency::snapshot;
 use calico_render_tests::calico_render;
 use calico_render_tests::workspace_root;
 use std::io::Write;
@@ -45,14 +46,6 @@ fn snapshot_body(name: &str) -> String {
         .nth(2)
         .expect("insta snapshot layout");
     body.to_owned()
-}
-
-fn snapshot(name: &str, text: &str) {
-    let mut settings = insta::Settings::clone_current();
-    settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../snapshots/cli"));
-    settings.set_prepend_module_to_snapshot(false);
-    settings.set_omit_expression(true);
-    settings.bind(|| insta::assert_snapshot!(name, text));
 }
 
 #[test]

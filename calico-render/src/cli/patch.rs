@@ -270,7 +270,9 @@ fn upstream_objects(file: &str, text: &str) -> Result<Vec<Value>, Failure> {
     let mut objects = Vec::new();
     for document in documents {
         for problem in &document.problems {
-            problems.push(format!("{file}: document {}: {problem}", document.index));
+            // Counted from 1, as people count documents.
+            let number = document.index + 1;
+            problems.push(format!("{file}: document {number}: {problem}"));
         }
         if !document.is_empty() {
             objects.push(document.value);
