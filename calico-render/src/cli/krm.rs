@@ -141,7 +141,8 @@ fn function_config(input: &str) -> Option<Value> {
         }
         None => input,
     };
-    let documents = source::parse_stream(text, &Limits::MANIFESTS).ok()?;
+    // A ResourceList is written by a tool and may be large: the generated-stream budgets.
+    let documents = source::parse_stream(text, &Limits::LARGE_STREAMS).ok()?;
     documents
         .into_iter()
         .next()?
