@@ -824,24 +824,59 @@ fn every_example_renders_to_objects_the_server_stores_unchanged() {
     );
     let mut counts = Counts::default();
     let mut failures = Vec::new();
+    let mut known = Vec::new();
     for input in &inputs {
         let name = input
             .strip_prefix(workspace_root())
             .unwrap_or(input)
             .display()
             .to_string();
-        if let Err(err) = check_rendered(server, input, &mut counts) {
-            failures.push(format!("{name}: {err}"));
+        let listed = KNOWN_EXAMPLE_REFUSALS
+            .iter()
+            .find(|(example, _, _)| input.ends_with(format!("{example}/cluster.yaml")));
+        match (check_rendered(server, input, &mut counts), listed) {
+            (Ok(()), None) => {}
+            (Err(err), Some((_, says, why))) if err.contains(says) => {
+                known.push(format!("{name}: the server says `{says}`: {why}"));
+            }
+            (Err(err), _) => failures.push(format!("{name}: {err}")),
+            (Ok(()), Some(_)) => failures.push(format!(
+                "{name}: the server now stores it unchanged: remove its entry from \
+                 KNOWN_EXAMPLE_REFUSALS"
+            )),
         }
     }
+    for (example, _, _) in KNOWN_EXAMPLE_REFUSALS {
+        if !inputs
+            .iter()
+            .any(|input| input.ends_with(format!("{example}/cluster.yaml")))
+        {
+            failures.push(format!(
+                "KNOWN_EXAMPLE_REFUSALS names examples/{example}, which is not an example"
+            ));
+        }
+    }
+    for line in &known {
+        eprintln!("e2e examples: known refusal (the server refuses what we render): {line}");
+    }
     eprintln!(
-        "e2e examples: {} inputs, {} objects created and read back, {:.1}s",
+        "e2e examples: {} inputs ({} known refusals), {} objects created and read back, {:.1}s",
         inputs.len(),
+        known.len(),
         counts.objects_created,
         started.elapsed().as_secs_f64()
     );
     assert_all_passed("examples", &failures);
 }
+
+/// Examples whose rendering the API server refuses, with a piece of its message and the reason.
+/// Reported on every run; an example that starts to pass fails the test, so the entry goes as
+/// soon as the product is fixed, and any other refusal fails it too.
+const KNOWN_EXAMPLE_REFUSALS: &[(&str, &str, &str)] = &[(
+    "bgp-loadbalancer",
+    "Checked value must be of type integer with format int32 in spec.asNumber",
+    AS_NUMBER_ABOVE_INT32,
+)];
 
 /// The read-back comparison is only worth something if it can fail: each entry is a pair of
 /// (sent, stored) objects and the one difference line it must report.
@@ -1294,13 +1329,24 @@ fn patches_apply_on_the_real_server_and_reach_the_desired_installation() {
 /// command per drifted object that brings every object back to what we render.
 struct DriftCase {
     example: &'static str,
+    /// Text replacements made in the example's `cluster.yaml` first (`from`, `to`), for what a
+    /// current server refuses in the example as it is (see `KNOWN_EXAMPLE_REFUSALS`).
+    edits: &'static [(&'static str, &'static str)],
     drift: &'static [(&'static str, &'static str, &'static str)],
 }
+
+/// The bgp-loadbalancer example with AS numbers a current server stores (its own are above
+/// 2147483647, see `AS_NUMBER_ABOVE_INT32`).
+const AS_NUMBERS_WITHIN_INT32: &[(&str, &str)] = &[
+    ("asNumber: 4200000001", "asNumber: 64513"),
+    ("asNumber: 4200000000", "asNumber: 65001"),
+];
 
 const DRIFT_CASES: &[DriftCase] = &[
     DriftCase {
         // The article's own `kubectl patch` line, with the pool name guard in front.
         example: "ha-ebpf",
+        edits: &[],
         drift: &[(
             "installations.operator.tigera.io",
             "default",
@@ -1310,6 +1356,7 @@ const DRIFT_CASES: &[DriftCase] = &[
     DriftCase {
         // Every projectcalico.org/v3 kind the example renders, patched by its qualified name.
         example: "bgp-loadbalancer",
+        edits: AS_NUMBERS_WITHIN_INT32,
         drift: &[
             (
                 "installations.operator.tigera.io",
@@ -1336,10 +1383,18 @@ const DRIFT_CASES: &[DriftCase] = &[
 ];
 
 fn check_drift_case(server: &Server, shell: &Shell, case: &DriftCase) -> Result<usize, String> {
-    let input = workspace_root()
+    let example = workspace_root()
         .join("examples")
         .join(case.example)
         .join("cluster.yaml");
+    let mut text = read(&example)?;
+    for (from, to) in case.edits {
+        if !text.contains(from) {
+            return Err(format!("{} has no `{from}` to replace", example.display()));
+        }
+        text = text.replace(from, to);
+    }
+    let input = shell.file(&format!("{}-cluster.yaml", case.example), &text)?;
     let rendered = render_json(server, &input, "all")?;
     let operator_yaml = render_yaml(server, &input, "operator")?;
     let calico_yaml = render_yaml(server, &input, "calico")?;
@@ -1620,7 +1675,30 @@ fn negative_cases() -> Result<Vec<NegativeCase>, String> {
 /// the reason. They are reported on every run; a listed case that starts to agree fails the
 /// test, so the entry is removed as soon as the validator is fixed, and a new disagreement not
 /// listed here fails it too.
-const KNOWN_DISAGREEMENTS: &[(&str, &str)] = &[];
+const KNOWN_DISAGREEMENTS: &[(&str, &str)] = &[
+    (
+        "48-bgpconfiguration-as-number-above-int32.yaml",
+        AS_NUMBER_ABOVE_INT32,
+    ),
+    (
+        "49-bgppeer-as-number-above-int32.yaml",
+        AS_NUMBER_ABOVE_INT32,
+    ),
+    (
+        "50-bgppeer-local-as-number-above-int32.yaml",
+        AS_NUMBER_ABOVE_INT32,
+    ),
+];
+
+/// Why AS numbers above 2147483647 are refused by a current server and accepted by us: the v3.32.1
+/// CRDs (`projectcalico.org/v3` and `crd.projectcalico.org/v1` alike) declare `asNumber` and
+/// `localASNumber` as `type: integer, format: int32`, and kube-apiserver's schema validator
+/// (kube-openapi `validate.numberValidator`) enforces the int32 range of that format ("Checked value
+/// must be of type integer with format int32"); v1.20 did not. calico-render's rules CR3011/CR2010
+/// allow the full unsigned 32-bit range (projectcalico/calico#13494).
+const AS_NUMBER_ABOVE_INT32: &str = "the CRD's `format: int32` is enforced by a current \
+    kube-apiserver, our CR3011/CR2010 allow 0-4294967295 (projectcalico/calico#13494); a product \
+    decision for the lead";
 
 /// How the two judges saw one negative case.
 struct Verdicts {
@@ -1873,7 +1951,7 @@ fn generated_cluster_network(rng: &mut Rng, index: usize) -> String {
     if bgp {
         let _ = writeln!(y, "  bgp:\n    enabled: true");
         if rng.chance(70) {
-            let _ = writeln!(y, "    asNumber: {}", 4_200_000_000 + rng.below(1000));
+            let _ = writeln!(y, "    asNumber: {}", generated_as_number(rng));
         }
         if rng.chance(50) {
             let _ = writeln!(y, "    nodeToNodeMesh: false");
@@ -1882,7 +1960,7 @@ fn generated_cluster_network(rng: &mut Rng, index: usize) -> String {
             let _ = writeln!(
                 y,
                 "    peers:\n      - name: router\n        peerIP: 192.168.10.1\n        asNumber: {}",
-                4_200_000_000 + rng.below(1000)
+                generated_as_number(rng)
             );
             if rng.chance(50) {
                 let _ = writeln!(y, "        nodeSelector: rack == \"a\"");
@@ -1980,6 +2058,18 @@ fn generated_cluster_network(rng: &mut Rng, index: usize) -> String {
         }
     }
     y
+}
+
+/// An AS number a current server stores: a private 2-byte one, or a 4-byte one below 2^31. The
+/// private 4-byte range (4200000000-4294967294) is above the int32 range the CRDs declare, which a
+/// current kube-apiserver enforces (see `AS_NUMBER_ABOVE_INT32`; the bgp-loadbalancer example and
+/// negative cases 48-50 keep that disagreement in view).
+fn generated_as_number(rng: &mut Rng) -> u64 {
+    if rng.chance(50) {
+        64_512 + rng.below(1023)
+    } else {
+        2_000_000_000 + rng.below(1000)
+    }
 }
 
 #[test]
