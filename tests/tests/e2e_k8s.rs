@@ -1619,17 +1619,126 @@ fn a_patch_whose_pool_guard_fails_is_refused_and_changes_nothing() {
     assert!(cleanup.ok(), "cleanup failed:\n{}", cleanup.describe());
 }
 
+/// The IPPool CRD's transition rules (`self == oldSelf` on `cidr` and `blockSize`), live on a
+/// current server: an in-place change of either is refused by the server, and `calico-render
+/// patch` refuses to print one (exit 1, nothing on stdout).
+const POOL_TRANSITIONS: &[(&str, &str, &str)] = &[
+    (
+        "cidr",
+        r#"[{"op":"replace","path":"/spec/cidr","value":"172.31.0.0/16"}]"#,
+        "CIDR cannot be changed",
+    ),
+    (
+        "blockSize",
+        r#"[{"op":"replace","path":"/spec/blockSize","value":28}]"#,
+        "Block size cannot be changed",
+    ),
+];
+
+const TRANSITION_POOL: &str = "apiVersion: projectcalico.org/v3\nkind: IPPool\n\
+    metadata:\n  name: e2e-transition-pool\nspec:\n  cidr: 172.30.0.0/16\n  blockSize: 26\n\
+    \x20 vxlanMode: Always\n  natOutgoing: true\n  nodeSelector: all()\n";
+
+fn check_pool_transition(
+    server: &Server,
+    shell: &Shell,
+    (field, ops, server_says): (&str, &str, &str),
+) -> Result<(), String> {
+    server.delete_objects(TRANSITION_POOL)?;
+    server.kubectl_ok(
+        &["create", "--validate=strict", "-f", "-"],
+        Some(TRANSITION_POOL),
+    )?;
+    let live = server.kubectl_ok(&["get", "-o", "yaml", "-f", "-"], Some(TRANSITION_POOL))?;
+    let live_file = shell.file("live-pool.yaml", &live.stdout)?;
+    let before = server.get_objects(TRANSITION_POOL)?;
+    let patch: Value = serde_json::from_str(ops).map_err(|err| format!("bad ops: {err}"))?;
+    let mut desired: Value = parse_yaml_stream(TRANSITION_POOL, "the transition pool")?.remove(0);
+    let value = patch[0]["value"].clone();
+    desired["spec"][field] = value;
+    let desired_file = shell.file("desired-pool.json", &desired.to_string())?;
+    let ours = server.calico_render(
+        &[
+            "patch",
+            "-f",
+            &desired_file.to_string_lossy(),
+            "--live",
+            &live_file.to_string_lossy(),
+            "-o",
+            "kubectl",
+        ],
+        None,
+    );
+    if ours.code != Some(1) || !ours.stdout.trim().is_empty() {
+        return Err(format!(
+            "calico-render patch did not refuse the {field} change:\n{}",
+            ours.describe()
+        ));
+    }
+    let theirs = server.kubectl(
+        &[
+            "patch",
+            "ippools.projectcalico.org",
+            "e2e-transition-pool",
+            "--type=json",
+            "-p",
+            ops,
+        ],
+        None,
+    );
+    if theirs.ok() || !theirs.stderr.contains(server_says) {
+        return Err(format!(
+            "the server did not refuse the {field} change with `{server_says}`:\n{}",
+            theirs.describe()
+        ));
+    }
+    let after = server.get_objects(TRANSITION_POOL)?;
+    if after != before {
+        return Err(format!(
+            "the refused {field} change altered the stored pool"
+        ));
+    }
+    Ok(())
+}
+
+#[test]
+fn pool_cidr_and_block_size_changes_are_refused_by_the_server_and_by_patch() {
+    let Some((server, _lock)) = server_for_writes("pool transition rules") else {
+        return;
+    };
+    if let Err(err) = server.require_subcommand("patch") {
+        panic!("{err}");
+    }
+    let shell = Shell::new(server).unwrap_or_else(|err| panic!("{err}"));
+    let failures: Vec<String> = POOL_TRANSITIONS
+        .iter()
+        .filter_map(|case| check_pool_transition(server, &shell, *case).err())
+        .collect();
+    let cleanup = server.delete_objects(TRANSITION_POOL);
+    eprintln!(
+        "e2e transition rules: {} IPPool changes refused by the server and by patch",
+        POOL_TRANSITIONS.len() - failures.len()
+    );
+    assert_all_passed("pool transition rules", &failures);
+    cleanup.unwrap_or_else(|err| panic!("cleanup failed: {err}"));
+}
+
 // ---------------------------------------------------------------------------------------------
-// Negative cases: what the CRD schema rejects, both judges must reject
+// Negative cases: what the CRD schema and its CEL rules reject, both judges must reject
 
 /// One file under `tests/e2e/negative/`: its first comment lines say what is wrong, a
 /// `# server: TEXT` line gives a piece of the API server's error message and a `# path: FIELD`
-/// line the faulty field, in our notation (`spec.calicoNetwork.ipPools[0].encapsulation`).
+/// line the faulty field, in our notation (`spec.calicoNetwork.ipPools[0].encapsulation`), which
+/// a current server also uses; an optional `# server-path: FIELD` says where the server reports
+/// it when that differs (CEL rules on an object are reported at the object).
 struct NegativeCase {
     file: PathBuf,
     text: String,
     server_says: String,
     path: String,
+    /// Where the server puts the error, when that is not `path`: a CEL rule on `spec` is
+    /// reported at `spec`, one on the whole object (`# server-path: (object)`) at no field.
+    server_path: Option<String>,
 }
 
 /// The value of a `# key: value` header line.
@@ -1661,11 +1770,17 @@ fn negative_cases() -> Result<Vec<NegativeCase>, String> {
             let path = header(&text, "path")
                 .ok_or_else(|| missing("path"))?
                 .to_string();
+            let server_path = match header(&text, "server-path") {
+                Some("(object)") => None,
+                Some(other) => Some(other.to_string()),
+                None => Some(path.clone()),
+            };
             Ok(NegativeCase {
                 file,
                 text,
                 server_says,
                 path,
+                server_path,
             })
         })
         .collect()
@@ -1723,11 +1838,13 @@ fn judge(server: &Server, case: &NegativeCase) -> Verdicts {
             case.server_says,
             by_server.describe()
         ))
-    } else if by_server.stderr.contains(" is invalid: ") && !by_server.stderr.contains(&case.path) {
+    } else if let Some(server_path) = &case.server_path
+        && by_server.stderr.contains(" is invalid: ")
+        && !by_server.stderr.contains(server_path.as_str())
+    {
         // Field errors name the field; a body the server cannot even decode names none.
         Err(format!(
-            "the API server rejected it, but not at `{}`:\n{}",
-            case.path,
+            "the API server rejected it, but not at `{server_path}`:\n{}",
             by_server.describe()
         ))
     } else {
@@ -1783,7 +1900,7 @@ fn invalid_objects_are_rejected_by_the_server_and_by_validate() {
     }
     let cases = negative_cases().unwrap_or_else(|err| panic!("{err}"));
     assert!(
-        cases.len() >= 40,
+        cases.len() >= 60,
         "the negative corpus shrank to {} files",
         cases.len()
     );
