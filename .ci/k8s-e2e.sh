@@ -387,7 +387,7 @@ fail_up() { # dir what
 
 # Start etcd + kube-apiserver with their state in DIR (which must hold bin/ already); writes
 # DIR/kubeconfig and DIR/port.
-start_server() { # dir first-port first-etcd-port
+start_server() { # dir first-port first-etcd-port [more kube-apiserver flags...]
   local dir=$1 port etcd_port peer_port t0 p
   mkdir -p "$dir/run" "$dir/logs" "$dir/etcd"
   t0=$(date +%s)
@@ -395,6 +395,7 @@ start_server() { # dir first-port first-etcd-port
   port=$(free_port "$2")
   etcd_port=$(free_port "$3" "$port")
   peer_port=$(free_port $((etcd_port + 1)) "$port" "$etcd_port")
+  shift 3
   printf '%s\n' "$port" >"$dir/port"
 
   # --unsafe-no-fsync: a throw-away store for tests, fsync would only cost time.
@@ -403,9 +404,9 @@ start_server() { # dir first-port first-etcd-port
     --listen-peer-urls "http://127.0.0.1:$peer_port" --initial-advertise-peer-urls "http://127.0.0.1:$peer_port" \
     --initial-cluster "e2e=http://127.0.0.1:$peer_port" --max-request-bytes 10485760 --unsafe-no-fsync
   p="$dir/pki"
-  # No controller-manager, scheduler or kubelet: only the API. The endpoint reconciler is off
-  # (there is no kube-proxy to use the kubernetes Service), and boolean flags are written as
-  # --flag=value since a separate value would end flag parsing.
+  # No controller-manager, scheduler or kubelet: only the API. The endpoint reconciler is off (it
+  # refuses a loopback address), and boolean flags are written as --flag=value since a separate
+  # value would end flag parsing.
   start_bg "$dir" kube-apiserver "$dir/bin/kube-apiserver" \
     --bind-address 127.0.0.1 --advertise-address 127.0.0.1 --secure-port "$port" \
     --etcd-servers "http://127.0.0.1:$etcd_port" \
@@ -418,7 +419,7 @@ start_server() { # dir first-port first-etcd-port
     --requestheader-extra-headers-prefix X-Remote-Extra- \
     --proxy-client-cert-file "$p/front-proxy.crt" --proxy-client-key-file "$p/front-proxy.key" \
     --enable-aggregator-routing=true --endpoint-reconciler-type none --allow-privileged=true \
-    --enable-priority-and-fairness=false
+    --enable-priority-and-fairness=false "$@"
   write_kubeconfig "$dir" "$port"
 
   local ready=""
@@ -445,7 +446,12 @@ start_operator() { # dir
   local d=$1/operator k env
   mkdir -p "$d"
   ln -s ../bin "$d/bin"
-  start_server "$d" 27443 34790 || return 1
+  # Admission webhooks are off on this server: the operator registers Calico's webhooks
+  # (calico-webhooks in calico-system), and with no pods to serve them every later write the
+  # operator makes would fail on them, which is about the test set-up, not the Installation.
+
+  start_server "$d" 27443 34790 \
+    --disable-admission-plugins=ValidatingAdmissionWebhook,MutatingAdmissionWebhook || return 1
   k=("$d/bin/kubectl" --kubeconfig "$d/kubeconfig")
   env=(env KUBECONFIG="$d/kubeconfig" CALICO_API_GROUP=projectcalico.org/v3
     OPERATOR_NAMESPACE=tigera-operator OPERATOR_NAME=tigera-operator OPERATOR_SERVICEACCOUNT=tigera-operator
@@ -469,6 +475,26 @@ metadata:
     kubernetes.io/os: linux
     kubernetes.io/arch: amd64
     kubernetes.io/hostname: e2e-node-1
+---
+# What the endpoint reconciler would publish for the kubernetes Service; the operator reads it to
+# find the API server (bpfNetworkBootstrap). 192.0.2.10 is a documentation address: it is only
+# data here (rendered into manifests nothing runs), never connected to.
+apiVersion: discovery.k8s.io/v1
+kind: EndpointSlice
+metadata:
+  name: kubernetes
+  namespace: default
+  labels:
+    kubernetes.io/service-name: kubernetes
+    endpointslice.kubernetes.io/managed-by: endpointslicemirroring-controller.k8s.io
+addressType: IPv4
+endpoints:
+  - addresses: [192.0.2.10]
+    conditions: {ready: true}
+ports:
+  - name: https
+    port: 6443
+    protocol: TCP
 EOF
   # `env` execs the operator, so the recorded PID is the operator's own.
   start_bg "$d" tigera-operator "${env[@]}" "$d/bin/tigera-operator" --enable-leader-election=false

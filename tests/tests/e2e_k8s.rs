@@ -209,20 +209,20 @@ fn set_up() -> Result<Option<Server>, String> {
 // Running commands
 
 /// What a finished command left behind.
-struct Ran {
+pub(crate) struct Ran {
     what: String,
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
+    pub(crate) code: Option<i32>,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
 }
 
 impl Ran {
-    fn ok(&self) -> bool {
+    pub(crate) fn ok(&self) -> bool {
         self.code == Some(0)
     }
 
     /// The command, its exit status and both streams, for failure messages.
-    fn describe(&self) -> String {
+    pub(crate) fn describe(&self) -> String {
         let code = self.code.map_or_else(
             || "killed by a signal".to_string(),
             |code| format!("exit {code}"),
@@ -236,7 +236,12 @@ impl Ran {
     }
 }
 
-fn run(program: &Path, args: &[&str], stdin: Option<&str>, envs: &[(&str, &Path)]) -> Ran {
+pub(crate) fn run(
+    program: &Path,
+    args: &[&str],
+    stdin: Option<&str>,
+    envs: &[(&str, &Path)],
+) -> Ran {
     let what = format!(
         "{} {}",
         program.display(),
@@ -372,7 +377,7 @@ impl Server {
 }
 
 /// The items of a `List`, or the object itself when kubectl printed a single one.
-fn list_items(value: Value) -> Vec<Value> {
+pub(crate) fn list_items(value: Value) -> Vec<Value> {
     match value {
         Value::Object(mut map) if map.get("kind").and_then(Value::as_str) == Some("List") => {
             match map.remove("items") {
@@ -421,7 +426,7 @@ fn type_name(value: &Value) -> &'static str {
 
 /// Every difference between what we sent and what the server stored, one line each, naming the
 /// field path and what kind of difference it is (pruned, added by a default, coerced, changed).
-fn differences(path: &str, sent: &Value, stored: &Value, out: &mut Vec<String>) {
+pub(crate) fn differences(path: &str, sent: &Value, stored: &Value, out: &mut Vec<String>) {
     match (sent, stored) {
         (Value::Object(sent), Value::Object(stored)) => {
             let keys: BTreeSet<&String> = sent.keys().chain(stored.keys()).collect();
@@ -503,7 +508,7 @@ fn object_key(object: &Value) -> String {
     )
 }
 
-fn parse_yaml_stream(text: &str, what: &str) -> Result<Vec<Value>, String> {
+pub(crate) fn parse_yaml_stream(text: &str, what: &str) -> Result<Vec<Value>, String> {
     serde_saphyr::from_multiple::<Value>(text)
         .map(|docs| docs.into_iter().filter(|doc| !doc.is_null()).collect())
         .map_err(|err| format!("{what} is not YAML: {err}"))
@@ -514,7 +519,7 @@ fn read(path: &Path) -> Result<String, String> {
 }
 
 /// Report several independent failures at once, so one CI run shows all of them.
-fn assert_all_passed(suite: &str, failures: &[String]) {
+pub(crate) fn assert_all_passed(suite: &str, failures: &[String]) {
     assert!(
         failures.is_empty(),
         "{suite}: {} case(s) failed:\n\n{}",
@@ -772,7 +777,7 @@ fn check_rendered(server: &Server, input: &Path, counts: &mut Counts) -> Result<
 }
 
 /// `examples/*/cluster.yaml`, except the deliberately invalid one, in name order.
-fn example_inputs() -> Vec<PathBuf> {
+pub(crate) fn example_inputs() -> Vec<PathBuf> {
     let mut inputs: Vec<PathBuf> = fs::read_dir(workspace_root().join("examples"))
         .map(|entries| {
             entries
@@ -1999,10 +2004,10 @@ fn invalid_objects_are_rejected_by_the_server_and_by_validate() {
 /// How many generated ClusterNetworks the corpus case renders and creates.
 const CORPUS_SIZE: usize = 12;
 /// The corpus seed: fixed, so a failure names an input that can be regenerated exactly.
-const CORPUS_SEED: u64 = 0x00C4_11C0_2026_1129;
+pub(crate) const CORPUS_SEED: u64 = 0x00C4_11C0_2026_1129;
 
 /// splitmix64: a tiny, well-mixed deterministic generator (no dependency for a dozen inputs).
-struct Rng(u64);
+pub(crate) struct Rng(pub(crate) u64);
 
 impl Rng {
     fn next(&mut self) -> u64 {
@@ -2035,7 +2040,7 @@ impl Rng {
 /// from `rng`. Every combination is valid by construction: without BGP every pool uses VXLAN,
 /// IPv6 pools never use IPIP, block sizes stay within the family's range and not shorter than
 /// the pool's prefix, and pool ranges never overlap each other or the LoadBalancer ranges.
-fn generated_cluster_network(rng: &mut Rng, index: usize) -> String {
+pub(crate) fn generated_cluster_network(rng: &mut Rng, index: usize) -> String {
     let mut y = String::new();
     let dataplane = ["Iptables", "BPF", "Nftables"][index % 3];
     let bgp = (index / 3) % 2 == 1;

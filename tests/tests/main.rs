@@ -13,6 +13,7 @@ mod codegen_fresh;
 mod codegen_roundtrip;
 mod codegen_snapshots;
 mod e2e_k8s;
+mod e2e_operator;
 mod krm_function;
 mod patch_cli;
 mod patch_property;

@@ -1,0 +1,543 @@
+//! The real tigera-operator (v1.42.3, built from its Go module by `.ci/k8s-e2e.sh install`) as a
+//! judge of what the operator stage renders.
+//!
+//! `.ci/k8s-e2e.sh up DIR` starts it out of cluster against an etcd + kube-apiserver of its own
+//! (it writes back into what it watches, so it does not share the other suite's server), with
+//! the CRDs it installs itself, one Node object and admission webhooks off (nothing runs the
+//! webhook pods). For every example and a generated corpus of ClusterNetworks this test:
+//!
+//! - puts the operator stage on that server (Installation `default` replaced in place, the
+//!   endpoint ConfigMap created or removed, APIServer `default` created when rendered);
+//! - stands in for the kubelet and the workload controllers, which this server lacks, by marking
+//!   the DaemonSets and Deployments the operator writes as rolled out (their status only);
+//! - waits until the operator has reconciled that generation: `Ready` with `status.computed`, or
+//!   a `Degraded` condition, which is a failure with the operator's message;
+//! - asserts zero drift: every field we rendered is in the live `spec`, unchanged (fields the
+//!   operator adds are counted and listed, not failures);
+//! - asserts that the operator's IPPools (`app.kubernetes.io/managed-by: tigera-operator`) are
+//!   exactly the pools of the rendered Installation, field by field.
+//!
+//! An IPPool's CIDR cannot change in place (a CEL transition rule), so between cases the test
+//! deletes the operator's pools that the new Installation does not describe; the operator then
+//! creates the new ones, as it would on a fresh cluster.
+//!
+//! It runs when `CALICO_RENDER_E2E_OPERATOR_KUBECONFIG` is set (`up` prints it); without it the
+//! test says it is skipped, unless `CALICO_RENDER_E2E=required`, which makes that a failure.
+//! `CALICO_RENDER_E2E_OPERATOR_CORPUS` sets the number of generated ClusterNetworks (default 200).
+
+use crate::e2e_k8s::{
+    CORPUS_SEED, Ran, Rng, assert_all_passed, differences, example_inputs,
+    generated_cluster_network, list_items, run,
+};
+use calico_render_tests::workspace_root;
+use serde_json::{Value, json};
+use std::collections::BTreeMap;
+use std::env;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::thread;
+use std::time::{Duration, Instant};
+
+const ENV_KUBECONFIG: &str = "CALICO_RENDER_E2E_OPERATOR_KUBECONFIG";
+const ENV_KUBECTL: &str = "CALICO_RENDER_E2E_KUBECTL";
+const ENV_LOG: &str = "CALICO_RENDER_E2E_OPERATOR_LOG";
+const ENV_CORPUS: &str = "CALICO_RENDER_E2E_OPERATOR_CORPUS";
+const ENV_MODE: &str = "CALICO_RENDER_E2E";
+const DEFAULT_CORPUS: usize = 200;
+/// How long one case may take to be reconciled.
+const RECONCILE_TIMEOUT: Duration = Duration::from_secs(90);
+
+struct Operator {
+    kubeconfig: PathBuf,
+    kubectl: PathBuf,
+    calico_render: PathBuf,
+}
+
+impl Operator {
+    fn kubectl(&self, args: &[&str], stdin: Option<&str>) -> Ran {
+        let kubeconfig = self.kubeconfig.to_string_lossy();
+        let mut all = vec!["--kubeconfig", &kubeconfig];
+        all.extend_from_slice(args);
+        run(&self.kubectl, &all, stdin, &[])
+    }
+
+    fn kubectl_ok(&self, args: &[&str], stdin: Option<&str>) -> Result<Ran, String> {
+        let ran = self.kubectl(args, stdin);
+        if ran.ok() {
+            Ok(ran)
+        } else {
+            Err(format!("kubectl failed:\n{}", ran.describe()))
+        }
+    }
+
+    fn get_json(&self, args: &[&str]) -> Result<Value, String> {
+        let mut all = vec!["get", "-o", "json"];
+        all.extend_from_slice(args);
+        let ran = self.kubectl_ok(&all, None)?;
+        serde_json::from_str(&ran.stdout)
+            .map_err(|err| format!("kubectl get printed invalid JSON: {err}"))
+    }
+}
+
+fn set_up() -> Result<Option<Operator>, String> {
+    let required = env::var(ENV_MODE).is_ok_and(|mode| mode == "required");
+    let Some(kubeconfig) = env::var_os(ENV_KUBECONFIG).filter(|value| !value.is_empty()) else {
+        if required {
+            return Err(format!(
+                "{ENV_MODE}=required but {ENV_KUBECONFIG} is not set: start the operator's \
+                 cluster with `eval \"$(.ci/k8s-e2e.sh up DIR)\"`"
+            ));
+        }
+        return Ok(None);
+    };
+    let operator = Operator {
+        kubeconfig: PathBuf::from(kubeconfig),
+        kubectl: env::var_os(ENV_KUBECTL)
+            .filter(|value| !value.is_empty())
+            .map_or_else(|| PathBuf::from("kubectl"), PathBuf::from),
+        calico_render: calico_render_tests::try_calico_render()?.to_path_buf(),
+    };
+    let ready = operator.kubectl(&["get", "--raw", "/readyz"], None);
+    if !ready.ok() || ready.stdout.trim() != "ok" {
+        return Err(format!(
+            "the operator's API server is not ready:\n{}",
+            ready.describe()
+        ));
+    }
+    Ok(Some(operator))
+}
+
+/// The operator stage of one ClusterNetwork, as JSON objects.
+fn render_operator_stage(operator: &Operator, input: &Path) -> Result<Vec<Value>, String> {
+    let path = input.to_string_lossy();
+    let ran = run(
+        &operator.calico_render,
+        &["render", "-f", &path, "--stage", "operator", "-o", "json"],
+        None,
+        &[],
+    );
+    if !ran.ok() {
+        return Err(format!("render failed:\n{}", ran.describe()));
+    }
+    let list: Value = serde_json::from_str(&ran.stdout)
+        .map_err(|err| format!("render -o json printed invalid JSON ({err})"))?;
+    Ok(list_items(list))
+}
+
+fn find<'a>(objects: &'a [Value], kind: &str) -> Option<&'a Value> {
+    objects.iter().find(|object| object["kind"] == kind)
+}
+
+/// Put the operator stage on the server: the Installation replaced in place (a delete would wait
+/// for the operator's finalizers on a server without controllers), the endpoint ConfigMap
+/// created, replaced or removed, the APIServer created when rendered.
+fn put_stage(operator: &Operator, objects: &[Value]) -> Result<(), String> {
+    let installation = find(objects, "Installation").ok_or("no Installation rendered")?;
+    let text = installation.to_string();
+    let exists = operator
+        .kubectl(
+            &["get", "installations.operator.tigera.io", "default"],
+            None,
+        )
+        .ok();
+    let verb = if exists { "replace" } else { "create" };
+    operator
+        .kubectl_ok(&[verb, "-f", "-"], Some(&text))
+        .map_err(|err| format!("{verb} of the Installation: {err}"))?;
+    match find(objects, "ConfigMap") {
+        Some(config_map) => {
+            operator.kubectl_ok(&["apply", "-f", "-"], Some(&config_map.to_string()))?;
+        }
+        None => {
+            operator.kubectl_ok(
+                &[
+                    "delete",
+                    "configmap",
+                    "-n",
+                    "tigera-operator",
+                    "kubernetes-services-endpoint",
+                    "--ignore-not-found",
+                ],
+                None,
+            )?;
+        }
+    }
+    if let Some(api_server) = find(objects, "APIServer") {
+        let present = operator
+            .kubectl(&["get", "apiservers.operator.tigera.io", "default"], None)
+            .ok();
+        if !present {
+            operator.kubectl_ok(&["create", "-f", "-"], Some(&api_server.to_string()))?;
+        }
+    }
+    Ok(())
+}
+
+/// Mark every DaemonSet and Deployment as rolled out, as the kubelet and the workload
+/// controllers would once the pods ran. Only `status` is written.
+fn stand_in_for_the_workloads(operator: &Operator) -> Result<(), String> {
+    let list = operator.get_json(&["daemonsets,deployments", "-A"])?;
+    for item in list["items"].as_array().into_iter().flatten() {
+        let generation = item["metadata"]["generation"].as_i64().unwrap_or(1);
+        let (resource, want) = if item["kind"] == "DaemonSet" {
+            (
+                "daemonsets",
+                json!({"currentNumberScheduled": 1, "desiredNumberScheduled": 1,
+                       "numberAvailable": 1, "numberReady": 1, "updatedNumberScheduled": 1,
+                       "numberMisscheduled": 0, "observedGeneration": generation}),
+            )
+        } else {
+            let replicas = item["spec"]["replicas"].as_i64().unwrap_or(1);
+            (
+                "deployments",
+                json!({"observedGeneration": generation, "replicas": replicas,
+                       "updatedReplicas": replicas, "readyReplicas": replicas,
+                       "availableReplicas": replicas}),
+            )
+        };
+        let status = &item["status"];
+        let current = want
+            .as_object()
+            .is_some_and(|fields| fields.iter().all(|(key, value)| &status[key] == value));
+        if current {
+            continue;
+        }
+        let namespace = item["metadata"]["namespace"].as_str().unwrap_or("");
+        let name = item["metadata"]["name"].as_str().unwrap_or("");
+        let patch = json!({"status": want}).to_string();
+        // The operator may update the object between our read and this write: the next round
+        // catches up.
+        let _ = operator.kubectl(
+            &[
+                "patch",
+                resource,
+                "-n",
+                namespace,
+                name,
+                "--subresource=status",
+                "--type=merge",
+                "-p",
+                &patch,
+            ],
+            None,
+        );
+    }
+    Ok(())
+}
+
+/// The IPPool the operator makes of one Installation pool, in the fields we compare.
+fn expected_pool(pool: &Value) -> Value {
+    let encapsulation = pool["encapsulation"].as_str().unwrap_or("IPIP");
+    let (ipip, vxlan) = match encapsulation {
+        "IPIP" => ("Always", "Never"),
+        "IPIPCrossSubnet" => ("CrossSubnet", "Never"),
+        "VXLAN" => ("Never", "Always"),
+        "VXLANCrossSubnet" => ("Never", "CrossSubnet"),
+        _ => ("Never", "Never"),
+    };
+    json!({
+        "cidr": pool["cidr"],
+        "blockSize": pool["blockSize"],
+        "ipipMode": ipip,
+        "vxlanMode": vxlan,
+        "natOutgoing": pool["natOutgoing"] == "Enabled",
+        "nodeSelector": pool["nodeSelector"],
+        "disableBGPExport": pool["disableBGPExport"].as_bool().unwrap_or(false),
+    })
+}
+
+/// The same fields of a live IPPool (absent booleans read as false, absent modes as Never).
+fn live_pool(pool: &Value) -> Value {
+    let spec = &pool["spec"];
+    json!({
+        "cidr": spec["cidr"],
+        "blockSize": spec["blockSize"],
+        "ipipMode": spec["ipipMode"].as_str().unwrap_or("Never"),
+        "vxlanMode": spec["vxlanMode"].as_str().unwrap_or("Never"),
+        "natOutgoing": spec["natOutgoing"].as_bool().unwrap_or(false),
+        "nodeSelector": spec["nodeSelector"],
+        "disableBGPExport": spec["disableBGPExport"].as_bool().unwrap_or(false),
+    })
+}
+
+/// The operator's IPPools by name.
+fn operator_pools(operator: &Operator) -> Result<BTreeMap<String, Value>, String> {
+    let list = operator.get_json(&[
+        "ippools.projectcalico.org",
+        "-l",
+        "app.kubernetes.io/managed-by=tigera-operator",
+    ])?;
+    Ok(list["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|pool| {
+            (
+                pool["metadata"]["name"].as_str().unwrap_or("").to_string(),
+                pool.clone(),
+            )
+        })
+        .collect())
+}
+
+/// Delete the operator's pools that `want` does not describe (left from the previous case; a
+/// pool's CIDR cannot change in place). Returns whether the live pools are exactly `want`.
+fn settle_pools(operator: &Operator, want: &BTreeMap<String, Value>) -> Result<bool, String> {
+    let live = operator_pools(operator)?;
+    let mut exact = live.len() == want.len();
+    for (name, pool) in &live {
+        if want.get(name) != Some(&live_pool(pool)) {
+            exact = false;
+            if pool["metadata"]["deletionTimestamp"].is_null() {
+                operator.kubectl_ok(
+                    &[
+                        "delete",
+                        "ippools.projectcalico.org",
+                        name,
+                        "--wait=false",
+                        "--ignore-not-found",
+                    ],
+                    None,
+                )?;
+            }
+        }
+    }
+    Ok(exact && want.keys().all(|name| live.contains_key(name)))
+}
+
+/// What one reconcile ended in.
+struct Outcome {
+    live: Value,
+    seconds: f64,
+}
+
+fn condition<'a>(installation: &'a Value, kind: &str) -> Option<&'a Value> {
+    installation["status"]["conditions"]
+        .as_array()?
+        .iter()
+        .find(|condition| condition["type"] == kind)
+}
+
+/// Wait until the operator has reconciled the Installation's current generation.
+fn reconcile(operator: &Operator, want: &BTreeMap<String, Value>) -> Result<Outcome, String> {
+    let started = Instant::now();
+    let mut last = String::new();
+    while started.elapsed() < RECONCILE_TIMEOUT {
+        stand_in_for_the_workloads(operator)?;
+        let pools_exact = settle_pools(operator, want)?;
+        let live = operator.get_json(&["installations.operator.tigera.io", "default"])?;
+        let generation = &live["metadata"]["generation"];
+        let current =
+            |kind: &str| condition(&live, kind).filter(|c| &c["observedGeneration"] == generation);
+        if let Some(degraded) = current("Degraded").filter(|c| c["status"] == "True") {
+            return Err(format!(
+                "the operator reports the Installation Degraded ({}): {}",
+                degraded["reason"].as_str().unwrap_or(""),
+                degraded["message"].as_str().unwrap_or("")
+            ));
+        }
+        let ready = current("Ready").is_some_and(|c| c["status"] == "True");
+        if ready && !live["status"]["computed"].is_null() && pools_exact {
+            return Ok(Outcome {
+                live,
+                seconds: started.elapsed().as_secs_f64(),
+            });
+        }
+        last = format!(
+            "generation {generation}, Ready {}, computed {}, pools as described {pools_exact}; \
+             Progressing: {}",
+            current("Ready").map_or("not yet".to_string(), |c| c["status"].to_string()),
+            !live["status"]["computed"].is_null(),
+            condition(&live, "Progressing").map_or(String::new(), |c| c["message"].to_string())
+        );
+        thread::sleep(Duration::from_millis(400));
+    }
+    Err(format!(
+        "not reconciled within {}s: {last}",
+        RECONCILE_TIMEOUT.as_secs()
+    ))
+}
+
+/// Drift lines for the fields we rendered (the ones the operator changed or dropped), and the
+/// fields the operator added, with their values.
+fn drift(rendered: &Value, live: &Value) -> (Vec<String>, Vec<String>) {
+    let mut lines = Vec::new();
+    differences("spec", &rendered["spec"], &live["spec"], &mut lines);
+    let (added, changed): (Vec<String>, Vec<String>) = lines
+        .into_iter()
+        .partition(|line| line.contains(": added by the server"));
+    let added = added
+        .into_iter()
+        .map(|line| {
+            line.split("; a CRD default")
+                .next()
+                .unwrap_or("")
+                .replace(": added by the server", ": added by the operator")
+        })
+        .collect();
+    (changed, added)
+}
+
+/// The TigeraStatus conditions that report a problem, for the failure message.
+fn degraded_statuses(operator: &Operator) -> Result<Vec<String>, String> {
+    let list = operator.get_json(&["tigerastatuses.operator.tigera.io"])?;
+    Ok(list["items"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|status| {
+            let name = status["metadata"]["name"]
+                .as_str()
+                .unwrap_or("")
+                .to_string();
+            status["status"]["conditions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|c| c["type"] == "Degraded" && c["status"] == "True")
+                .map(move |c| {
+                    format!(
+                        "TigeraStatus {name}: {}",
+                        c["message"].as_str().unwrap_or("")
+                    )
+                })
+                .collect::<Vec<_>>()
+        })
+        .collect())
+}
+
+#[test]
+fn the_real_operator_reconciles_what_we_render_without_drift() {
+    let operator = match set_up() {
+        Ok(Some(operator)) => operator,
+        Ok(None) => {
+            eprintln!(
+                "e2e operator: skipped: {ENV_KUBECONFIG} is not set, so there is no operator to \
+                 test against (`eval \"$(.ci/k8s-e2e.sh up DIR)\"` starts one)"
+            );
+            return;
+        }
+        Err(reason) => panic!("e2e operator: set-up failed: {reason}"),
+    };
+    let corpus = env::var(ENV_CORPUS)
+        .ok()
+        .and_then(|value| value.parse::<usize>().ok())
+        .unwrap_or(DEFAULT_CORPUS);
+    let started = Instant::now();
+    let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("cannot make a scratch dir: {err}"));
+    let mut inputs: Vec<(String, PathBuf)> = example_inputs()
+        .into_iter()
+        .map(|path| {
+            let name = path
+                .strip_prefix(workspace_root())
+                .unwrap_or(&path)
+                .display()
+                .to_string();
+            (name, path)
+        })
+        .collect();
+    // Another stream of the same generator as the other suite's corpus, so the inputs differ.
+    let mut rng = Rng(CORPUS_SEED ^ 0x0BE2_A70B);
+    for index in 0..corpus {
+        let text = generated_cluster_network(&mut rng, index);
+        let path = dir.path().join(format!("operator-corpus-{index:03}.yaml"));
+        fs::write(&path, &text)
+            .unwrap_or_else(|err| panic!("cannot write {}: {err}", path.display()));
+        inputs.push((format!("operator-corpus-{index:03}"), path));
+    }
+
+    let mut failures = Vec::new();
+    let mut reconciles = 0;
+    let mut added: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let mut seconds = Vec::new();
+    for (name, input) in &inputs {
+        let result = (|| {
+            let objects = render_operator_stage(&operator, input)?;
+            let installation = find(&objects, "Installation")
+                .ok_or("no Installation rendered")?
+                .clone();
+            let want: BTreeMap<String, Value> = installation["spec"]["calicoNetwork"]["ipPools"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|pool| {
+                    (
+                        pool["name"].as_str().unwrap_or("").to_string(),
+                        expected_pool(pool),
+                    )
+                })
+                .collect();
+            let settle = || {
+                reconcile(&operator, &want).map_err(|err| {
+                    let statuses = degraded_statuses(&operator).unwrap_or_default();
+                    format!("{err}\n  {}", statuses.join("\n  "))
+                })
+            };
+            // The previous case's pools go first: the operator defaults some fields from the
+            // pools it finds (it may still re-create them from the old Installation for a moment;
+            // the second round below covers that).
+            settle_pools(&operator, &want)?;
+            put_stage(&operator, &objects)?;
+            let mut outcome = settle()?;
+            let (mut changed, mut new_fields) = drift(&installation, &outcome.live);
+            if !new_fields.is_empty() {
+                // The operator defaults some fields from the cluster's IPPools, and the previous
+                // case's pools were still there when it first saw this Installation. Now that the
+                // pools are this case's, put our Installation back and judge that reconcile.
+                put_stage(&operator, &objects)?;
+                outcome = settle()?;
+                (changed, new_fields) = drift(&installation, &outcome.live);
+            }
+            for path in new_fields {
+                added.entry(path).or_default().push(name.clone());
+            }
+            if !changed.is_empty() {
+                return Err(format!(
+                    "the operator changed fields we rendered:\n  {}",
+                    changed.join("\n  ")
+                ));
+            }
+            Ok(outcome.seconds)
+        })();
+        match result {
+            Ok(took) => {
+                reconciles += 1;
+                seconds.push(took);
+            }
+            Err(err) => {
+                let text = fs::read_to_string(input).unwrap_or_default();
+                failures.push(format!("{name}:\n{text}{err}"));
+            }
+        }
+    }
+    let mean = if seconds.is_empty() {
+        0.0
+    } else {
+        seconds.iter().sum::<f64>() / f64::from(u32::try_from(seconds.len()).unwrap_or(u32::MAX))
+    };
+    eprintln!(
+        "e2e operator: {} inputs ({} examples, {corpus} generated), {reconciles} reconciles \
+         observed without drift (mean {mean:.1}s), {} failures, {:.1}s",
+        inputs.len(),
+        inputs.len() - corpus,
+        failures.len(),
+        started.elapsed().as_secs_f64()
+    );
+    for (path, names) in &added {
+        let shown: Vec<&str> = names.iter().take(4).map(String::as_str).collect();
+        eprintln!(
+            "e2e operator: {path} ({} inputs: {}{})",
+            names.len(),
+            shown.join(", "),
+            if names.len() > shown.len() {
+                ", ..."
+            } else {
+                ""
+            }
+        );
+    }
+    if let Some(log) = env::var_os(ENV_LOG) {
+        eprintln!("e2e operator: its log is {}", Path::new(&log).display());
+    }
+    assert_all_passed("operator reconciles", &failures);
+}
