@@ -35,6 +35,7 @@ use std::collections::BTreeMap;
 use std::env;
 use std::fs;
 use std::path::{Path, PathBuf};
+use std::sync::{Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
@@ -46,6 +47,17 @@ const ENV_MODE: &str = "CALICO_RENDER_E2E";
 const DEFAULT_CORPUS: usize = 200;
 /// How long one case may take to be reconciled.
 const RECONCILE_TIMEOUT: Duration = Duration::from_secs(90);
+/// The Degraded reasons the operator gives for an Installation it refuses.
+const CONFIGURATION_ERRORS: &[&str] = &["InvalidConfigurationError", "ResourceValidationError"];
+
+/// Both tests write Installation `default` on the one operator cluster.
+static OPERATOR_WRITES: Mutex<()> = Mutex::new(());
+
+fn lock() -> MutexGuard<'static, ()> {
+    OPERATOR_WRITES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
 
 struct Operator {
     kubeconfig: PathBuf,
@@ -133,17 +145,7 @@ fn find<'a>(objects: &'a [Value], kind: &str) -> Option<&'a Value> {
 /// created, replaced or removed, the APIServer created when rendered.
 fn put_stage(operator: &Operator, objects: &[Value]) -> Result<(), String> {
     let installation = find(objects, "Installation").ok_or("no Installation rendered")?;
-    let text = installation.to_string();
-    let exists = operator
-        .kubectl(
-            &["get", "installations.operator.tigera.io", "default"],
-            None,
-        )
-        .ok();
-    let verb = if exists { "replace" } else { "create" };
-    operator
-        .kubectl_ok(&[verb, "-f", "-"], Some(&text))
-        .map_err(|err| format!("{verb} of the Installation: {err}"))?;
+    write_installation(operator, &installation.to_string())?;
     match find(objects, "ConfigMap") {
         Some(config_map) => {
             operator.kubectl_ok(&["apply", "-f", "-"], Some(&config_map.to_string()))?;
@@ -171,6 +173,31 @@ fn put_stage(operator: &Operator, objects: &[Value]) -> Result<(), String> {
         }
     }
     Ok(())
+}
+
+/// Create Installation `default`, or replace it in place. kubectl replaces at the live
+/// resourceVersion, and the operator writes the object too, so a conflict is retried.
+fn write_installation(operator: &Operator, text: &str) -> Result<(), String> {
+    let mut last = String::new();
+    for _ in 0..10 {
+        let exists = operator
+            .kubectl(
+                &["get", "installations.operator.tigera.io", "default"],
+                None,
+            )
+            .ok();
+        let verb = if exists { "replace" } else { "create" };
+        let ran = operator.kubectl(&[verb, "-f", "-"], Some(text));
+        if ran.ok() {
+            return Ok(());
+        }
+        if !ran.stderr.contains("Conflict") && !ran.stderr.contains("AlreadyExists") {
+            return Err(format!("{verb} of the Installation:\n{}", ran.describe()));
+        }
+        last = ran.describe();
+        thread::sleep(Duration::from_millis(200));
+    }
+    Err(format!("the Installation kept changing under us:\n{last}"))
 }
 
 /// Mark every DaemonSet and Deployment as rolled out, as the kubelet and the workload
@@ -329,7 +356,12 @@ fn reconcile(operator: &Operator, want: &BTreeMap<String, Value>) -> Result<Outc
         let generation = &live["metadata"]["generation"];
         let current =
             |kind: &str| condition(&live, kind).filter(|c| &c["observedGeneration"] == generation);
-        if let Some(degraded) = current("Degraded").filter(|c| c["status"] == "True") {
+        // A configuration error ends the wait; other Degraded reasons (a pool being re-created,
+        // an object not there yet) pass as the operator catches up.
+        if let Some(degraded) = current("Degraded").filter(|c| {
+            c["status"] == "True"
+                && CONFIGURATION_ERRORS.contains(&c["reason"].as_str().unwrap_or(""))
+        }) {
             return Err(format!(
                 "the operator reports the Installation Degraded ({}): {}",
                 degraded["reason"].as_str().unwrap_or(""),
@@ -349,7 +381,9 @@ fn reconcile(operator: &Operator, want: &BTreeMap<String, Value>) -> Result<Outc
             current("Ready").map_or("not yet".to_string(), |c| c["status"].to_string()),
             !live["status"]["computed"].is_null(),
             condition(&live, "Progressing").map_or(String::new(), |c| c["message"].to_string())
-        );
+        ) + &condition(&live, "Degraded")
+            .filter(|c| c["status"] == "True")
+            .map_or(String::new(), |c| format!("; Degraded: {}", c["message"]));
         thread::sleep(Duration::from_millis(400));
     }
     Err(format!(
@@ -419,6 +453,7 @@ fn the_real_operator_reconciles_what_we_render_without_drift() {
         }
         Err(reason) => panic!("e2e operator: set-up failed: {reason}"),
     };
+    let _lock = lock();
     let corpus = env::var(ENV_CORPUS)
         .ok()
         .and_then(|value| value.parse::<usize>().ok())
@@ -540,4 +575,180 @@ fn the_real_operator_reconciles_what_we_render_without_drift() {
         eprintln!("e2e operator: its log is {}", Path::new(&log).display());
     }
     assert_all_passed("operator reconciles", &failures);
+}
+
+/// One file under `tests/e2e/operator-invalid/`: an Installation our validator refuses with the
+/// code in `# ours:`, and that the operator (`# judge: operator`) or already the API server
+/// (`# judge: server`) refuses with a message containing `# says:`.
+struct InvalidCase {
+    name: String,
+    file: PathBuf,
+    text: String,
+    ours: String,
+    judge: String,
+    says: String,
+}
+
+fn invalid_cases() -> Result<Vec<InvalidCase>, String> {
+    let dir = workspace_root().join("tests/e2e/operator-invalid");
+    let mut files: Vec<PathBuf> = fs::read_dir(&dir)
+        .map_err(|err| format!("cannot list {}: {err}", dir.display()))?
+        .flatten()
+        .map(|entry| entry.path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
+        .collect();
+    files.sort();
+    files
+        .into_iter()
+        .map(|file| {
+            let text = fs::read_to_string(&file)
+                .map_err(|err| format!("cannot read {}: {err}", file.display()))?;
+            let header = |key: &str| {
+                text.lines()
+                    .find_map(|line| line.strip_prefix(&format!("# {key}: ")))
+                    .map(str::to_string)
+                    .ok_or_else(|| format!("{} has no `# {key}:` line", file.display()))
+            };
+            Ok(InvalidCase {
+                name: file
+                    .file_name()
+                    .map(|name| name.to_string_lossy().into_owned())
+                    .unwrap_or_default(),
+                ours: header("ours")?,
+                judge: header("judge")?,
+                says: header("says")?,
+                file,
+                text,
+            })
+        })
+        .collect()
+}
+
+/// Our first error on the file, as `CODE message`.
+fn our_verdict(operator: &Operator, case: &InvalidCase) -> Result<String, String> {
+    let ran = run(
+        &operator.calico_render,
+        &["validate", "-o", "json", "-f", &case.file.to_string_lossy()],
+        None,
+        &[],
+    );
+    let report: Value = serde_json::from_str(&ran.stdout)
+        .map_err(|err| format!("validate -o json printed invalid JSON ({err})"))?;
+    let errors: Vec<&Value> = report["diagnostics"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|d| d["severity"] == "error")
+        .collect();
+    match errors.iter().find(|d| d["code"] == case.ours.as_str()) {
+        Some(d) if ran.code == Some(1) => Ok(format!(
+            "{} {}",
+            case.ours,
+            d["message"].as_str().unwrap_or("")
+        )),
+        _ => Err(format!(
+            "calico-render validate did not refuse it with {}:\n{}",
+            case.ours,
+            ran.describe()
+        )),
+    }
+}
+
+/// What the API server or the operator says about the Installation.
+fn their_verdict(operator: &Operator, case: &InvalidCase) -> Result<String, String> {
+    let exists = operator
+        .kubectl(
+            &["get", "installations.operator.tigera.io", "default"],
+            None,
+        )
+        .ok();
+    let verb = if exists { "replace" } else { "create" };
+    let dry = operator.kubectl(&[verb, "--dry-run=server", "-f", "-"], Some(&case.text));
+    if !dry.ok() {
+        return Ok(format!(
+            "API server: {}",
+            dry.stderr.trim().replace('\n', " ")
+        ));
+    }
+    write_installation(operator, &case.text)?;
+    let started = Instant::now();
+    while started.elapsed() < RECONCILE_TIMEOUT {
+        stand_in_for_the_workloads(operator)?;
+        let live = operator.get_json(&["installations.operator.tigera.io", "default"])?;
+        let generation = &live["metadata"]["generation"];
+        let mut messages: Vec<String> = Vec::new();
+        if let Some(degraded) = condition(&live, "Degraded")
+            .filter(|c| &c["observedGeneration"] == generation && c["status"] == "True")
+        {
+            messages.push(degraded["message"].as_str().unwrap_or("").to_string());
+        }
+        messages.extend(degraded_statuses(operator)?);
+        if let Some(found) = messages.iter().find(|m| m.contains(&case.says)) {
+            return Ok(format!("operator: {}", found.replace('\n', " ")));
+        }
+        let ready = condition(&live, "Ready")
+            .is_some_and(|c| &c["observedGeneration"] == generation && c["status"] == "True");
+        if ready && !live["status"]["computed"].is_null() && messages.is_empty() {
+            return Err("the operator accepted it (Ready, nothing Degraded)".to_string());
+        }
+        thread::sleep(Duration::from_millis(400));
+    }
+    Err(format!(
+        "the operator did not say `{}` within {}s",
+        case.says,
+        RECONCILE_TIMEOUT.as_secs()
+    ))
+}
+
+#[test]
+fn the_real_operator_refuses_what_validate_refuses() {
+    let operator = match set_up() {
+        Ok(Some(operator)) => operator,
+        Ok(None) => {
+            eprintln!("e2e operator invalid cases: skipped: {ENV_KUBECONFIG} is not set");
+            return;
+        }
+        Err(reason) => panic!("e2e operator: set-up failed: {reason}"),
+    };
+    let _lock = lock();
+    let cases = invalid_cases().unwrap_or_else(|err| panic!("{err}"));
+    let mut failures = Vec::new();
+    let mut table = vec!["| case | calico-render validate | the real judge |".to_string()];
+    table.push("| --- | --- | --- |".to_string());
+    for case in &cases {
+        let ours = our_verdict(&operator, case);
+        let theirs = their_verdict(&operator, case);
+        let cell = |verdict: &Result<String, String>| match verdict {
+            Ok(text) | Err(text) => text.replace('|', "\\|"),
+        };
+        table.push(format!(
+            "| {} | {} | {} |",
+            case.name,
+            cell(&ours),
+            cell(&theirs)
+        ));
+        let judged_by = theirs.as_ref().map(|text| {
+            if text.starts_with("API server") {
+                "server"
+            } else {
+                "operator"
+            }
+        });
+        match (&ours, &theirs) {
+            (Ok(_), Ok(text))
+                if text.contains(&case.says) && judged_by == Ok(case.judge.as_str()) => {}
+            (Ok(_), Ok(text)) => failures.push(format!(
+                "{}: the {} was expected to say `{}`, got: {text}",
+                case.name, case.judge, case.says
+            )),
+            (Err(err), _) | (_, Err(err)) => failures.push(format!("{}: {err}", case.name)),
+        }
+    }
+    eprintln!(
+        "e2e operator invalid cases: {} Installations, {} agree\n{}",
+        cases.len(),
+        cases.len() - failures.len(),
+        table.join("\n")
+    );
+    assert_all_passed("operator invalid cases", &failures);
 }
