@@ -5,8 +5,8 @@
 //! way the chart would.
 //!
 //! The defaults are the chart's own `values.yaml`, embedded from
-//! `chart-values/v3.32.1/tigera-operator-values.yaml` (an upstream copy; provenance in
-//! `chart-values/README.md`), so its keys and defaults are never restated here.
+//! `calico-render/chart-values/v3.32.1/tigera-operator-values.yaml` (an upstream copy; provenance in
+//! `calico-render/chart-values/README.md`), so its keys and defaults are never restated here.
 //!
 //! # What the templates do (v3.32.1)
 //!
@@ -49,8 +49,7 @@ use calico_spec::source::{Limits, join_key, parse_stream};
 use serde_json::{Map, Value};
 
 /// The chart's values file, byte for byte.
-pub const DEFAULTS_YAML: &str =
-    include_str!("../../chart-values/v3.32.1/tigera-operator-values.yaml");
+pub const DEFAULTS_YAML: &str = include_str!("../chart-values/v3.32.1/tigera-operator-values.yaml");
 
 /// The chart release these facts describe.
 pub const CHART_VERSION: &str = "v3.32.1";

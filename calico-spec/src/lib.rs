@@ -14,3 +14,12 @@ pub mod objects;
 pub mod rules;
 pub mod source;
 pub mod vocab;
+
+/// The k8s-openapi crate these types are built on (`ObjectMeta` is in every object), so a
+/// dependent uses the same version without naming it. calico-spec enables no Kubernetes version
+/// feature of k8s-openapi: the final binary picks one (`k8s-openapi = { version = "0.29",
+/// features = ["v1_35"] }`, or `latest`), as k8s-openapi requires.
+pub use k8s_openapi;
+
+/// The ipnet crate whose `IpNet` the ClusterNetwork and the vocabulary use for CIDRs.
+pub use ipnet;

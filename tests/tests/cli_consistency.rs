@@ -454,9 +454,9 @@ fn empty_results_are_said_on_standard_error() {
 #[test]
 fn version_names_the_target_releases() {
     let calico = calico_spec::cluster_network::DEFAULT_CALICO_VERSION;
-    let values = std::fs::read_to_string(
-        workspace_root().join(format!("chart-values/{calico}/tigera-operator-values.yaml")),
-    )
+    let values = std::fs::read_to_string(workspace_root().join(format!(
+        "calico-render/chart-values/{calico}/tigera-operator-values.yaml"
+    )))
     .expect("pinned chart values");
     let operator = values
         .split("tigeraOperator:")

@@ -1,4 +1,4 @@
-//! The upstream data the repository carries (`crds/`, `chart-values/`) is what its README says:
+//! The upstream data the repository carries (`crds/`, `calico-render/chart-values/`) is what its README says:
 //! every file listed with a git blob id that matches its bytes, and no file left unlisted.
 
 use std::collections::BTreeMap;
@@ -64,7 +64,7 @@ fn files_under(dir: &Path) -> Vec<String> {
 fn blob_ids_match() {
     let root = workspace_root();
     let mut checked = 0;
-    for folder in ["crds", "chart-values"] {
+    for folder in ["crds", "calico-render/chart-values"] {
         let dir = root.join(folder);
         let rows = listed(&dir.join("README.md"));
         let on_disk = files_under(&dir);

@@ -270,7 +270,7 @@ fn skipped_documents() {
 /// The chart's own values.yaml: no error; only the lint for the pool the operator will make.
 #[test]
 fn the_charts_defaults_validate() {
-    let name = "chart-values/v3.32.1/tigera-operator-values.yaml";
+    let name = "calico-render/chart-values/v3.32.1/tigera-operator-values.yaml";
     let outcome = validate_text(name, &read(name), Reading::Detect);
     assert_eq!(findings(&outcome), [("CR8002", 1, 11, 1)]);
 }

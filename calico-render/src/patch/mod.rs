@@ -86,6 +86,43 @@ impl ObjectPatch {
         &self.notes
     }
 
+    /// The patch as plain RFC 6902 JSON: an array of `{"op", "path", ...}` objects.
+    ///
+    /// This is the bridge to crates built on another json-patch version than ours (5). kube
+    /// 5.0's `Patch::Json` takes json-patch 4's `Patch`, which reads this value as it is:
+    ///
+    /// ```text
+    /// // in a crate that depends on kube 5 and json-patch 4 (not compiled here)
+    /// let ops: json_patch::Patch = serde_json::from_value(object_patch.to_rfc6902())?;
+    /// let api: kube::Api<Installation> = kube::Api::all(client);
+    /// api.patch("default", &kube::api::PatchParams::default(), &kube::api::Patch::Json::<()>(ops)).await?;
+    /// ```
+    ///
+    /// ```
+    /// use serde_json::json;
+    ///
+    /// let desired = json!({
+    ///     "apiVersion": "operator.tigera.io/v1", "kind": "Installation",
+    ///     "metadata": {"name": "default"},
+    ///     "spec": {"calicoNetwork": {"mtu": 1400}},
+    /// });
+    /// let live = json!({
+    ///     "apiVersion": "operator.tigera.io/v1", "kind": "Installation",
+    ///     "metadata": {"name": "default"},
+    ///     "spec": {"calicoNetwork": {"mtu": 1450}},
+    /// });
+    /// let patch = calico_render::patch::diff_object(&desired, &live)?;
+    /// assert_eq!(
+    ///     patch.to_rfc6902(),
+    ///     json!([{"op": "replace", "path": "/spec/calicoNetwork/mtu", "value": 1400}]),
+    /// );
+    /// # Ok::<(), calico_render::patch::PatchError>(())
+    /// ```
+    pub fn to_rfc6902(&self) -> Value {
+        serde_json::to_value(&self.patch)
+            .expect("a JSON patch built from serde_json values serializes")
+    }
+
     /// The patch as the compact JSON array `kubectl patch --type=json -p` takes.
     pub fn to_json(&self) -> String {
         patch_to_json(&self.patch)
