@@ -13,6 +13,7 @@ mod codegen_fresh;
 mod codegen_roundtrip;
 mod codegen_snapshots;
 mod e2e_k8s;
+mod hostile_input;
 mod krm_function;
 mod out_dir_writes;
 mod patch_cli;
