@@ -217,26 +217,79 @@ pub struct WriteReport {
 
 /// Writes `files` under `dir`, which the engine owns: files it did not produce this run are
 /// removed only when their first line is [`HEADER_MARKER`]; anything else is left alone.
+///
+/// Every changed file is first written in full to a temporary file next to it; only when all
+/// of them are on disk are they renamed into place, so a failed write leaves the old tree.
+/// Symbolic links are never followed: a link at an output path is refused, and the stale-file
+/// walk neither descends into linked folders nor removes links.
 pub fn write_output(dir: &Path, files: &[GeneratedFile]) -> Result<WriteReport, CodegenError> {
     let write_err = |path: &Path| {
         let path = path.to_path_buf();
         move |source| CodegenError::Write { path, source }
     };
+    let refuse = |path: &Path, why: &str| CodegenError::Write {
+        path: path.to_path_buf(),
+        source: std::io::Error::new(std::io::ErrorKind::InvalidInput, why.to_owned()),
+    };
     let mut report = WriteReport::default();
     let mut produced = BTreeSet::new();
+    let mut staged = Vec::new();
     for file in files {
-        let path = dir.join(&file.path);
+        let relative = Path::new(&file.path);
+        if !relative
+            .components()
+            .all(|part| matches!(part, std::path::Component::Normal(_)))
+            || file.path.contains('\0')
+        {
+            return Err(refuse(
+                relative,
+                "the path would leave the output directory",
+            ));
+        }
+        let path = dir.join(relative);
         if let Some(parent) = path.parent() {
             std::fs::create_dir_all(parent).map_err(write_err(parent))?;
+        }
+        match std::fs::symlink_metadata(&path) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(refuse(
+                    &path,
+                    "it is a symbolic link; codegen does not write through or replace links",
+                ));
+            }
+            _ => {}
         }
         let current = std::fs::read_to_string(&path).ok();
         if current.as_deref() == Some(file.contents.as_str()) {
             report.unchanged.push(path.clone());
         } else {
-            std::fs::write(&path, &file.contents).map_err(write_err(&path))?;
-            report.written.push(path.clone());
+            let parent = path.parent().unwrap_or(dir);
+            let mut builder = tempfile::Builder::new();
+            builder.prefix(".codegen-").suffix(".tmp");
+            // The mode `std::fs::write` gives (0666 less the umask), not tempfile's 0600.
+            #[cfg(unix)]
+            builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+            let mut temporary = builder.tempfile_in(parent).map_err(write_err(parent))?;
+            {
+                use std::io::Write;
+                temporary
+                    .write_all(file.contents.as_bytes())
+                    .and_then(|()| temporary.as_file().sync_all())
+                    .map_err(write_err(&path))?;
+            }
+            staged.push((temporary, path.clone()));
         }
         produced.insert(path);
+    }
+    // Every changed file is complete on disk: from here on only renames and removals.
+    for (temporary, path) in staged {
+        temporary
+            .persist(&path)
+            .map_err(|err| CodegenError::Write {
+                path: path.clone(),
+                source: err.error,
+            })?;
+        report.written.push(path);
     }
     let mut stack = vec![dir.to_path_buf()];
     while let Some(current) = stack.pop() {
@@ -249,15 +302,19 @@ pub fn write_output(dir: &Path, files: &[GeneratedFile]) -> Result<WriteReport, 
                 });
             }
         };
-        let mut paths: Vec<PathBuf> = Vec::new();
+        let mut paths: Vec<(PathBuf, std::fs::FileType)> = Vec::new();
         for entry in entries {
-            paths.push(entry.map_err(write_err(&current))?.path());
+            let entry = entry.map_err(write_err(&current))?;
+            // `DirEntry::file_type` does not follow links.
+            let kind = entry.file_type().map_err(write_err(&entry.path()))?;
+            paths.push((entry.path(), kind));
         }
-        paths.sort();
-        for path in paths {
-            if path.is_dir() {
+        paths.sort_by(|a, b| a.0.cmp(&b.0));
+        for (path, kind) in paths {
+            if kind.is_dir() {
                 stack.push(path);
-            } else if path.extension().is_some_and(|e| e == "rs")
+            } else if kind.is_file()
+                && path.extension().is_some_and(|e| e == "rs")
                 && !produced.contains(&path)
                 && is_generated(&path)
             {
