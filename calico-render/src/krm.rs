@@ -206,8 +206,8 @@ fn has_errors(diagnostics: &[Diagnostic]) -> bool {
 /// A diagnostic about the function config itself.
 fn config_error(message: String, hint: &str) -> Box<Diagnostic> {
     Box::new(Diagnostic {
-        severity: Severity::Error,
-        code: "KRM001",
+        severity: calico_spec::rules::catalogue::KRM_FUNCTION_CONFIG.severity,
+        code: calico_spec::rules::catalogue::KRM_FUNCTION_CONFIG.code,
         path: "functionConfig".to_owned(),
         message,
         hint: Some(hint.to_owned()),

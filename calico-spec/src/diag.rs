@@ -49,7 +49,7 @@ pub struct Location {
 pub struct Diagnostic {
     /// Error or warning (after `--deny`/`--allow` have been applied by the caller).
     pub severity: Severity,
-    /// The stable rule code, e.g. `CR1203`.
+    /// The stable rule code, e.g. `CR1003`; always a code of the rule catalogue.
     pub code: &'static str,
     /// The field path in the document the user wrote, e.g. `spec.calicoNetwork.ipPools[0].blockSize`.
     pub path: String,

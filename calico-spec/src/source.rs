@@ -19,7 +19,8 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Number, Value};
 use serde_saphyr::granit_parser::{Event, Marker, Options, Parser, ScalarStyle, Span};
 
-use crate::diag::{Diagnostic, Severity};
+use crate::diag::Diagnostic;
+use crate::rules::catalogue;
 
 /// Budgets that bound the memory and time spent on one input stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -274,9 +275,6 @@ impl Document {
         self.value.is_null()
     }
 }
-
-/// Rule code for a key that appears twice in one mapping.
-pub const DUPLICATE_KEY: &str = "CR0003";
 
 /// Parse a (multi-document) YAML stream into documents with spans.
 ///
@@ -601,8 +599,8 @@ impl<'a> Builder<'a> {
         if let Some((path, key, pos)) = duplicate {
             // kubectl refuses a duplicated field; we keep the first value and report the second.
             self.problems.push(Diagnostic {
-                severity: Severity::Error,
-                code: DUPLICATE_KEY,
+                severity: catalogue::DUPLICATE_KEY.severity,
+                code: catalogue::DUPLICATE_KEY.code,
                 message: format!(
                     "key `{key}` appears more than once in the same mapping (line {})",
                     pos.line
@@ -809,7 +807,7 @@ mod tests {
     fn duplicate_keys_are_reported() {
         let docs = parse("a: 1\na: 2\n");
         assert_eq!(docs[0].problems.len(), 1);
-        assert_eq!(docs[0].problems[0].code, DUPLICATE_KEY);
+        assert_eq!(docs[0].problems[0].code, catalogue::DUPLICATE_KEY.code);
         assert_eq!(docs[0].value["a"], Value::from(1));
     }
 

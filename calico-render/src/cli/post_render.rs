@@ -193,8 +193,8 @@ impl Finish for CliFinish {
                     .and_then(Value::as_str)
                     .unwrap_or("");
                 Some(Diagnostic {
-                    severity: Severity::Error,
-                    code: "CR0000",
+                    severity: calico_spec::rules::catalogue::INPUT_NOT_PROCESSED.severity,
+                    code: calico_spec::rules::catalogue::INPUT_NOT_PROCESSED.code,
                     path: String::new(),
                     message: format!(
                         "the merged {kind} `{name}` does not fit its CRD schema: {err}"

@@ -59,7 +59,7 @@ pub fn load(file: &str, text: &str) -> Result<Loaded, ParseError> {
     let objects = compile(&parsed.cluster_network).map_err(|err| ParseError::Invalid {
         diagnostics: vec![Diagnostic {
             severity: Severity::Error,
-            code: super::check::CODE_INVALID_VALUE,
+            code: crate::rules::catalogue::CN_INVALID_VALUE.code,
             path: String::from("spec"),
             message: err.to_string(),
             hint: None,

@@ -6,10 +6,11 @@
 
 use serde_saphyr::{Error as YamlError, Options, budget};
 
-use super::check::{self, CODE_INVALID_VALUE, CODE_UNKNOWN_FIELD};
+use super::check;
 use super::locate::{Position, SpanIndex};
 use super::spec::ClusterNetwork;
 use crate::diag::{Diagnostic, Location, Severity};
+use crate::rules::catalogue as c;
 
 /// A ClusterNetwork read from text, with the warnings its check produced.
 #[derive(Debug, Clone)]
@@ -175,7 +176,7 @@ fn from_yaml_error(file: &str, text: &str, err: &YamlError) -> ParseError {
             };
             let message = format!("unknown field `{field}`");
             (
-                CODE_UNKNOWN_FIELD,
+                c::CN_UNKNOWN_FIELD.code,
                 path,
                 message,
                 Some(did_you_mean(field, expected)),
@@ -190,7 +191,7 @@ fn from_yaml_error(file: &str, text: &str, err: &YamlError) -> ParseError {
                 .to_owned();
             let message = format!("unknown value `{variant}`");
             (
-                CODE_INVALID_VALUE,
+                c::CN_INVALID_VALUE.code,
                 path,
                 message,
                 Some(did_you_mean(variant, expected)),
@@ -205,12 +206,12 @@ fn from_yaml_error(file: &str, text: &str, err: &YamlError) -> ParseError {
             };
             let message = format!("missing required field `{field}`");
             let hint = format!("add `{field}:`; `calico-render schema` describes every field");
-            (CODE_INVALID_VALUE, path, message, Some(hint))
+            (c::CN_INVALID_VALUE.code, path, message, Some(hint))
         }
         YamlError::MultipleDocuments { .. } => {
             let message = String::from("more than one YAML document in a ClusterNetwork file");
             let hint = String::from("keep one ClusterNetwork per file");
-            (CODE_INVALID_VALUE, String::new(), message, Some(hint))
+            (c::CN_INVALID_VALUE.code, String::new(), message, Some(hint))
         }
         other => {
             let path = position
@@ -219,7 +220,7 @@ fn from_yaml_error(file: &str, text: &str, err: &YamlError) -> ParseError {
                 .to_owned();
             let message = strip_position(&other.to_string());
             let hint = value_hint(&path);
-            (CODE_INVALID_VALUE, path, message, hint)
+            (c::CN_INVALID_VALUE.code, path, message, hint)
         }
     };
     ParseError::Invalid {
