@@ -13,4 +13,5 @@ pub mod generated;
 pub mod objects;
 pub mod rules;
 pub mod source;
+mod suggest;
 pub mod vocab;

@@ -292,44 +292,16 @@ fn value_hint(path: &str) -> Option<String> {
 
 /// "did you mean `x`?" for the closest valid spelling, or the list of valid spellings.
 fn did_you_mean(found: &str, expected: &[&'static str]) -> String {
-    let closest = expected
-        .iter()
-        .map(|candidate| {
-            (
-                edit_distance(&found.to_lowercase(), &candidate.to_lowercase()),
-                *candidate,
-            )
-        })
-        .min();
     let listed = expected
         .iter()
         .map(|name| format!("`{name}`"))
         .collect::<Vec<_>>()
         .join(", ");
-    match closest {
-        // A third of the word (at least 2 edits) is a typo; more is a different word.
-        Some((distance, candidate)) if distance <= (found.chars().count() / 3).max(2) => {
-            format!("did you mean `{candidate}`? valid here: {listed}")
-        }
-        _ if expected.is_empty() => String::from("this mapping takes no fields"),
-        _ => format!("valid here: {listed}"),
+    match crate::suggest::closest(found, expected.iter().copied()) {
+        Some(candidate) => format!("did you mean `{candidate}`? valid here: {listed}"),
+        None if expected.is_empty() => String::from("this mapping takes no fields"),
+        None => format!("valid here: {listed}"),
     }
-}
-
-/// Levenshtein distance over characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut current = Vec::with_capacity(b.len() + 1);
-        current.push(i + 1);
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous[j] + usize::from(ca != *cb);
-            current.push(substitution.min(previous[j + 1] + 1).min(current[j] + 1));
-        }
-        previous = current;
-    }
-    previous[b.len()]
 }
 
 #[cfg(test)]
@@ -353,12 +325,5 @@ mod tests {
             "did you mean `natOutgoing`? valid here: `natOutgoing`, `name`",
         );
         check_hint("zzzzzz", &["cidr"], "valid here: `cidr`");
-    }
-
-    #[test]
-    fn distances() {
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("same", "same"), 0);
     }
 }

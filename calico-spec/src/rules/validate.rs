@@ -549,7 +549,7 @@ fn schema_pass<T: DeserializeOwned>(sink: &mut Sink, value: &Value) -> Option<T>
             if full.last() != Some(&Segment::Key(field.clone())) {
                 full.push(Segment::Key(field.clone()));
             }
-            let hint = closest(&field, &expected)
+            let hint = crate::suggest::closest(&field, expected.iter().map(String::as_str))
                 .map(|candidate| format!("did you mean `{candidate}`?"))
                 .or_else(|| {
                     (!expected.is_empty())
@@ -675,20 +675,6 @@ fn expected_fields(message: &str) -> Vec<String> {
         .collect()
 }
 
-/// The closest known field by edit distance, when it is close enough to be a typo.
-fn closest(field: &str, expected: &[String]) -> Option<String> {
-    expected
-        .iter()
-        .map(|candidate| {
-            let distance =
-                strsim::levenshtein(&field.to_ascii_lowercase(), &candidate.to_ascii_lowercase());
-            (distance, candidate)
-        })
-        .filter(|(distance, candidate)| *distance <= 2.max(candidate.len() / 4))
-        .min()
-        .map(|(_, candidate)| candidate.clone())
-}
-
 /// serde's type messages, made to read as ours ("invalid type: string \"x\", expected a
 /// boolean" -> "expected a boolean, found string \"x\"").
 fn type_message(message: &str) -> String {
@@ -714,11 +700,6 @@ mod tests {
         let message = "unknown field `blocksize`, expected one of `cidr`, `blockSize`";
         assert_eq!(unknown_field_name(message).as_deref(), Some("blocksize"));
         assert_eq!(expected_fields(message), vec!["cidr", "blockSize"]);
-        assert_eq!(
-            closest("blocksize", &expected_fields(message)).as_deref(),
-            Some("blockSize")
-        );
-        assert_eq!(closest("zzz", &expected_fields(message)), None);
         assert_eq!(
             type_message("invalid type: string \"Enabled\", expected a boolean"),
             "expected a boolean, found string \"Enabled\""
