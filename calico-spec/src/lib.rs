@@ -14,4 +14,5 @@ pub mod objects;
 pub mod rules;
 pub mod source;
 mod suggest;
+mod typed;
 pub mod vocab;

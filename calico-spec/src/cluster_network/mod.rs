@@ -11,7 +11,6 @@
 mod check;
 mod compile;
 mod load;
-mod locate;
 mod parse;
 mod spec;
 
@@ -21,6 +20,5 @@ pub use compile::{
     default_block_size, default_load_balancer_block_size, origin,
 };
 pub use load::{Loaded, context, load, validate_objects};
-pub use locate::{Position, SpanIndex};
-pub use parse::{ParseError, Parsed, locate, parse};
+pub use parse::{ParseError, Parsed, parse};
 pub use spec::*;
