@@ -48,8 +48,10 @@ impl Limits {
         max_aliases: 10_000,
     };
 
-    /// Budgets for generated streams (benchmarks, Helm output): many more documents and nodes,
-    /// the same depth and alias limits.
+    /// Budgets for streams other tools write, which may be large: the KRM function's
+    /// ResourceList (`calico-render krm` reads its functionConfig with these) and the validate
+    /// bench's 10k and 100k pools. Many more documents and nodes, the same depth and alias
+    /// limits.
     pub const LARGE_STREAMS: Limits = Limits {
         max_bytes: 256 * 1024 * 1024,
         max_documents: 1_000_000,

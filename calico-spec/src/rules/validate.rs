@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::catalogue as c;
 use super::cross::{self, Facts, InstallationFact, PoolFact, PoolOrigin};
-use super::{Context, Sink, bgpconfig, bgppeer, endpoint, felix, installation, ippool, shape};
+use super::{Context, Sink, bgpconfig, bgppeer, endpoint, felix, installation, ippool};
 use crate::cluster_network;
 use crate::defaults::{DefaultsContext, apply_operator_defaults};
 use crate::diag::{Diagnostic, Location};
@@ -396,9 +396,7 @@ fn check_document<'a>(
         Known::IpPool { crd_group } => {
             lint_crd_group(sink, crd_group, "IPPool");
             check_name(sink, written_name);
-            // Pools come by the thousand; most are plainly well typed, and typing them only
-            // to drop the copy would cost more than every other IPPool check together.
-            if check_types && !shape::ip_pool_is_typed(value) {
+            if check_types {
                 schema_pass::<v3::IPPool>(sink, &as_v3(value, crd_group));
             }
             // The pool's own check parsed the CIDR and read the uses; the cross checks reuse
