@@ -186,8 +186,9 @@ pub fn run(
     let (text, copied_items) = match copied {
         Some(text) => (text, true),
         None => (
-            write_parsed(&list, &items, &plan, &results, finish)
-                .map_err(|message| KrmError::Emit { message })?,
+            write_parsed(&list, &items, &plan, &results, finish).map_err(|err| KrmError::Emit {
+                message: err.to_string(),
+            })?,
             false,
         ),
     };
@@ -426,7 +427,7 @@ fn results_yaml(results: &[Value]) -> Option<String> {
         results: &'a [ResultOrder<'a>],
     }
     let ordered: Vec<ResultOrder<'_>> = results.iter().map(ResultOrder).collect();
-    crate::post_render::serialize_yaml(&Results { results: &ordered }).ok()
+    crate::yaml::to_yaml(&Results { results: &ordered }).ok()
 }
 
 /// A result with `message` and `severity` first, as people read them.
@@ -601,7 +602,7 @@ fn write_parsed(
     plan: &Plan,
     results: &[Value],
     finish: &dyn Finish,
-) -> Result<String, String> {
+) -> Result<String, crate::yaml::EmitError> {
     let mut out_items: Vec<Value> = items
         .iter()
         .zip(&plan.replaced)
