@@ -132,7 +132,7 @@ pub fn run(
     let list: Value =
         serde_saphyr::from_str_with_options(input, crate::post_render::third_party_options())
             .map_err(|err| KrmError::NotYaml {
-                message: err.to_string(),
+                message: crate::yaml::read_error_message(&err),
             })?;
     let api_version = str_at(&list, &["apiVersion"]);
     let kind = str_at(&list, &["kind"]);

@@ -949,7 +949,7 @@ fn parse_document(doc: &Scanned, spool: &Spool) -> Result<Value, PostRenderError
                 let line = err
                     .location()
                     .map_or(doc.line, |loc| doc.line + loc.line() as usize - 1);
-                not_yaml(err.to_string(), line)
+                not_yaml(crate::yaml::read_error_message(&err), line)
             },
         )?;
     match values.len() {

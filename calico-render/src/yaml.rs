@@ -13,6 +13,9 @@
 //! - Documents are separated by `---` lines, with no leading separator and one final newline.
 //! - Untyped objects (a chart's object with ours merged in) get the usual Kubernetes key order
 //!   at the top ([`value_to_yaml`]); typed objects bring their own order.
+//!
+//! [`read_error_message`] words serde-saphyr's read errors for people, for the adapters that
+//! read other tools' YAML with it.
 
 use serde::Serialize;
 use serde_json::Value;
@@ -88,6 +91,31 @@ fn write_document<T: Serialize>(
         out.push('\n');
     }
     Ok(())
+}
+
+/// What a serde-saphyr read error means, in words for the person who gave the input: the
+/// library's user-facing wording, and ours for its budgets, whose own text names internals
+/// (`RecordedAnchorEvents { .. }`). Ends with the position when the error has one.
+pub fn read_error_message(err: &serde_saphyr::Error) -> String {
+    // The error itself, under the wrappers that add a snippet or the alias's positions.
+    let mut inner = err;
+    while let serde_saphyr::Error::AliasError { error, .. }
+    | serde_saphyr::Error::WithSnippet { error, .. } = inner
+    {
+        inner = error;
+    }
+    if matches!(inner, serde_saphyr::Error::Budget { .. }) {
+        let at = inner
+            .location()
+            .or_else(|| err.location())
+            .filter(|loc| loc.line() > 0)
+            .map(|loc| format!(" at line {}, column {}", loc.line(), loc.column()))
+            .unwrap_or_default();
+        return format!(
+            "input refused{at}: it is too large, or its anchors and aliases expand to too much"
+        );
+    }
+    err.render_with_formatter(&serde_saphyr::UserMessageFormatter)
 }
 
 /// Serializes a value with the top-level and `metadata` keys in Kubernetes order.
@@ -185,6 +213,26 @@ mod tests {
             message: "refused".into(),
         };
         assert_eq!(err.to_string(), "cannot write document 1 as YAML: refused");
+    }
+
+    #[test]
+    fn read_errors_name_no_library_internals() {
+        let mut bomb = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+        for level in 1..8 {
+            let items = vec![format!("*a{}", level - 1); 10].join(", ");
+            bomb.push_str(&format!("a{level}: &a{level} [{items}]\n"));
+        }
+        let err = serde_saphyr::from_str::<serde_json::Value>(&bomb).unwrap_err();
+        let message = read_error_message(&err);
+        assert!(message.starts_with("input refused at line "), "{message}");
+        assert!(
+            !message.contains("Recorded") && !message.contains('{'),
+            "{message}"
+        );
+        let err = serde_saphyr::from_str::<serde_json::Value>("a: 1\n---\nb: 2\n").unwrap_err();
+        let message = read_error_message(&err);
+        assert!(!message.contains("from_str"), "{message}");
+        assert!(message.contains("multiple"), "{message}");
     }
 
     #[test]

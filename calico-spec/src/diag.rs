@@ -34,9 +34,9 @@ impl fmt::Display for Severity {
 /// Where in the input text a diagnostic points.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Location {
-    /// The file as the user named it (`-` for standard input).
+    /// The file as messages name it (`<stdin>` for standard input).
     pub file: String,
-    /// Zero-based index of the YAML document in the stream.
+    /// Zero-based index of the YAML document in the stream (text output counts from 1).
     pub document: usize,
     /// One-based line, when the parser gave one.
     pub line: Option<usize>,
