@@ -343,6 +343,17 @@ impl<'de> AsWritten<'de> {
     }
 }
 
+/// Number fields read the scalar's text as a number (see `AsWritten::number`).
+macro_rules! numbers_by_text {
+    ($($method:ident)*) => {
+        $(
+            fn $method<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ValueError> {
+                self.number(visitor)
+            }
+        )*
+    };
+}
+
 impl<'de> Deserializer<'de> for AsWritten<'de> {
     type Error = ValueError;
 
@@ -434,35 +445,9 @@ impl<'de> Deserializer<'de> for AsWritten<'de> {
         visitor.visit_unit()
     }
 
-    fn deserialize_i8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ValueError> {
-        self.number(visitor)
-    }
-    fn deserialize_i16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ValueError> {
-        self.number(visitor)
-    }
-    fn deserialize_i32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ValueError> {
-        self.number(visitor)
-    }
-    fn deserialize_i64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ValueError> {
-        self.number(visitor)
-    }
-    fn deserialize_u8<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ValueError> {
-        self.number(visitor)
-    }
-    fn deserialize_u16<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ValueError> {
-        self.number(visitor)
-    }
-    fn deserialize_u32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ValueError> {
-        self.number(visitor)
-    }
-    fn deserialize_u64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ValueError> {
-        self.number(visitor)
-    }
-    fn deserialize_f32<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ValueError> {
-        self.number(visitor)
-    }
-    fn deserialize_f64<V: Visitor<'de>>(self, visitor: V) -> Result<V::Value, ValueError> {
-        self.number(visitor)
+    numbers_by_text! {
+        deserialize_i8 deserialize_i16 deserialize_i32 deserialize_i64 deserialize_u8
+        deserialize_u16 deserialize_u32 deserialize_u64 deserialize_f32 deserialize_f64
     }
 
     serde::forward_to_deserialize_any! {
