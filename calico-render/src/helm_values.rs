@@ -23,7 +23,8 @@
 use serde_json::{Map, Value};
 
 use crate::chart::{self, ENDPOINT_CONFIG_MAP, ENDPOINT_KEY, ENDPOINT_VALUES, FELIX, INSTALLATION};
-use crate::post_render::{serialize_yaml, str_at};
+use crate::post_render::str_at;
+use crate::yaml::{self, EmitError};
 
 /// Values for the chart, plus what the chart cannot express.
 #[derive(Debug, Clone, PartialEq)]
@@ -174,7 +175,10 @@ fn installation_values(spec: Value) -> Value {
 
 /// The values as a YAML file: a comment block with the notes and the extra objects, then the
 /// values. Helm ignores the comments.
-pub fn to_values_yaml(chart: &ChartValues) -> Result<String, String> {
+///
+/// # Errors
+/// [`EmitError`] when the values cannot be written (a bug in calico-render).
+pub fn to_values_yaml(chart: &ChartValues) -> Result<String, EmitError> {
     let mut out =
         String::from("# Values for the tigera-operator Helm chart, written by calico-render.\n");
     for note in &chart.notes {
@@ -182,7 +186,7 @@ pub fn to_values_yaml(chart: &ChartValues) -> Result<String, String> {
         out.push_str(note);
         out.push('\n');
     }
-    out.push_str(&serialize_yaml(&chart.values)?);
+    out.push_str(&yaml::to_yaml(&chart.values)?);
     Ok(out)
 }
 

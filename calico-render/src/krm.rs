@@ -132,7 +132,7 @@ pub fn run(
     let list: Value =
         serde_saphyr::from_str_with_options(input, crate::post_render::third_party_options())
             .map_err(|err| KrmError::NotYaml {
-                message: err.to_string(),
+                message: crate::yaml::read_error_message(&err),
             })?;
     let api_version = str_at(&list, &["apiVersion"]);
     let kind = str_at(&list, &["kind"]);
@@ -186,8 +186,9 @@ pub fn run(
     let (text, copied_items) = match copied {
         Some(text) => (text, true),
         None => (
-            write_parsed(&list, &items, &plan, &results, finish)
-                .map_err(|message| KrmError::Emit { message })?,
+            write_parsed(&list, &items, &plan, &results, finish).map_err(|err| KrmError::Emit {
+                message: err.to_string(),
+            })?,
             false,
         ),
     };
@@ -206,8 +207,8 @@ fn has_errors(diagnostics: &[Diagnostic]) -> bool {
 /// A diagnostic about the function config itself.
 fn config_error(message: String, hint: &str) -> Box<Diagnostic> {
     Box::new(Diagnostic {
-        severity: Severity::Error,
-        code: "KRM001",
+        severity: calico_spec::rules::catalogue::KRM_FUNCTION_CONFIG.severity,
+        code: calico_spec::rules::catalogue::KRM_FUNCTION_CONFIG.code,
         path: "functionConfig".to_owned(),
         message,
         hint: Some(hint.to_owned()),
@@ -426,7 +427,7 @@ fn results_yaml(results: &[Value]) -> Option<String> {
         results: &'a [ResultOrder<'a>],
     }
     let ordered: Vec<ResultOrder<'_>> = results.iter().map(ResultOrder).collect();
-    crate::post_render::serialize_yaml(&Results { results: &ordered }).ok()
+    crate::yaml::to_yaml(&Results { results: &ordered }).ok()
 }
 
 /// A result with `message` and `severity` first, as people read them.
@@ -601,7 +602,7 @@ fn write_parsed(
     plan: &Plan,
     results: &[Value],
     finish: &dyn Finish,
-) -> Result<String, String> {
+) -> Result<String, crate::yaml::EmitError> {
     let mut out_items: Vec<Value> = items
         .iter()
         .zip(&plan.replaced)

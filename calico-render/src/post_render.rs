@@ -50,10 +50,11 @@ use std::os::unix::fs::FileExt;
 use std::sync::{Mutex, MutexGuard, PoisonError, mpsc};
 
 use calico_spec::diag::{Diagnostic, Severity};
-use serde::Serialize;
 use serde_json::Value;
 
 use crate::scan::{Scanned, StreamScanner};
+use crate::yaml::EmitError;
+pub use crate::yaml::value_to_yaml;
 
 /// What the post-renderer needs from the rest of calico-render: a check of the merged objects
 /// and their YAML text. The CLI implements it with the rule catalogue and the YAML emitter; tests
@@ -64,7 +65,7 @@ pub trait Finish {
     fn check(&self, objects: &[Value]) -> Vec<Diagnostic>;
 
     /// The YAML text of one object: no leading `---`, ending in a line break.
-    fn to_yaml(&self, object: &Value) -> Result<String, String>;
+    fn to_yaml(&self, object: &Value) -> Result<String, EmitError>;
 }
 
 /// A [`Finish`] that checks nothing and writes YAML with [`value_to_yaml`].
@@ -76,7 +77,7 @@ impl Finish for PlainFinish {
         Vec::new()
     }
 
-    fn to_yaml(&self, object: &Value) -> Result<String, String> {
+    fn to_yaml(&self, object: &Value) -> Result<String, EmitError> {
         value_to_yaml(object)
     }
 }
@@ -259,13 +260,11 @@ where
     let texts = merged
         .iter()
         .map(|object| {
-            finish
-                .to_yaml(object)
-                .map_err(|message| PostRenderError::Emit {
-                    kind: str_at(object, &["kind"]).to_owned(),
-                    name: str_at(object, &["metadata", "name"]).to_owned(),
-                    message,
-                })
+            finish.to_yaml(object).map_err(|err| PostRenderError::Emit {
+                kind: str_at(object, &["kind"]).to_owned(),
+                name: str_at(object, &["metadata", "name"]).to_owned(),
+                message: err.to_string(),
+            })
         })
         .collect::<Result<Vec<_>, _>>()?;
     if texts.is_empty() && spool.is_blank() {
@@ -333,11 +332,11 @@ fn write_result<W: Write + ?Sized>(
                     .iter()
                     .filter_map(|(hit, text)| hit.item.as_ref().map(|item| (item.0, *text)))
                     .collect();
-                list_text = list_with_items(&body, list, &replacements).map_err(|message| {
+                list_text = list_with_items(&body, list, &replacements).map_err(|err| {
                     PostRenderError::Emit {
                         kind: str_at(list, &["kind"]).to_owned(),
                         name: str_at(list, &["metadata", "name"]).to_owned(),
-                        message,
+                        message: err.to_string(),
                     }
                 })?;
                 list_text.as_slice()
@@ -383,7 +382,7 @@ fn list_with_items(
     body: &[u8],
     list: &Value,
     replacements: &[(usize, &str)],
-) -> Result<Vec<u8>, String> {
+) -> Result<Vec<u8>, EmitError> {
     let items = list
         .get("items")
         .and_then(Value::as_array)
@@ -950,7 +949,7 @@ fn parse_document(doc: &Scanned, spool: &Spool) -> Result<Value, PostRenderError
                 let line = err
                     .location()
                     .map_or(doc.line, |loc| doc.line + loc.line() as usize - 1);
-                not_yaml(err.to_string(), line)
+                not_yaml(crate::yaml::read_error_message(&err), line)
             },
         )?;
     match values.len() {
@@ -1029,58 +1028,4 @@ fn place_added(ours: &Value, operator_namespace: Option<&str>) -> Value {
         meta.insert("namespace".to_owned(), Value::String(namespace.to_owned()));
     }
     object
-}
-
-/// YAML text of a JSON value, with the usual Kubernetes key order at the top
-/// (`apiVersion`, `kind`, `metadata` with `name` and `namespace` first, `spec`, `data`) and
-/// sorted keys elsewhere. Strings YAML 1.1 would misread are quoted.
-pub fn value_to_yaml(object: &Value) -> Result<String, String> {
-    serialize_yaml(&Ordered::Top(object))
-}
-
-/// YAML text of any serializable value with the settings of [`value_to_yaml`].
-pub(crate) fn serialize_yaml<T: Serialize>(value: &T) -> Result<String, String> {
-    let mut options = serde_saphyr::SerializerOptions::default();
-    options.folded_wrap_chars = usize::MAX;
-    options.min_fold_chars = usize::MAX;
-    serde_saphyr::to_string_with_options(value, options).map_err(|err| err.to_string())
-}
-
-/// Serializes a value with the top-level and `metadata` keys in Kubernetes order.
-enum Ordered<'a> {
-    Top(&'a Value),
-    Metadata(&'a Value),
-}
-
-impl Serialize for Ordered<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
-        let (value, first): (&Value, &[&str]) = match self {
-            Ordered::Top(value) => (value, &["apiVersion", "kind", "metadata", "spec", "data"]),
-            Ordered::Metadata(value) => (value, &["name", "namespace"]),
-        };
-        let Value::Object(map) = value else {
-            return value.serialize(serializer);
-        };
-        let is_top = matches!(self, Ordered::Top(_));
-        let mut out = serializer.serialize_map(Some(map.len()))?;
-        let entry = |key: &str, value: &Value, out: &mut S::SerializeMap| {
-            if is_top && key == "metadata" {
-                out.serialize_entry(key, &Ordered::Metadata(value))
-            } else {
-                out.serialize_entry(key, value)
-            }
-        };
-        for key in first {
-            if let Some(value) = map.get(*key) {
-                entry(key, value, &mut out)?;
-            }
-        }
-        for (key, value) in map {
-            if !first.contains(&key.as_str()) {
-                entry(key, value, &mut out)?;
-            }
-        }
-        out.end()
-    }
 }

@@ -443,6 +443,7 @@ pub fn render_explanation(rule: &rules::Rule) -> String {
         severity = match rule.severity {
             // ClusterNetwork checks guard our own input kind; the `CR` errors mirror upstream.
             Severity::Error if rule.code.starts_with("CN") => "error, ClusterNetwork check",
+            Severity::Error if rule.code.starts_with("KRM") => "error, KRM function config",
             Severity::Error => "error, upstream parity",
             Severity::Warning => "warning, lint: --deny or --allow it",
         },

@@ -34,9 +34,9 @@ impl fmt::Display for Severity {
 /// Where in the input text a diagnostic points.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct Location {
-    /// The file as the user named it (`-` for standard input).
+    /// The file as messages name it (`<stdin>` for standard input).
     pub file: String,
-    /// Zero-based index of the YAML document in the stream.
+    /// Zero-based index of the YAML document in the stream (text output counts from 1).
     pub document: usize,
     /// One-based line, when the parser gave one.
     pub line: Option<usize>,
@@ -49,7 +49,7 @@ pub struct Location {
 pub struct Diagnostic {
     /// Error or warning (after `--deny`/`--allow` have been applied by the caller).
     pub severity: Severity,
-    /// The stable rule code, e.g. `CR1203`.
+    /// The stable rule code, e.g. `CR1003`; always a code of the rule catalogue.
     pub code: &'static str,
     /// The field path in the document the user wrote, e.g. `spec.calicoNetwork.ipPools[0].blockSize`.
     pub path: String,

@@ -13,6 +13,8 @@ pub mod generated;
 pub mod objects;
 pub mod rules;
 pub mod source;
+mod suggest;
+mod typed;
 pub mod vocab;
 
 /// The k8s-openapi crate these types are built on (`ObjectMeta` is in every object), so a

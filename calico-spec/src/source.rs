@@ -19,7 +19,8 @@ use std::collections::BTreeMap;
 use serde_json::{Map, Number, Value};
 use serde_saphyr::granit_parser::{Event, Marker, Options, Parser, ScalarStyle, Span};
 
-use crate::diag::{Diagnostic, Severity};
+use crate::diag::Diagnostic;
+use crate::rules::catalogue;
 
 /// Budgets that bound the memory and time spent on one input stream.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -47,8 +48,10 @@ impl Limits {
         max_aliases: 10_000,
     };
 
-    /// Budgets for generated streams (benchmarks, Helm output): many more documents and nodes,
-    /// the same depth and alias limits.
+    /// Budgets for streams other tools write, which may be large: the KRM function's
+    /// ResourceList (`calico-render krm` reads its functionConfig with these) and the validate
+    /// bench's 10k and 100k pools. Many more documents and nodes, the same depth and alias
+    /// limits.
     pub const LARGE_STREAMS: Limits = Limits {
         max_bytes: 256 * 1024 * 1024,
         max_documents: 1_000_000,
@@ -56,6 +59,29 @@ impl Limits {
         max_depth: 64,
         max_aliases: 10_000,
     };
+
+    /// Budgets for one ClusterNetwork file: far above anything a real description needs (the
+    /// largest example has about 60 nodes), so a hostile file is refused early.
+    pub const CLUSTER_NETWORK: Limits = Limits {
+        max_bytes: 1024 * 1024,
+        max_documents: 1024,
+        max_nodes: 20_000,
+        max_depth: 32,
+        max_aliases: 1_000,
+    };
+}
+
+/// How plain (unquoted) scalars become values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Scalars {
+    /// As Kubernetes' YAML reader resolves them (YAML 1.1: `yes` and `on` are booleans, `6443`
+    /// an integer), so that what we validate is what kubectl would send.
+    Kubernetes,
+    /// Kept as written: only the null spellings (`~`, `null`, nothing) are resolved, every other
+    /// plain scalar stays text, and the type that reads the field decides what the text means
+    /// (`crate::typed::AsWritten`), with booleans spelled `true` or `false` only. Our own input
+    /// kind is read this way, as a typed YAML reader reads a typed struct.
+    AsWritten,
 }
 
 /// Why a text could not be read as YAML.
@@ -153,6 +179,18 @@ impl SpanMap {
                     Some(_) => span.value,
                     None => span.key.unwrap_or(span.value),
                 });
+            }
+            current = parent_path(current)?;
+        }
+    }
+
+    /// Where the value at `path` starts (for a mapping or sequence, its first entry), or the
+    /// value of the closest ancestor that exists in the source.
+    pub fn locate_value(&self, path: &str) -> Option<Pos> {
+        let mut current = path;
+        loop {
+            if let Some(span) = self.spans.get(current) {
+                return Some(span.value);
             }
             current = parent_path(current)?;
         }
@@ -275,15 +313,21 @@ impl Document {
     }
 }
 
-/// Rule code for a key that appears twice in one mapping.
-pub const DUPLICATE_KEY: &str = "CR0003";
-
 /// Parse a (multi-document) YAML stream into documents with spans.
 ///
 /// # Errors
 /// [`SourceError::Syntax`] when the text is not YAML, [`SourceError::Budget`] when it exceeds
 /// `limits`.
 pub fn parse_stream(text: &str, limits: &Limits) -> Result<Vec<Document>, SourceError> {
+    parse_stream_with(text, limits, Scalars::Kubernetes)
+}
+
+/// [`parse_stream`] with a choice of how plain scalars are read.
+pub(crate) fn parse_stream_with(
+    text: &str,
+    limits: &Limits,
+    scalars: Scalars,
+) -> Result<Vec<Document>, SourceError> {
     if text.len() > limits.max_bytes {
         return Err(SourceError::Budget {
             what: "bytes",
@@ -297,7 +341,7 @@ pub fn parse_stream(text: &str, limits: &Limits) -> Result<Vec<Document>, Source
     options.block_nesting_limit = limits.max_depth.saturating_add(1);
     options.flow_nesting_limit = limits.max_depth.saturating_add(1);
     let parser = Parser::new_from_str_with_options(text, options);
-    let mut builder = Builder::new(limits);
+    let mut builder = Builder::new(limits, scalars);
     for event in parser {
         let (event, span) = event.map_err(|err| SourceError::Syntax {
             line: err.marker().line(),
@@ -333,6 +377,7 @@ struct Anchored {
 
 struct Builder<'a> {
     limits: &'a Limits,
+    scalars: Scalars,
     documents: Vec<Document>,
     stack: Vec<Frame>,
     /// Nodes started per anchor id: (anchor id, frame depth, nodes counted when it started).
@@ -347,9 +392,10 @@ struct Builder<'a> {
 }
 
 impl<'a> Builder<'a> {
-    fn new(limits: &'a Limits) -> Self {
+    fn new(limits: &'a Limits, scalars: Scalars) -> Self {
         Builder {
             limits,
+            scalars,
             documents: Vec::new(),
             stack: Vec::new(),
             open_anchors: Vec::new(),
@@ -419,7 +465,11 @@ impl<'a> Builder<'a> {
                     .as_ref()
                     .is_some_and(|tag| tag.core_suffix() == Some("str"));
                 let value = if quoting == Quoting::Plain && !forced_string {
-                    resolve_plain(&text)
+                    match self.scalars {
+                        Scalars::Kubernetes => resolve_plain(&text),
+                        Scalars::AsWritten if is_null(&text) => Value::Null,
+                        Scalars::AsWritten => Value::String(text.into_owned()),
+                    }
                 } else {
                     Value::String(text.into_owned())
                 };
@@ -601,8 +651,8 @@ impl<'a> Builder<'a> {
         if let Some((path, key, pos)) = duplicate {
             // kubectl refuses a duplicated field; we keep the first value and report the second.
             self.problems.push(Diagnostic {
-                severity: Severity::Error,
-                code: DUPLICATE_KEY,
+                severity: catalogue::DUPLICATE_KEY.severity,
+                code: catalogue::DUPLICATE_KEY.code,
                 message: format!(
                     "key `{key}` appears more than once in the same mapping (line {})",
                     pos.line
@@ -645,8 +695,10 @@ fn scalar_key(value: &Value) -> String {
 /// Resolve a plain scalar the way Kubernetes' YAML reader (go-yaml v2, YAML 1.1 rules) does:
 /// null, booleans including `yes`/`no`/`on`/`off`/`y`/`n`, integers, floats, otherwise a string.
 pub fn resolve_plain(text: &str) -> Value {
+    if is_null(text) {
+        return Value::Null;
+    }
     match text {
-        "" | "~" | "null" | "Null" | "NULL" => return Value::Null,
         "true" | "True" | "TRUE" | "yes" | "Yes" | "YES" | "on" | "On" | "ON" | "y" | "Y" => {
             return Value::Bool(true);
         }
@@ -672,7 +724,14 @@ pub fn resolve_plain(text: &str) -> Value {
     Value::String(text.to_owned())
 }
 
-fn resolve_int(text: &str) -> Option<Number> {
+/// The plain spellings of null, in YAML 1.1 and 1.2 alike.
+fn is_null(text: &str) -> bool {
+    matches!(text, "" | "~" | "null" | "Null" | "NULL")
+}
+
+/// A plain scalar read as an integer the way [`resolve_plain`] reads it (`6443`, `0x1F`,
+/// `0o17`, `1_000`, a leading zero for octal), or `None` when it is not one.
+pub(crate) fn resolve_int(text: &str) -> Option<Number> {
     let (negative, digits) = match text.as_bytes().first()? {
         b'-' => (true, &text[1..]),
         b'+' => (false, &text[1..]),
@@ -809,7 +868,7 @@ mod tests {
     fn duplicate_keys_are_reported() {
         let docs = parse("a: 1\na: 2\n");
         assert_eq!(docs[0].problems.len(), 1);
-        assert_eq!(docs[0].problems[0].code, DUPLICATE_KEY);
+        assert_eq!(docs[0].problems[0].code, catalogue::DUPLICATE_KEY.code);
         assert_eq!(docs[0].value["a"], Value::from(1));
     }
 

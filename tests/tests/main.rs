@@ -16,6 +16,7 @@ mod e2e_k8s;
 mod e2e_operator;
 mod hostile_input;
 mod krm_function;
+mod messages;
 mod out_dir_writes;
 mod patch_cli;
 mod patch_property;

@@ -280,7 +280,7 @@ impl Finish for Refuse {
         }]
     }
 
-    fn to_yaml(&self, object: &Value) -> Result<String, String> {
+    fn to_yaml(&self, object: &Value) -> Result<String, calico_render::yaml::EmitError> {
         PlainFinish.to_yaml(object)
     }
 }

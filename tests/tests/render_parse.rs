@@ -90,7 +90,7 @@ fn bad_values_name_the_field() {
     check(
         "spec:\n",
         "spec:\n  bgp:\n    enabled: yes\n",
-        "cluster.yaml:5:14 error[CN0002] invalid boolean (strict mode expects true/false) (at spec.bgp.enabled); `calico-render schema` lists every field with its type and valid values",
+        "cluster.yaml:5:14 error[CN0002] expected true or false, found string \"yes\" (at spec.bgp.enabled); write `true` or `false`; YAML 1.1 words such as `yes` and `on` are not booleans in a ClusterNetwork",
     );
     check(
         "spec:\n",
@@ -159,7 +159,7 @@ fn bpf_network_bootstrap_needs_bpf_and_no_api_endpoint() {
     check(
         "spec:\n",
         "spec:\n  bpfNetworkBootstrap: yes\n",
-        "cluster.yaml:4:24 error[CN0002] invalid boolean (strict mode expects true/false) (at spec.bpfNetworkBootstrap); `calico-render schema` lists every field with its type and valid values",
+        "cluster.yaml:4:24 error[CN0002] expected true or false, found string \"yes\" (at spec.bpfNetworkBootstrap); write `true` or `false`; YAML 1.1 words such as `yes` and `on` are not booleans in a ClusterNetwork",
     );
 }
 
@@ -269,5 +269,82 @@ fn text_that_is_not_yaml() {
     assert_eq!(
         outcome(&format!("{BASE}  bgp: [\n")),
         "not yaml: cluster.yaml:7:8: unclosed bracket '['"
+    );
+}
+
+/// Positions come from the one YAML reader whatever the shape: flow collections, aliases,
+/// block scalars and nested mappings are placed like plain block YAML.
+#[test]
+fn positions_follow_the_reader_in_every_yaml_shape() {
+    check(
+        "    - name: default-ipv4-ippool\n      cidr: 172.20.0.0/16\n",
+        "    - {name: a, cidr: 10.0.0.1/16, blockSize: 300}\n",
+        "cluster.yaml:5:23 error[CN0102] CIDR 10.0.0.1/16 has host bits set (at spec.podPools[0].cidr); write 10.0.0.0/16\n\
+         cluster.yaml:5:47 error[CN0103] block size 300 is out of range for IPv4 pool 10.0.0.1/16 (at spec.podPools[0].blockSize); use a block size from 20 to 32 for IPv4 pools",
+    );
+    // A pool copied by an alias is shown where the alias is.
+    check(
+        "    - name: default-ipv4-ippool\n      cidr: 172.20.0.0/16\n",
+        "    - &pool\n      name: a\n      cidr: 10.0.0.0/16\n    - *pool\n",
+        "cluster.yaml:8:7 error[CN0105] pool 10.0.0.0/16 overlaps pool 10.0.0.0/16 (spec.podPools[0]) (at spec.podPools[1].cidr); pools must not share addresses; shrink or move one of them\n\
+         cluster.yaml:8:7 error[CN0105] pool name `a` is used twice (at spec.podPools[1].name); give every pool its own name",
+    );
+    // A block scalar is shown where its text starts, and its newline is escaped so the
+    // diagnostic stays on one line.
+    check(
+        "spec:\n",
+        "spec:\n  felix:\n    bpfLogLevel: |\n      Debug\n",
+        "cluster.yaml:6:7 error[CN0002] unknown value `Debug\\n` (at spec.felix.bpfLogLevel); did you mean `Debug`? valid here: `Off`, `Info`, `Debug`",
+    );
+    // A missing field is shown at the mapping that lacks it.
+    check(
+        "spec:\n",
+        "spec:\n  apiEndpoint:\n    port: 6443\n",
+        "cluster.yaml:5:5 error[CN0002] missing required field `host` (at spec.apiEndpoint.host); add `host:`; `calico-render schema` describes every field",
+    );
+}
+
+/// The reading rules: every type problem at once, in words rather than Rust types; a
+/// duplicated key; a misspelt required field is one mistake; one document per file.
+#[test]
+fn reading_rules() {
+    check(
+        "spec:\n",
+        "spec:\n  bgp:\n    enabled: true\n    asNumber: 99999999999\n  mtu: 70000.5\n",
+        "cluster.yaml:6:15 error[CN0002] expected an integer from 0 to 4294967295, found integer `99999999999` (at spec.bgp.asNumber); write an AS number between 1 and 4294967295\n\
+         cluster.yaml:7:8 error[CN0002] expected an integer from 0 to 4294967295, found floating point `70000.5` (at spec.mtu); write an MTU between 576 and 65535, or leave it out to let Calico detect it",
+    );
+    check(
+        "spec:\n",
+        "spec:\n  dataplane: BPF\n  dataplane: Iptables\n",
+        "cluster.yaml:5:3 error[CR0003] key `dataplane` appears more than once in the same mapping (line 5) (at spec.dataplane); remove one of the entries; kubectl rejects duplicated fields",
+    );
+    check(
+        "spec:\n",
+        "spc:\n",
+        "cluster.yaml:3:1 error[CN0001] unknown field `spc` (at spc); did you mean `spec`? valid here: `apiVersion`, `kind`, `metadata`, `spec`",
+    );
+    // Plain scalars are read by the field's type: a number-like name is a name, a quoted port
+    // is a port.
+    check(
+        "spec:\n",
+        "spec:\n  apiEndpoint: {host: 10.0.0.10, port: \"6443\"}\n",
+        "ok",
+    );
+    check("    - name: default-ipv4-ippool", "    - name: 123", "ok");
+    check(
+        "      cidr: 172.20.0.0/16\n",
+        "      cidr: 172.20.0.0/16\n---\nkind: Other\n",
+        "cluster.yaml:8:1 error[CN0002] more than one YAML document in a ClusterNetwork file (at ); keep one ClusterNetwork per file",
+    );
+    // A final `---` (as generators write) starts no second document.
+    check(
+        "      cidr: 172.20.0.0/16\n",
+        "      cidr: 172.20.0.0/16\n---\n",
+        "ok",
+    );
+    assert_eq!(
+        outcome("# nothing here\n"),
+        "not yaml: cluster.yaml:2:1: no YAML document: the input is empty or only comments"
     );
 }

@@ -1069,8 +1069,10 @@ fn cluster_network_facts_feed_the_lints_as_in_render() {
     );
 }
 
-/// Every `CR`/`CN` code literal in the non-test part of `dir`'s Rust sources, with its file.
-fn code_literals(dir: &std::path::Path, out: &mut Vec<(String, String)>) {
+/// Every code-shaped word (two or three capital letters, then three or four digits: `CR1003`,
+/// `CN0203`, `KRM001`) in the non-test part of `dir`'s Rust sources, in comments and strings
+/// alike, with its file and whether it stands alone as a string literal (`"CR1003"`).
+fn code_words(dir: &std::path::Path, out: &mut Vec<(String, String, bool)>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
         .unwrap_or_else(|err| panic!("{}: {err}", dir.display()))
         .map(|entry| entry.expect("directory entry").path())
@@ -1078,7 +1080,7 @@ fn code_literals(dir: &std::path::Path, out: &mut Vec<(String, String)>) {
     entries.sort();
     for path in entries {
         if path.is_dir() {
-            code_literals(&path, out);
+            code_words(&path, out);
             continue;
         }
         if path.extension().is_none_or(|ext| ext != "rs") {
@@ -1088,19 +1090,26 @@ fn code_literals(dir: &std::path::Path, out: &mut Vec<(String, String)>) {
         // Unit tests use made-up codes on purpose (`CR9999` for an unknown code).
         let code_part = text.split("#[cfg(test)]").next().unwrap_or_default();
         let bytes = code_part.as_bytes();
-        for start in 0..bytes.len().saturating_sub(7) {
-            let literal = &bytes[start..start + 8];
-            let is_code = literal[0] == b'"'
-                && literal[1] == b'C'
-                && matches!(literal[2], b'R' | b'N')
-                && literal[3..7].iter().all(u8::is_ascii_digit)
-                && literal[7] == b'"';
-            if is_code {
-                out.push((
-                    String::from_utf8_lossy(&literal[1..7]).into_owned(),
-                    path.display().to_string(),
-                ));
+        let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+        let mut start = 0;
+        while start < bytes.len() {
+            if !bytes[start].is_ascii_uppercase() || (start > 0 && is_word(bytes[start - 1])) {
+                start += 1;
+                continue;
             }
+            let end = start + bytes[start..].iter().take_while(|b| is_word(**b)).count();
+            let word = &code_part[start..end];
+            let n_letters = word.bytes().take_while(u8::is_ascii_uppercase).count();
+            let n_digits = word.len() - n_letters;
+            let is_code = (2..=3).contains(&n_letters)
+                && (3..=4).contains(&n_digits)
+                && word[n_letters..].bytes().all(|b| b.is_ascii_digit());
+            if is_code {
+                let literal =
+                    start > 0 && bytes[start - 1] == b'"' && bytes.get(end) == Some(&b'"');
+                out.push((word.to_owned(), path.display().to_string(), literal));
+            }
+            start = end;
         }
     }
 }
@@ -1110,38 +1119,38 @@ fn every_code_in_the_sources_is_in_the_catalogue() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut found = Vec::new();
     for krate in ["calico-spec/src", "calico-render/src", "calico-codegen/src"] {
-        code_literals(&root.join(krate), &mut found);
+        code_words(&root.join(krate), &mut found);
     }
-    // The scan must see the ClusterNetwork codes and the catalogue itself, or it scans nothing.
-    assert!(found.iter().any(|(code, _)| code == "CN0203"), "{found:?}");
-    assert!(found.iter().any(|(code, _)| code == "CR8001"), "{found:?}");
-    let missing: Vec<&(String, String)> = found
+    // The scan must see the catalogue itself and codes named in messages, or it scans nothing.
+    assert!(
+        found.iter().any(|(code, _, _)| code == "KRM001"),
+        "{found:?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|(code, _, literal)| code == "CN0203" && *literal)
+    );
+    assert!(
+        found
+            .iter()
+            .any(|(code, _, literal)| code == "CR8007" && !*literal)
+    );
+    let missing: Vec<&(String, String, bool)> = found
         .iter()
-        .filter(|(code, _)| rules::lookup(code).is_none_or(|rule| rule.code != code))
+        .filter(|(code, _, _)| rules::lookup(code).is_none_or(|rule| rule.code != code))
         .collect();
     assert!(
         missing.is_empty(),
-        "codes used in the sources but missing from the catalogue (explain would not know them): {missing:?}"
+        "code-shaped words in the sources that are not catalogue codes (explain would not know them): {missing:?}"
     );
-    // The exported ClusterNetwork constants name catalogue entries of the right severity.
-    use calico_spec::cluster_network as cn;
-    for code in [
-        cn::CODE_UNKNOWN_FIELD,
-        cn::CODE_INVALID_VALUE,
-        cn::CODE_CALICO_VERSION,
-        cn::CODE_CIDR_NOT_MASKED,
-        cn::CODE_BLOCK_SIZE,
-        cn::CODE_ENCAPSULATION,
-        cn::CODE_POOL_CONFLICT,
-        cn::CODE_AUTODETECTION,
-        cn::CODE_BGP_DISABLED,
-        cn::CODE_LINK_LOCAL,
-        cn::CODE_NAME,
-        cn::CODE_API_HOST,
-    ] {
-        let rule = rules::lookup(code).unwrap_or_else(|| panic!("{code} is not in the catalogue"));
-        assert_eq!(rule.severity, calico_spec::diag::Severity::Error, "{code}");
-    }
-    let lint = rules::lookup(cn::CODE_LINT_BPF_FELIX).expect("CN0203 is in the catalogue");
-    assert_eq!(lint.severity, calico_spec::diag::Severity::Warning);
+    // The catalogue is the only definition of a code: everything else reports `&catalogue::X`.
+    let defined_elsewhere: Vec<&(String, String, bool)> = found
+        .iter()
+        .filter(|(_, file, literal)| *literal && !file.ends_with("rules/catalogue.rs"))
+        .collect();
+    assert!(
+        defined_elsewhere.is_empty(),
+        "code literals outside the catalogue (use the catalogue entry instead): {defined_elsewhere:?}"
+    );
 }

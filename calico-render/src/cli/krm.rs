@@ -117,8 +117,8 @@ fn config_levels(flags: &LintArgs, input: &str) -> Result<LintLevels, Box<Diagno
     allow.extend(codes(allow_key));
     LintLevels::from_flags(&deny, &allow).map_err(|err| {
         Box::new(Diagnostic {
-            severity: Severity::Error,
-            code: "KRM001",
+            severity: calico_spec::rules::catalogue::KRM_FUNCTION_CONFIG.severity,
+            code: calico_spec::rules::catalogue::KRM_FUNCTION_CONFIG.code,
             path: path.to_owned(),
             message: format!("the lint levels of the function config are refused: {err}"),
             hint: Some(format!(
@@ -180,8 +180,8 @@ impl Generate for CliGenerate {
             Err(CompileFailure::NotYaml(message)) => Generated {
                 objects: Vec::new(),
                 diagnostics: vec![Diagnostic {
-                    severity: Severity::Error,
-                    code: "CR0000",
+                    severity: calico_spec::rules::catalogue::INPUT_NOT_PROCESSED.severity,
+                    code: calico_spec::rules::catalogue::INPUT_NOT_PROCESSED.code,
                     path: String::new(),
                     message,
                     hint: None,

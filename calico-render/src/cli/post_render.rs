@@ -14,6 +14,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use calico_render::post_render::{self, Finish, Options, Placement, PostRenderError};
+use calico_render::yaml::EmitError;
 use calico_spec::diag::{Diagnostic, Severity};
 use calico_spec::objects::Object;
 use serde_json::Value;
@@ -193,8 +194,8 @@ impl Finish for CliFinish {
                     .and_then(Value::as_str)
                     .unwrap_or("");
                 Some(Diagnostic {
-                    severity: Severity::Error,
-                    code: "CR0000",
+                    severity: calico_spec::rules::catalogue::INPUT_NOT_PROCESSED.severity,
+                    code: calico_spec::rules::catalogue::INPUT_NOT_PROCESSED.code,
                     path: String::new(),
                     message: format!(
                         "the merged {kind} `{name}` does not fit its CRD schema: {err}"
@@ -214,9 +215,13 @@ impl Finish for CliFinish {
         diagnostics
     }
 
-    fn to_yaml(&self, object: &Value) -> Result<String, String> {
-        let typed = Self::typed(object)?;
-        calico_render::yaml::to_yaml(&typed).map_err(|err| err.to_string())
+    fn to_yaml(&self, object: &Value) -> Result<String, EmitError> {
+        // `check` has refused objects that do not type, so this is not reached for them.
+        let typed = Self::typed(object).map_err(|message| EmitError::Serialize {
+            document_idx: 0,
+            message,
+        })?;
+        calico_render::yaml::to_yaml(&typed)
     }
 }
 

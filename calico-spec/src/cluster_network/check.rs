@@ -6,7 +6,8 @@
 //! each with the ClusterNetwork field path. The compiled objects are checked again by the rule
 //! catalogue, which covers the upstream rules in the wire objects' terms.
 //!
-//! Codes start with `CN` so they never collide with the rule catalogue's `CR` codes. Lints
+//! Its rules are the catalogue's `CN` entries (`catalogue::CN_*`), so `explain`, `--deny` and
+//! `--allow` know them and their severity is defined in one place. Lints
 //! that the catalogue already has (pools overlapping LANs, Services or nodes; BPF without the
 //! endpoint ConfigMap) are left to it: [`super::load`] runs it over the compiled objects with
 //! the `network` facts as context.
@@ -15,37 +16,9 @@ use ipnet::IpNet;
 
 use super::compile;
 use super::spec::{ClusterNetwork, Dataplane, Encapsulation};
-use crate::diag::{Diagnostic, Severity};
+use crate::diag::Diagnostic;
+use crate::rules::catalogue::{self as c, Rule};
 use crate::vocab;
-
-/// A field the ClusterNetwork kind does not have.
-pub const CODE_UNKNOWN_FIELD: &str = "CN0001";
-/// A value of the wrong type or outside its field's valid set.
-pub const CODE_INVALID_VALUE: &str = "CN0002";
-/// `calicoVersion` is not a v3.32 release.
-pub const CODE_CALICO_VERSION: &str = "CN0101";
-/// A CIDR with host bits set.
-pub const CODE_CIDR_NOT_MASKED: &str = "CN0102";
-/// A block size outside its family's range or shorter than the pool's prefix.
-pub const CODE_BLOCK_SIZE: &str = "CN0103";
-/// An encapsulation the pool's family or the BGP setting does not allow.
-pub const CODE_ENCAPSULATION: &str = "CN0104";
-/// Two pools with the same name, or overlapping ranges.
-pub const CODE_POOL_CONFLICT: &str = "CN0105";
-/// A node address autodetection block with no method or more than one.
-pub const CODE_AUTODETECTION: &str = "CN0106";
-/// BGP settings given while BGP is off.
-pub const CODE_BGP_DISABLED: &str = "CN0107";
-/// A pool overlapping link-local space.
-pub const CODE_LINK_LOCAL: &str = "CN0108";
-/// A name that is not a DNS-1123 subdomain.
-pub const CODE_NAME: &str = "CN0109";
-/// An empty or malformed API endpoint host.
-pub const CODE_API_HOST: &str = "CN0110";
-/// A Calico selector that does not parse.
-pub const CODE_SELECTOR: &str = "CN0111";
-/// Lint: BPF Felix settings while the dataplane is not BPF.
-pub const CODE_LINT_BPF_FELIX: &str = "CN0203";
 
 /// Every cross-field problem of `cluster_network`, errors and warnings, unordered and without
 /// positions (see [`super::parse::locate`]).
@@ -56,8 +29,8 @@ pub fn check(cluster_network: &ClusterNetwork) -> Vec<Diagnostic> {
     let version = spec.calico_version.as_str();
     let patch = version.strip_prefix("v3.32.");
     if !patch.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())) {
-        out.error(
-            CODE_CALICO_VERSION,
+        out.report(
+            &c::CN_CALICO_VERSION,
             "spec.calicoVersion",
             format!("calico version `{version}` is not supported"),
             "calico-render targets Calico v3.32 (tigera-operator v1.42): write v3.32.1",
@@ -67,8 +40,8 @@ pub fn check(cluster_network: &ClusterNetwork) -> Vec<Diagnostic> {
     if let Some(endpoint) = &spec.api_endpoint {
         check_host(&mut out, &endpoint.host);
         if endpoint.port == 0 {
-            out.error(
-                CODE_INVALID_VALUE,
+            out.report(
+                &c::CN_INVALID_VALUE,
                 "spec.apiEndpoint.port",
                 "api endpoint port 0 is not a port".to_owned(),
                 "write the API server port, usually 6443",
@@ -78,8 +51,8 @@ pub fn check(cluster_network: &ClusterNetwork) -> Vec<Diagnostic> {
 
     if spec.bpf_network_bootstrap {
         if spec.dataplane != Dataplane::Bpf {
-            out.error(
-                CODE_INVALID_VALUE,
+            out.report(
+                &c::CN_INVALID_VALUE,
                 "spec.bpfNetworkBootstrap",
                 format!(
                     "bpfNetworkBootstrap only works with the BPF dataplane, not {}",
@@ -89,8 +62,8 @@ pub fn check(cluster_network: &ClusterNetwork) -> Vec<Diagnostic> {
             );
         }
         if spec.api_endpoint.is_some() {
-            out.error(
-                CODE_INVALID_VALUE,
+            out.report(
+                &c::CN_INVALID_VALUE,
                 "spec.bpfNetworkBootstrap",
                 "bpfNetworkBootstrap and apiEndpoint exclude each other: the operator refuses to \
                  start while the kubernetes-services-endpoint ConfigMap exists"
@@ -101,8 +74,8 @@ pub fn check(cluster_network: &ClusterNetwork) -> Vec<Diagnostic> {
     }
 
     if spec.pod_pools.is_empty() {
-        out.error(
-            CODE_INVALID_VALUE,
+        out.report(
+            &c::CN_INVALID_VALUE,
             "spec.podPools",
             "no pod pool is listed".to_owned(),
             "list at least one pool; without one the operator creates 192.168.0.0/16, which often collides with LANs",
@@ -128,15 +101,15 @@ pub fn check(cluster_network: &ClusterNetwork) -> Vec<Diagnostic> {
             Encapsulation::Ipip | Encapsulation::IpipCrossSubnet
         );
         if is_ipip && matches!(pool.cidr, IpNet::V6(_)) {
-            out.error(
-                CODE_ENCAPSULATION,
+            out.report(
+                &c::CN_ENCAPSULATION,
                 &format!("{path}.encapsulation"),
                 format!("IP-in-IP cannot carry IPv6 pool {}", pool.cidr),
                 "use VXLAN, VXLANCrossSubnet or None for IPv6 pools",
             );
         } else if !spec.bgp.enabled && (is_ipip || encapsulation == Encapsulation::None) {
-            out.error(
-                CODE_ENCAPSULATION,
+            out.report(
+                &c::CN_ENCAPSULATION,
                 &format!("{path}.encapsulation"),
                 format!(
                     "encapsulation {} needs BGP, but spec.bgp.enabled is false",
@@ -176,8 +149,8 @@ pub fn check(cluster_network: &ClusterNetwork) -> Vec<Diagnostic> {
         .filter(|set| *set)
         .count();
         if n_methods != 1 {
-            out.error(
-                CODE_AUTODETECTION,
+            out.report(
+                &c::CN_AUTODETECTION,
                 &format!("spec.nodeAddressAutodetection.{family}"),
                 format!(
                     "{n_methods} autodetection methods are set for {family}; exactly one is allowed"
@@ -197,8 +170,8 @@ pub fn check(cluster_network: &ClusterNetwork) -> Vec<Diagnostic> {
         ];
         for (field, is_set) in given {
             if is_set {
-                out.error(
-                    CODE_BGP_DISABLED,
+                out.report(
+                    &c::CN_BGP_DISABLED,
                     &format!("spec.bgp.{field}"),
                     format!("spec.bgp.{field} is set but BGP is off"),
                     "set spec.bgp.enabled: true, or remove the BGP settings",
@@ -222,8 +195,8 @@ pub fn check(cluster_network: &ClusterNetwork) -> Vec<Diagnostic> {
             if let Some(value) = value
                 && !vocab::is_duration(value, vocab::DurationForm::Fraction)
             {
-                out.error(
-                    CODE_INVALID_VALUE,
+                out.report(
+                    &c::CN_INVALID_VALUE,
                     &format!("{path}.{field}"),
                     format!("`{value}` is not a duration"),
                     "write a number with a unit, such as 20s, 90s or 2m (units: ms, s, m, h)",
@@ -239,8 +212,8 @@ pub fn check(cluster_network: &ClusterNetwork) -> Vec<Diagnostic> {
                     .bytes()
                     .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
             if !key_ok {
-                out.error(
-                    CODE_INVALID_VALUE,
+                out.report(
+                    &c::CN_INVALID_VALUE,
                     &format!("{path}.password.key"),
                     format!("`{}` is not a Secret key", password.key),
                     "a Secret key has letters, digits, `-`, `_` and `.` only",
@@ -251,8 +224,8 @@ pub fn check(cluster_network: &ClusterNetwork) -> Vec<Diagnostic> {
             .iter()
             .any(|other| other.name == peer.name)
         {
-            out.error(
-                CODE_POOL_CONFLICT,
+            out.report(
+                &c::CN_POOL_CONFLICT,
                 &format!("{path}.name"),
                 format!("BGP peer name `{}` is used twice", peer.name),
                 "give every peer its own name",
@@ -301,8 +274,8 @@ pub fn check(cluster_network: &ClusterNetwork) -> Vec<Diagnostic> {
         ];
         for (field, is_set) in bpf_fields {
             if is_set {
-                out.warning(
-                    CODE_LINT_BPF_FELIX,
+                out.report(
+                    &c::CN_LINT_BPF_FELIX,
                     &format!("spec.felix.{field}"),
                     format!("spec.felix.{field} only matters with the BPF dataplane"),
                     "set spec.dataplane: BPF, or remove the setting",
@@ -319,49 +292,33 @@ struct Checker {
 }
 
 impl Checker {
-    fn push(
-        &mut self,
-        severity: Severity,
-        code: &'static str,
-        path: &str,
-        message: String,
-        hint: &str,
-    ) {
+    /// Report a problem at `path` with the rule's severity.
+    fn report(&mut self, rule: &Rule, path: &str, message: String, hint: &str) {
         self.diagnostics.push(Diagnostic {
-            severity,
-            code,
+            severity: rule.severity,
+            code: rule.code,
             path: path.to_owned(),
             message,
             hint: Some(hint.to_owned()),
             location: None,
         });
     }
-
-    fn error(&mut self, code: &'static str, path: &str, message: String, hint: &str) {
-        self.push(Severity::Error, code, path, message, hint);
-    }
-
-    fn warning(&mut self, code: &'static str, path: &str, message: String, hint: &str) {
-        self.push(Severity::Warning, code, path, message, hint);
-    }
 }
 
 /// Calico rejects pools whose CIDR has host bits set; say which network was meant.
 fn check_cidr(out: &mut Checker, path: &str, cidr: IpNet) {
     if cidr.addr() != cidr.network() {
-        out.diagnostics.push(Diagnostic {
-            severity: Severity::Error,
-            code: CODE_CIDR_NOT_MASKED,
-            path: path.to_owned(),
-            message: format!("CIDR {cidr} has host bits set"),
-            hint: Some(format!("write {}", cidr.trunc())),
-            location: None,
-        });
+        out.report(
+            &c::CN_CIDR_NOT_MASKED,
+            path,
+            format!("CIDR {cidr} has host bits set"),
+            &format!("write {}", cidr.trunc()),
+        );
     }
     let link_local = vocab::cidr::overlapped_link_local(&cidr);
     if let Some(link_local) = link_local.filter(|_| path.contains("Pools")) {
-        out.error(
-            CODE_LINK_LOCAL,
+        out.report(
+            &c::CN_LINK_LOCAL,
             path,
             format!("pool {cidr} overlaps link-local space {link_local}"),
             "choose a range outside 169.254.0.0/16 and fe80::/10",
@@ -377,8 +334,8 @@ fn check_block_size(out: &mut Checker, pool_path: &str, cidr: IpNet, block_size:
     };
     let path = format!("{pool_path}.blockSize");
     if !range.contains(&block_size) {
-        out.error(
-            CODE_BLOCK_SIZE,
+        out.report(
+            &c::CN_BLOCK_SIZE,
             &path,
             format!("block size {block_size} is out of range for {family} pool {cidr}"),
             &format!(
@@ -388,8 +345,8 @@ fn check_block_size(out: &mut Checker, pool_path: &str, cidr: IpNet, block_size:
             ),
         );
     } else if block_size < u32::from(cidr.prefix_len()) {
-        out.error(
-            CODE_BLOCK_SIZE,
+        out.report(
+            &c::CN_BLOCK_SIZE,
             &path,
             format!("block size {block_size} is larger than pool {cidr} itself"),
             &format!("use a block size of at least {}", cidr.prefix_len()),
@@ -411,8 +368,8 @@ fn check_pool_conflicts(
     let mut seen: Vec<&String> = Vec::new();
     for ((_, path, _), name) in ranges.iter().zip(names) {
         if seen.contains(&name) {
-            out.error(
-                CODE_POOL_CONFLICT,
+            out.report(
+                &c::CN_POOL_CONFLICT,
                 &format!("{path}.name"),
                 format!("pool name `{name}` is used twice"),
                 "give every pool its own name",
@@ -426,8 +383,8 @@ fn check_pool_conflicts(
     for pair in sorted.windows(2) {
         let ((a, a_path, _), (b, b_path, _)) = (pair[0], pair[1]);
         if overlaps(*a, *b) {
-            out.error(
-                CODE_POOL_CONFLICT,
+            out.report(
+                &c::CN_POOL_CONFLICT,
                 &format!("{b_path}.cidr"),
                 format!("pool {b} overlaps pool {a} ({a_path})"),
                 "pools must not share addresses; shrink or move one of them",
@@ -438,8 +395,8 @@ fn check_pool_conflicts(
 
 fn check_name(out: &mut Checker, path: &str, name: &str) {
     if name.is_empty() || !vocab::is_dns_subdomain(name) {
-        out.error(
-            CODE_NAME,
+        out.report(
+            &c::CN_NAME,
             path,
             format!("name `{name}` is not a valid Kubernetes object name"),
             "use lowercase letters, digits, `-` and `.`, starting and ending with a letter or digit",
@@ -450,8 +407,8 @@ fn check_name(out: &mut Checker, path: &str, name: &str) {
 fn check_selector(out: &mut Checker, path: &str, selector: Option<&str>) {
     let Some(selector) = selector else { return };
     if let Err(err) = vocab::selector::parse_selector(selector) {
-        out.error(
-            CODE_SELECTOR,
+        out.report(
+            &c::CN_SELECTOR,
             path,
             format!("selector `{selector}` is invalid: {err}"),
             "write a Calico selector such as all(), has(label) or role == 'worker'",
@@ -468,8 +425,8 @@ fn check_host(out: &mut Checker, host: &str) {
     } else {
         "write a DNS name such as control.k8s.example.com or an IP address"
     };
-    out.error(
-        CODE_API_HOST,
+    out.report(
+        &c::CN_API_HOST,
         "spec.apiEndpoint.host",
         format!("api endpoint host `{host}` is not a DNS name or IP address"),
         hint,

@@ -10,6 +10,7 @@ use super::parse::{ParseError, locate, parse};
 use super::spec::ClusterNetwork;
 use crate::diag::{Diagnostic, Severity};
 use crate::objects::Object;
+use crate::rules::catalogue as c;
 use crate::rules::{self, Context};
 
 /// A ClusterNetwork read, compiled and validated.
@@ -56,21 +57,20 @@ pub fn load(file: &str, text: &str) -> Result<Loaded, ParseError> {
     let parsed = parse(file, text)?;
     // Compilation of checked input only fails on a bug; report it as an error diagnostic so the
     // caller's handling of invalid input applies.
-    let objects = compile(&parsed.cluster_network).map_err(|err| ParseError::Invalid {
-        diagnostics: vec![Diagnostic {
-            severity: Severity::Error,
-            code: super::check::CODE_INVALID_VALUE,
+    let objects = compile(&parsed.cluster_network).map_err(|err| {
+        let mut diagnostics = vec![Diagnostic {
+            severity: c::CN_INVALID_VALUE.severity,
+            code: c::CN_INVALID_VALUE.code,
             path: String::from("spec"),
             message: err.to_string(),
             hint: None,
             location: None,
-        }],
+        }];
+        locate(file, &parsed.spans, &mut diagnostics);
+        ParseError::Invalid { diagnostics }
     })?;
     let mut found = validate_objects(&parsed.cluster_network, &objects);
-    if !found.is_empty() {
-        // Indexing the text costs a second parse; only pay it when there is something to place.
-        locate(file, text, &mut found);
-    }
+    locate(file, &parsed.spans, &mut found);
     let mut diagnostics = parsed.warnings;
     diagnostics.extend(found);
     diagnostics.sort_by(|a, b| {

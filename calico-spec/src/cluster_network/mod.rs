@@ -11,20 +11,14 @@
 mod check;
 mod compile;
 mod load;
-mod locate;
 mod parse;
 mod spec;
 
-pub use check::{
-    CODE_API_HOST, CODE_AUTODETECTION, CODE_BGP_DISABLED, CODE_BLOCK_SIZE, CODE_CALICO_VERSION,
-    CODE_CIDR_NOT_MASKED, CODE_ENCAPSULATION, CODE_INVALID_VALUE, CODE_LINK_LOCAL,
-    CODE_LINT_BPF_FELIX, CODE_NAME, CODE_POOL_CONFLICT, CODE_UNKNOWN_FIELD, check,
-};
+pub use check::check;
 pub use compile::{
     CompileError, DEFAULT_NAME, ENDPOINT_CONFIG_MAP, OPERATOR_NAMESPACE, compile,
     default_block_size, default_load_balancer_block_size, origin,
 };
 pub use load::{Loaded, context, load, validate_objects};
-pub use locate::{Position, SpanIndex};
-pub use parse::{ParseError, Parsed, locate, parse};
+pub use parse::{ParseError, Parsed, parse};
 pub use spec::*;

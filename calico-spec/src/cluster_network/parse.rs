@@ -1,15 +1,18 @@
 //! Reading a ClusterNetwork from text, with positions, field paths and "did you mean" hints.
 //!
-//! The text is deserialized strictly (unknown fields, duplicate keys and YAML 1.1 booleans
-//! such as `yes` are errors), then checked by [`super::check`]; every error found by the check
-//! is reported at once, each with the line and column of the field it names.
+//! The text is read by [`crate::source`] like every other input, with plain scalars kept as
+//! written, and typed by [`crate::typed`], so that the field's type decides what a scalar
+//! means and booleans are `true` or `false` only (`yes` is an error, not `true`). Unknown
+//! fields, duplicate keys and values of the wrong type are errors; then [`super::check`] runs
+//! the cross-field rules. Every problem is reported at once, each with the line and column of
+//! the field it names, from the reader's spans.
 
-use serde_saphyr::{Error as YamlError, Options, budget};
-
-use super::check::{self, CODE_INVALID_VALUE, CODE_UNKNOWN_FIELD};
-use super::locate::{Position, SpanIndex};
+use super::check;
 use super::spec::ClusterNetwork;
 use crate::diag::{Diagnostic, Location, Severity};
+use crate::rules::catalogue::{self as c, Rule};
+use crate::source::{Limits, Pos, Scalars, SourceError, SpanMap, parent_path, parse_stream_with};
+use crate::typed::{self, Problem, ProblemKind};
 
 /// A ClusterNetwork read from text, with the warnings its check produced.
 #[derive(Debug, Clone)]
@@ -18,13 +21,16 @@ pub struct Parsed {
     pub cluster_network: ClusterNetwork,
     /// Lints that did not stop the parse (overlaps with `network.avoid`, ...).
     pub warnings: Vec<Diagnostic>,
+    /// Field path -> position in the text, for placing diagnostics found later.
+    pub spans: SpanMap,
 }
 
 /// Why a ClusterNetwork text was refused.
 #[derive(Debug, Clone, thiserror::Error)]
 #[non_exhaustive]
 pub enum ParseError {
-    /// The text is not YAML at all (or exceeds the parser's size and depth budgets).
+    /// The text is not YAML at all (or exceeds the reader's size and depth budgets, or holds no
+    /// document).
     #[error("{file}:{line}:{column}: {message}")]
     NotYaml {
         /// The file as the user named it.
@@ -33,7 +39,7 @@ pub enum ParseError {
         line: usize,
         /// One-based column of the problem.
         column: usize,
-        /// What the YAML parser reported.
+        /// What the YAML reader reported.
         message: String,
     },
     /// The text is YAML but not a valid ClusterNetwork; each diagnostic is one problem, with
@@ -57,22 +63,60 @@ fn describe(diagnostics: &[Diagnostic]) -> String {
     }
 }
 
-/// Parse and check a ClusterNetwork document. `file` is how the user named the input (`-` for
-/// standard input); it only appears in positions.
+/// Parse and check a ClusterNetwork document. `file` is how the user named the input; it only
+/// appears in positions.
 pub fn parse(file: &str, text: &str) -> Result<Parsed, ParseError> {
-    let cluster_network: ClusterNetwork = match serde_saphyr::from_str_with_options(text, options())
-    {
-        Ok(value) => value,
-        Err(err) => return Err(from_yaml_error(file, text, &err)),
+    let documents = parse_stream_with(text, &Limits::CLUSTER_NETWORK, Scalars::AsWritten)
+        .map_err(|err| not_yaml(file, &err))?;
+    let mut content = documents.into_iter().filter(|doc| !doc.is_empty());
+    let Some(document) = content.next() else {
+        let end = end_of(text);
+        return Err(ParseError::NotYaml {
+            file: file.to_owned(),
+            line: end.line,
+            column: end.column,
+            message: String::from("no YAML document: the input is empty or only comments"),
+        });
+    };
+    let spans = document.spans;
+    let at = |position: Option<Pos>| location(file, document.index, position);
+    let mut diagnostics = Vec::new();
+    if let Some(second) = content.next() {
+        let mut diag = report(
+            &c::CN_INVALID_VALUE,
+            "",
+            "more than one YAML document in a ClusterNetwork file".to_owned(),
+            Some("keep one ClusterNetwork per file".to_owned()),
+        );
+        diag.location = Some(location(file, second.index, second.spans.locate_value("")));
+        diagnostics.push(diag);
+    }
+    // Duplicate keys, shown at the repeated key. The reader kept the first value but the
+    // positions of the second, so nothing typed from that value could be placed: stop here.
+    if !document.problems.is_empty() {
+        for mut diag in document.problems {
+            diag.location = Some(at(spans.locate_key(&diag.path)));
+            diagnostics.push(diag);
+        }
+        sort(&mut diagnostics);
+        return Err(ParseError::Invalid { diagnostics });
+    }
+    let mut problems = Vec::new();
+    let typed = typed::read::<ClusterNetwork>(&document.value, Scalars::AsWritten, &mut problems);
+    for problem in problems {
+        let (mut diag, position) = from_problem(problem, &spans);
+        diag.location = Some(at(position));
+        diagnostics.push(diag);
+    }
+    let cluster_network = match typed {
+        Some(cluster_network) if diagnostics.is_empty() => cluster_network,
+        _ => {
+            sort(&mut diagnostics);
+            return Err(ParseError::Invalid { diagnostics });
+        }
     };
     let mut diagnostics = check::check(&cluster_network);
-    if diagnostics.is_empty() {
-        return Ok(Parsed {
-            cluster_network,
-            warnings: Vec::new(),
-        });
-    }
-    locate(file, text, &mut diagnostics);
+    locate(file, &spans, &mut diagnostics);
     if diagnostics
         .iter()
         .any(|diag| diag.severity == Severity::Error)
@@ -82,190 +126,136 @@ pub fn parse(file: &str, text: &str) -> Result<Parsed, ParseError> {
     Ok(Parsed {
         cluster_network,
         warnings: diagnostics,
+        spans,
     })
 }
 
-/// Fill in file, line and column of diagnostics whose path names a ClusterNetwork field in
-/// `text`, then sort them: errors first, then by position.
-pub fn locate(file: &str, text: &str, diagnostics: &mut [Diagnostic]) {
-    let index = SpanIndex::build(text);
+/// Fill in file, line and column of diagnostics whose path names a ClusterNetwork field (the
+/// position of the field's value, or of its closest ancestor in the text), then sort them:
+/// errors first, then by position.
+pub(super) fn locate(file: &str, spans: &SpanMap, diagnostics: &mut [Diagnostic]) {
     for diag in diagnostics.iter_mut() {
         if diag.location.is_none() {
-            let position = index.value_position(&diag.path);
-            diag.location = Some(location(file, position));
+            diag.location = Some(location(file, 0, spans.locate_value(&diag.path)));
         }
     }
+    sort(diagnostics);
+}
+
+fn sort(diagnostics: &mut [Diagnostic]) {
     diagnostics.sort_by(|a, b| {
         (a.severity, &a.location, a.code, &a.path).cmp(&(b.severity, &b.location, b.code, &b.path))
     });
 }
 
-/// The reader settings for ClusterNetwork files: strict booleans so that `yes` is an error
-/// rather than `true`, duplicate keys refused, and budgets far below anything a real file needs.
-fn options() -> Options {
-    serde_saphyr::options! {
-        strict_booleans: true,
-        with_snippet: false,
-        budget: budget! {
-            max_documents: 2,
-            max_nodes: 20_000,
-            max_depth: 32,
-            max_total_scalar_bytes: 1 << 20,
-        },
+fn report(rule: &Rule, path: &str, message: String, hint: Option<String>) -> Diagnostic {
+    Diagnostic {
+        severity: rule.severity,
+        code: rule.code,
+        path: path.to_owned(),
+        message,
+        hint,
+        location: None,
     }
 }
 
-fn location(file: &str, position: Option<Position>) -> Location {
+fn location(file: &str, document: usize, position: Option<Pos>) -> Location {
     Location {
         file: file.to_owned(),
-        document: 0,
+        document,
         line: position.map(|p| p.line),
         column: position.map(|p| p.column),
     }
 }
 
-fn from_yaml_error(file: &str, text: &str, err: &YamlError) -> ParseError {
-    let err = err.without_snippet();
-    let position = err.location().and_then(|loc| {
-        let line = usize::try_from(loc.line()).ok()?;
-        let column = usize::try_from(loc.column()).ok()?;
-        (line > 0).then_some(Position { line, column })
-    });
-    let is_syntax = matches!(
-        err,
-        YamlError::ExternalMessage { .. }
-            | YamlError::Eof { .. }
-            | YamlError::Budget { .. }
-            | YamlError::IndentationError { .. }
-            | YamlError::UnknownAnchor { .. }
-    );
-    // serde-saphyr parses lazily, so a type error early in the file can hide a syntax error
-    // later on; text that is not YAML is reported as such (exit 2) whatever else is wrong.
-    let syntax_error = if is_syntax {
-        None
-    } else {
-        first_syntax_error(text)
-    };
-    if let Some((position, message)) = syntax_error {
-        return ParseError::NotYaml {
-            file: file.to_owned(),
-            line: position.line,
-            column: position.column,
+fn not_yaml(file: &str, err: &SourceError) -> ParseError {
+    let (line, column, message) = match err {
+        SourceError::Syntax {
+            line,
+            column,
             message,
-        };
+        } => (*line, *column, message.clone()),
+        SourceError::Budget {
+            what,
+            limit,
+            line,
+            column,
+        } => (
+            *line,
+            *column,
+            format!("input refused: more than {limit} {what}; a ClusterNetwork is far smaller"),
+        ),
+    };
+    ParseError::NotYaml {
+        file: file.to_owned(),
+        line,
+        column,
+        message,
     }
-    if is_syntax {
-        let position = position.unwrap_or(Position { line: 1, column: 1 });
-        return ParseError::NotYaml {
-            file: file.to_owned(),
-            line: position.line,
-            column: position.column,
-            message: strip_position(&err.to_string()),
-        };
+}
+
+/// The position just after the last character of `text`.
+fn end_of(text: &str) -> Pos {
+    let line = text.matches('\n').count() + 1;
+    let last_line = text.rsplit('\n').next().unwrap_or_default();
+    Pos {
+        line,
+        column: last_line.chars().count() + 1,
     }
-    let index = SpanIndex::build(text);
-    let (code, path, message, hint) = match err {
-        YamlError::SerdeUnknownField {
-            field, expected, ..
-        } => {
-            // The unknown key is itself indexed; its path is the one to report.
-            let path = match position.and_then(|p| index.path_at(p)) {
-                Some(path) => path.to_owned(),
-                None => field.clone(),
-            };
-            let message = format!("unknown field `{field}`");
+}
+
+/// A typing problem as a diagnostic in the ClusterNetwork's terms, and where to show it: an
+/// unknown field at its key, a missing field at the mapping that lacks it, anything else at the
+/// value.
+fn from_problem(problem: Problem, spans: &SpanMap) -> (Diagnostic, Option<Pos>) {
+    let Problem { path, kind } = problem;
+    match kind {
+        ProblemKind::UnknownField { field, expected } => (
+            report(
+                &c::CN_UNKNOWN_FIELD,
+                &path,
+                format!("unknown field `{field}`"),
+                Some(did_you_mean(&field, &expected)),
+            ),
+            spans.locate_key(&path),
+        ),
+        ProblemKind::UnknownValue { value, expected } => (
+            report(
+                &c::CN_INVALID_VALUE,
+                &path,
+                format!("unknown value `{}`", typed::one_line(&value)),
+                Some(did_you_mean(&value, &expected)),
+            ),
+            spans.locate_value(&path),
+        ),
+        ProblemKind::MissingField { field } => {
+            let parent = parent_path(&path).unwrap_or_default();
             (
-                CODE_UNKNOWN_FIELD,
-                path,
-                message,
-                Some(did_you_mean(field, expected)),
+                report(
+                    &c::CN_INVALID_VALUE,
+                    &path,
+                    format!("missing required field `{field}`"),
+                    Some(format!(
+                        "add `{field}:`; `calico-render schema` describes every field"
+                    )),
+                ),
+                spans.locate_value(parent),
             )
         }
-        YamlError::SerdeUnknownVariant {
-            variant, expected, ..
-        } => {
-            let path = position
-                .and_then(|p| index.path_at(p))
-                .unwrap_or("")
-                .to_owned();
-            let message = format!("unknown value `{variant}`");
-            (
-                CODE_INVALID_VALUE,
-                path,
-                message,
-                Some(did_you_mean(variant, expected)),
-            )
-        }
-        YamlError::SerdeMissingField { field, .. } => {
-            let parent = position.and_then(|p| index.enclosing_path(p)).unwrap_or("");
-            let path = if parent.is_empty() {
-                (*field).to_owned()
+        ProblemKind::Invalid { message } => {
+            let hint = if message.starts_with("expected true or false") {
+                Some(String::from(
+                    "write `true` or `false`; YAML 1.1 words such as `yes` and `on` are not booleans in a ClusterNetwork",
+                ))
             } else {
-                format!("{parent}.{field}")
+                value_hint(&path)
             };
-            let message = format!("missing required field `{field}`");
-            let hint = format!("add `{field}:`; `calico-render schema` describes every field");
-            (CODE_INVALID_VALUE, path, message, Some(hint))
-        }
-        YamlError::MultipleDocuments { .. } => {
-            let message = String::from("more than one YAML document in a ClusterNetwork file");
-            let hint = String::from("keep one ClusterNetwork per file");
-            (CODE_INVALID_VALUE, String::new(), message, Some(hint))
-        }
-        other => {
-            let path = position
-                .and_then(|p| index.path_at(p))
-                .unwrap_or("")
-                .to_owned();
-            let message = strip_position(&other.to_string());
-            let hint = value_hint(&path);
-            (CODE_INVALID_VALUE, path, message, hint)
-        }
-    };
-    ParseError::Invalid {
-        diagnostics: vec![Diagnostic {
-            severity: Severity::Error,
-            code,
-            path,
-            message,
-            hint,
-            location: Some(location(file, position)),
-        }],
-    }
-}
-
-/// The first error the YAML parser reports anywhere in `text`, if any.
-fn first_syntax_error(text: &str) -> Option<(Position, String)> {
-    for item in serde_saphyr::granit_parser::Parser::new_from_str(text) {
-        if let Err(err) = item {
-            let marker = err.marker();
-            let position = Position {
-                line: marker.line(),
-                column: marker.col() + 1,
-            };
-            return Some((position, err.info()));
+            (
+                report(&c::CN_INVALID_VALUE, &path, message, hint),
+                spans.locate_value(&path),
+            )
         }
     }
-    None
-}
-
-/// serde-saphyr prefixes messages with `line N column M: `; the diagnostic carries the
-/// position separately, so drop it from the text.
-fn strip_position(message: &str) -> String {
-    let mut text = message.strip_prefix("error: ").unwrap_or(message);
-    if let Some(rest) = text.strip_prefix("line ")
-        && let Some((head, after)) = rest.split_once(": ")
-        && head.contains("column")
-    {
-        text = after;
-    }
-    // Some messages also end in ` at line N, column M`.
-    if let Some(cut) = text.rfind(" at line ")
-        && text[cut..].contains("column")
-    {
-        text = &text[..cut];
-    }
-    text.to_owned()
 }
 
 /// A hint for a value that failed to deserialize, chosen by the field it belongs to.
@@ -290,53 +280,26 @@ fn value_hint(path: &str) -> Option<String> {
 }
 
 /// "did you mean `x`?" for the closest valid spelling, or the list of valid spellings.
-fn did_you_mean(found: &str, expected: &[&'static str]) -> String {
-    let closest = expected
-        .iter()
-        .map(|candidate| {
-            (
-                edit_distance(&found.to_lowercase(), &candidate.to_lowercase()),
-                *candidate,
-            )
-        })
-        .min();
+fn did_you_mean(found: &str, expected: &[String]) -> String {
     let listed = expected
         .iter()
         .map(|name| format!("`{name}`"))
         .collect::<Vec<_>>()
         .join(", ");
-    match closest {
-        // A third of the word (at least 2 edits) is a typo; more is a different word.
-        Some((distance, candidate)) if distance <= (found.chars().count() / 3).max(2) => {
-            format!("did you mean `{candidate}`? valid here: {listed}")
-        }
-        _ if expected.is_empty() => String::from("this mapping takes no fields"),
-        _ => format!("valid here: {listed}"),
+    match crate::suggest::closest(found, expected.iter().map(String::as_str)) {
+        Some(candidate) => format!("did you mean `{candidate}`? valid here: {listed}"),
+        None if expected.is_empty() => String::from("this mapping takes no fields"),
+        None => format!("valid here: {listed}"),
     }
-}
-
-/// Levenshtein distance over characters.
-fn edit_distance(a: &str, b: &str) -> usize {
-    let b: Vec<char> = b.chars().collect();
-    let mut previous: Vec<usize> = (0..=b.len()).collect();
-    for (i, ca) in a.chars().enumerate() {
-        let mut current = Vec::with_capacity(b.len() + 1);
-        current.push(i + 1);
-        for (j, cb) in b.iter().enumerate() {
-            let substitution = previous[j] + usize::from(ca != *cb);
-            current.push(substitution.min(previous[j + 1] + 1).min(current[j] + 1));
-        }
-        previous = current;
-    }
-    previous[b.len()]
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    fn check_hint(found: &str, expected: &[&'static str], hint: &str) {
-        assert_eq!(did_you_mean(found, expected), hint);
+    fn check_hint(found: &str, expected: &[&str], hint: &str) {
+        let expected: Vec<String> = expected.iter().map(|name| (*name).to_owned()).collect();
+        assert_eq!(did_you_mean(found, &expected), hint);
     }
 
     #[test]
@@ -352,12 +315,5 @@ mod tests {
             "did you mean `natOutgoing`? valid here: `natOutgoing`, `name`",
         );
         check_hint("zzzzzz", &["cidr"], "valid here: `cidr`");
-    }
-
-    #[test]
-    fn distances() {
-        assert_eq!(edit_distance("kitten", "sitting"), 3);
-        assert_eq!(edit_distance("", "abc"), 3);
-        assert_eq!(edit_distance("same", "same"), 0);
     }
 }

@@ -6,7 +6,11 @@
 //! input that could not be processed at all, `CR00xx` reading and schema, `CR10xx` IPPool,
 //! `CR20xx` BGPPeer, `CR30xx` BGPConfiguration, `CR40xx` FelixConfiguration, `CR50xx`
 //! Installation, `CR60xx` APIServer and the endpoint ConfigMap, `CR70xx` checks across objects,
-//! `CR80xx` our lints. A code is never reused for a different meaning.
+//! `CR80xx` our lints. `KRM0xx` are the KRM function's own errors about its function config.
+//! A code is never reused for a different meaning.
+//!
+//! This table is the only definition of a code: checks report `&catalogue::NAME`, never a code
+//! literal, and a test scans the sources for code-shaped words that are not in it.
 
 use crate::diag::Severity;
 
@@ -281,6 +285,9 @@ rules! {
         "Only `helm --set` splits a key at its dots. In a values file `installation.calicoNetwork.bgp: Enabled` is one key with dots in its name, which the chart never reads, so the setting is lost. Nest the keys instead: `installation:`, `calicoNetwork:` under it and `bgp: Enabled` under that. Inside `installation`, `apiServer` and `defaultFelixConfiguration` such a key reaches the object and is reported as CR9002.";
     CHART_IGNORED_VALUE = "CR9004", Warning, "value the chart ignores",
         "The key is one the chart reads, but here it has no effect: a section whose `enabled` is false renders nothing, so its other keys are ignored (`defaultFelixConfiguration` is disabled by the chart's defaults); `kubernetesServiceEndpoint.port` is ignored while `host` is empty, because the ConfigMap is rendered only with a host; Helm reads only the first YAML document of a values file; Argo CD ignores `helm.values` when `helm.valuesObject` is set. Enable the section, set the missing value, or remove what is ignored.";
+
+    KRM_FUNCTION_CONFIG = "KRM001", Error, "the KRM function config is not usable",
+        "`calico-render krm` reads the ClusterNetwork from the ResourceList's `functionConfig`: either a ClusterNetwork itself, or a ConfigMap with `data.file` (the path of a ClusterNetwork file, relative to the directory the KRM tool runs the function in) or `data.clusterNetwork` (its text), not both. Lint levels given there (allow and deny) must name catalogue codes, and only warnings can be allowed. The message says what was found instead.";
 }
 
 /// Find a rule by code (case-insensitive).
@@ -305,10 +312,13 @@ mod tests {
             );
         }
         for rule in CATALOGUE {
+            let digits = ["CR", "CN", "KRM"]
+                .iter()
+                .find_map(|prefix| rule.code.strip_prefix(prefix));
             assert!(
                 rule.code.len() == 6
-                    && (rule.code.starts_with("CR") || rule.code.starts_with("CN"))
-                    && rule.code[2..].bytes().all(|b| b.is_ascii_digit()),
+                    && digits
+                        .is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit())),
                 "{}",
                 rule.code
             );
@@ -318,5 +328,6 @@ mod tests {
         assert_eq!(lookup("cr1003"), Some(&POOL_CIDR_HOST_BITS));
         assert_eq!(lookup("CR9999"), None);
         assert_eq!(lookup("cn0203"), Some(&CN_LINT_BPF_FELIX));
+        assert_eq!(lookup("krm001"), Some(&KRM_FUNCTION_CONFIG));
     }
 }

@@ -50,10 +50,8 @@ pub(crate) fn check_configmap(sink: &mut Sink, ctx: &Context, doc: &Value, spans
         let known = PAIRS.iter().any(|(host, port)| key == host || key == port);
         let is_port = PAIRS.iter().any(|(_, port)| key == port);
         if !known {
-            let close = PAIRS
-                .iter()
-                .flat_map(|(host, port)| [*host, *port])
-                .find(|candidate| strsim_close(key, candidate));
+            let close =
+                crate::suggest::closest(key, PAIRS.iter().flat_map(|(host, port)| [*host, *port]));
             sink.report(
                 &c::LINT_ENDPOINT_KEY,
                 path.clone(),
@@ -270,8 +268,4 @@ fn describe(value: &Value) -> &'static str {
         Value::Null => "null",
         Value::String(_) => "a string",
     }
-}
-
-fn strsim_close(a: &str, b: &str) -> bool {
-    strsim::levenshtein(&a.to_ascii_uppercase(), b) <= 3
 }

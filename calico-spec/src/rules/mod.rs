@@ -25,7 +25,6 @@ mod endpoint;
 mod felix;
 mod installation;
 mod ippool;
-mod shape;
 mod validate;
 
 use ipnet::IpNet;

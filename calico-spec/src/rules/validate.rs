@@ -8,14 +8,15 @@ use serde_json::Value;
 
 use super::catalogue as c;
 use super::cross::{self, Facts, InstallationFact, PoolFact, PoolOrigin};
-use super::{Context, Sink, bgpconfig, bgppeer, endpoint, felix, installation, ippool, shape};
+use super::{Context, Sink, bgpconfig, bgppeer, endpoint, felix, installation, ippool};
 use crate::cluster_network;
 use crate::defaults::{DefaultsContext, apply_operator_defaults};
 use crate::diag::{Diagnostic, Location};
 use crate::generated::operator_tigera_io::v1 as operator;
 use crate::generated::projectcalico_org::v3;
 use crate::objects::Object;
-use crate::source::{Document, Limits, Pos, SourceError, SpanMap, join_key, parse_stream};
+use crate::source::{Document, Limits, Pos, Scalars, SourceError, SpanMap, parse_stream};
+use crate::typed::{self, Problem, ProblemKind};
 use crate::vocab;
 
 /// One document to validate, with the file it came from (`-` for standard input).
@@ -209,20 +210,36 @@ pub fn validate_texts(
 /// the context assumed for bare manifests. One code path, so `validate` and `render` cannot
 /// disagree about a ClusterNetwork.
 fn validate_cluster_network(file: &str, text: &str) -> Vec<Diagnostic> {
-    let mut diagnostics = match cluster_network::load(file, text) {
+    match cluster_network::load(file, text) {
         Ok(loaded) => loaded.warnings,
         Err(cluster_network::ParseError::Invalid { diagnostics }) => diagnostics,
-        Err(err) => {
+        // The stream was read as manifests already, so this is a ClusterNetwork over its own
+        // reading budgets.
+        Err(cluster_network::ParseError::NotYaml {
+            file,
+            line,
+            column,
+            message,
+        }) => {
             let mut sink = Sink::default();
-            sink.report(&c::NOT_AN_OBJECT, "", err.to_string(), None);
-            sink.diagnostics
+            sink.report(
+                &c::NOT_AN_OBJECT,
+                "",
+                format!("the ClusterNetwork cannot be read: {message}"),
+                None,
+            );
+            let mut diagnostics = sink.diagnostics;
+            for diag in &mut diagnostics {
+                diag.location = Some(Location {
+                    file: file.clone(),
+                    document: 0,
+                    line: Some(line),
+                    column: Some(column),
+                });
+            }
+            diagnostics
         }
-    };
-    // A few of `load`'s diagnostics (a compile failure, the fallbacks above) have no position.
-    if diagnostics.iter().any(|diag| diag.location.is_none()) {
-        cluster_network::locate(file, text, &mut diagnostics);
     }
-    diagnostics
 }
 
 fn sort(diagnostics: &mut Vec<Diagnostic>) {
@@ -379,9 +396,7 @@ fn check_document<'a>(
         Known::IpPool { crd_group } => {
             lint_crd_group(sink, crd_group, "IPPool");
             check_name(sink, written_name);
-            // Pools come by the thousand; most are plainly well typed, and typing them only
-            // to drop the copy would cost more than every other IPPool check together.
-            if check_types && !shape::ip_pool_is_typed(value) {
+            if check_types {
                 schema_pass::<v3::IPPool>(sink, &as_v3(value, crd_group));
             }
             // The pool's own check parsed the CIDR and read the uses; the cross checks reuse
@@ -518,226 +533,45 @@ fn check_name(sink: &mut Sink, name: Option<&str>) {
     }
 }
 
-/// The schema pass: type the document with the generated wire type. Unknown fields and values
-/// of the wrong type become diagnostics with their path; the offending node is removed and the
-/// document typed again, so that every such problem is reported, up to a fixed number of
-/// rounds. Returns the typed object when it could be typed at all.
+/// The schema pass: type the document with the generated wire type (see [`crate::typed`]).
+/// Unknown fields, missing required fields and values of the wrong type become diagnostics with
+/// their path. Returns the typed object when it could be typed at all.
 fn schema_pass<T: DeserializeOwned>(sink: &mut Sink, value: &Value) -> Option<T> {
-    const MAX_ROUNDS: usize = 64;
-    // The common case, a valid document, is typed without copying it and without the path
-    // tracking, which only matters for a document that fails.
-    if let Ok(typed) = T::deserialize(value) {
-        return Some(typed);
-    }
-    let mut current = value.clone();
-    // Paths this pass removed to get on with typing. Removing an object can make a required
-    // field of its parent go missing (an IPPool without `cidr` loses `spec`); that is our doing,
-    // not the user's, so it is not reported, and typing stops there.
-    let mut removed: Vec<Vec<Segment>> = Vec::new();
-    for _ in 0..MAX_ROUNDS {
-        let err = match serde_path_to_error::deserialize::<_, T>(&current) {
-            Ok(typed) => return Some(typed),
-            Err(err) => err,
-        };
-        let segments: Vec<Segment> = err.path().iter().filter_map(Segment::from_serde).collect();
-        let message = err.inner().to_string();
-        let path = render_path(&segments);
-        if let Some(field) = unknown_field_name(&message) {
-            let expected = expected_fields(&message);
-            let mut full = segments.clone();
-            // serde_path_to_error stops at the mapping that holds the unknown key.
-            if full.last() != Some(&Segment::Key(field.clone())) {
-                full.push(Segment::Key(field.clone()));
+    let mut problems = Vec::new();
+    let typed = typed::read(value, Scalars::Kubernetes, &mut problems);
+    for Problem { path, kind } in problems {
+        match kind {
+            ProblemKind::UnknownField { field, expected } => {
+                let hint = crate::suggest::closest(&field, expected.iter().map(String::as_str))
+                    .map(|candidate| format!("did you mean `{candidate}`?"))
+                    .or_else(|| {
+                        (!expected.is_empty())
+                            .then(|| format!("known fields here: {}", expected.join(", ")))
+                    });
+                sink.report(
+                    &c::UNKNOWN_FIELD,
+                    path,
+                    format!("unknown field `{field}`"),
+                    hint,
+                );
             }
-            let hint = closest(&field, &expected)
-                .map(|candidate| format!("did you mean `{candidate}`?"))
-                .or_else(|| {
-                    (!expected.is_empty())
-                        .then(|| format!("known fields here: {}", expected.join(", ")))
-                });
-            sink.report(
-                &c::UNKNOWN_FIELD,
-                render_path(&full),
-                format!("unknown field `{field}`"),
-                hint,
-            );
-            if !remove(&mut current, &full) {
-                return None;
-            }
-        } else if let Some(field) = missing_field_name(&message) {
-            let mut full = segments.clone();
-            full.push(Segment::Key(field.clone()));
-            if removed.contains(&full) {
-                return None;
-            }
-            sink.report(
+            ProblemKind::MissingField { field } => sink.report(
                 &c::MISSING_FIELD,
-                render_path(&full),
+                path,
                 format!("required field `{field}` is missing"),
                 None,
-            );
-            // Drop the incomplete object so the rest of the document can still be typed.
-            if segments.is_empty() || !remove(&mut current, &segments) {
-                return None;
-            }
-            removed.push(segments);
-        } else {
-            sink.report(&c::WRONG_TYPE, path, type_message(&message), None);
-            if segments.is_empty() || !remove(&mut current, &segments) {
-                return None;
-            }
-            removed.push(segments);
+            ),
+            ProblemKind::UnknownValue { value, expected } => sink.report(
+                &c::WRONG_TYPE,
+                path,
+                format!(
+                    "unknown value `{value}`; valid values: {}",
+                    expected.join(", ")
+                ),
+                None,
+            ),
+            ProblemKind::Invalid { message } => sink.report(&c::WRONG_TYPE, path, message, None),
         }
     }
-    None
-}
-
-/// One step of a field path.
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Segment {
-    Key(String),
-    Index(usize),
-}
-
-impl Segment {
-    fn from_serde(segment: &serde_path_to_error::Segment) -> Option<Segment> {
-        match segment {
-            serde_path_to_error::Segment::Map { key } => Some(Segment::Key(key.clone())),
-            serde_path_to_error::Segment::Seq { index } => Some(Segment::Index(*index)),
-            // Struct fields that serde reads through `deserialize_struct` are map keys in a
-            // JSON value, so only the unknown-segment case is left.
-            _ => None,
-        }
-    }
-}
-
-fn render_path(segments: &[Segment]) -> String {
-    let mut path = String::new();
-    for segment in segments {
-        path = match segment {
-            Segment::Key(key) => join_key(&path, key),
-            Segment::Index(idx) => crate::source::join_index(&path, *idx),
-        };
-    }
-    path
-}
-
-/// Remove the node at `segments` from `value`; false when there is nothing to remove.
-fn remove(value: &mut Value, segments: &[Segment]) -> bool {
-    let Some((last, parents)) = segments.split_last() else {
-        return false;
-    };
-    let mut node = value;
-    for segment in parents {
-        node = match (segment, node) {
-            (Segment::Key(key), Value::Object(map)) => match map.get_mut(key) {
-                Some(child) => child,
-                None => return false,
-            },
-            (Segment::Index(idx), Value::Array(items)) => match items.get_mut(*idx) {
-                Some(child) => child,
-                None => return false,
-            },
-            _ => return false,
-        };
-    }
-    match (last, node) {
-        (Segment::Key(key), Value::Object(map)) => map.remove(key).is_some(),
-        (Segment::Index(idx), Value::Array(items)) if *idx < items.len() => {
-            items.remove(*idx);
-            true
-        }
-        _ => false,
-    }
-}
-
-/// The field name in serde's "unknown field `x`, expected ..." message.
-fn unknown_field_name(message: &str) -> Option<String> {
-    let rest = message.strip_prefix("unknown field `")?;
-    Some(rest.split('`').next()?.to_owned())
-}
-
-/// The field name in serde's "missing field `x`" message.
-fn missing_field_name(message: &str) -> Option<String> {
-    let rest = message.strip_prefix("missing field `")?;
-    Some(rest.split('`').next()?.to_owned())
-}
-
-/// The field names listed in serde's "expected one of `a`, `b`" or "expected `a`" message.
-fn expected_fields(message: &str) -> Vec<String> {
-    let Some((_, list)) = message.split_once("expected") else {
-        return Vec::new();
-    };
-    list.split('`')
-        .enumerate()
-        .filter(|(idx, _)| idx % 2 == 1)
-        .map(|(_, name)| name.to_owned())
-        .collect()
-}
-
-/// The closest known field by edit distance, when it is close enough to be a typo.
-fn closest(field: &str, expected: &[String]) -> Option<String> {
-    expected
-        .iter()
-        .map(|candidate| {
-            let distance =
-                strsim::levenshtein(&field.to_ascii_lowercase(), &candidate.to_ascii_lowercase());
-            (distance, candidate)
-        })
-        .filter(|(distance, candidate)| *distance <= 2.max(candidate.len() / 4))
-        .min()
-        .map(|(_, candidate)| candidate.clone())
-}
-
-/// serde's type messages, made to read as ours ("invalid type: string \"x\", expected a
-/// boolean" -> "expected a boolean, found string \"x\"").
-fn type_message(message: &str) -> String {
-    if let Some(rest) = message.strip_prefix("invalid type: ")
-        && let Some((found, expected)) = rest.split_once(", expected ")
-    {
-        return format!("expected {expected}, found {found}");
-    }
-    if let Some(rest) = message.strip_prefix("invalid value: ")
-        && let Some((found, expected)) = rest.split_once(", expected ")
-    {
-        return format!("expected {expected}, found {found}");
-    }
-    message.to_owned()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn serde_messages_are_read() {
-        let message = "unknown field `blocksize`, expected one of `cidr`, `blockSize`";
-        assert_eq!(unknown_field_name(message).as_deref(), Some("blocksize"));
-        assert_eq!(expected_fields(message), vec!["cidr", "blockSize"]);
-        assert_eq!(
-            closest("blocksize", &expected_fields(message)).as_deref(),
-            Some("blockSize")
-        );
-        assert_eq!(closest("zzz", &expected_fields(message)), None);
-        assert_eq!(
-            type_message("invalid type: string \"Enabled\", expected a boolean"),
-            "expected a boolean, found string \"Enabled\""
-        );
-    }
-
-    #[test]
-    fn removal() {
-        let mut value = serde_json::json!({"a": {"b": [1, {"c": 2}]}});
-        assert!(remove(
-            &mut value,
-            &[
-                Segment::Key("a".into()),
-                Segment::Key("b".into()),
-                Segment::Index(1),
-                Segment::Key("c".into())
-            ]
-        ));
-        assert_eq!(value, serde_json::json!({"a": {"b": [1, {}]}}));
-        assert!(!remove(&mut value, &[Segment::Key("x".into())]));
-    }
+    typed
 }
