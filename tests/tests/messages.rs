@@ -189,10 +189,15 @@ fn documents_are_counted_from_one() {
         "{text}"
     );
     // A ClusterNetwork file with a second document names where that document starts.
-    let output = run(&["render", "-f", "-"], &format!("{CLUSTER}---\nkind: Other\n"));
+    let output = run(
+        &["render", "-f", "-"],
+        &format!("{CLUSTER}---\nkind: Other\n"),
+    );
     let text = seen(&output);
     assert!(
-        text.starts_with("<stdin>:12:1: error[CN0002]: more than one YAML document in a ClusterNetwork file"),
+        text.starts_with(
+            "<stdin>:12:1: error[CN0002]: more than one YAML document in a ClusterNetwork file"
+        ),
         "{text}"
     );
 }
@@ -211,7 +216,7 @@ fn a_bad_second_document_on_stdin_is_located() {
     let output = run(&["validate", "-f", "-"], "a: 1\n---\nb: [\n");
     assert_eq!(output.status.code(), Some(2));
     assert!(
-        seen(&output).contains("<stdin>: line 4, column 1: not valid YAML"),
+        seen(&output).contains("<stdin>: line 3, column 4: not valid YAML: unclosed bracket"),
         "{}",
         seen(&output)
     );
