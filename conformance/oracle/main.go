@@ -2,12 +2,15 @@
 // JSON line per object on standard output, in order: whether upstream's own code accepts the
 // object on the path a new object takes, and upstream's messages.
 //
+//	oracle CRD_DIR < objects.jsonl
 //	{"verdict":"accepted"}
 //	{"verdict":"rejected","stage":"validator","messages":["..."]}
 //
-// Stages: "decode" (the strict, case-sensitive JSON decoding the API server does), "clientv3-*"
-// and "validator" (libcalico-go), "operator-*" (tigera-operator). A verdict "unsupported" marks
-// an object outside the oracle's reach (an unknown kind, a BGPPeer naming BGPFilters).
+// CRD_DIR holds the pinned CRDs (crds/v3.32.1). Stages: "decode" (case-sensitive JSON decoding),
+// "crd-unknown-field" and "crd-validate" (the kube-apiserver's create path for the CRD),
+// "clientv3-*" and "validator" (libcalico-go), "operator-*" (tigera-operator). A verdict
+// "unsupported" marks an object outside the oracle's reach (an unknown kind, a BGPPeer naming
+// BGPFilters).
 package main
 
 import (
@@ -36,7 +39,18 @@ type typeMeta struct {
 	Kind       string `json:"kind"`
 }
 
+var crds map[string]*crdJudge
+
 func main() {
+	if len(os.Args) != 2 {
+		fmt.Fprintln(os.Stderr, "usage: oracle CRD_DIR < objects.jsonl")
+		os.Exit(2)
+	}
+	var err error
+	if crds, err = loadCRDs(os.Args[1]); err != nil {
+		fmt.Fprintln(os.Stderr, "oracle: read CRDs:", err)
+		os.Exit(1)
+	}
 	in := bufio.NewReaderSize(os.Stdin, 1<<20)
 	out := bufio.NewWriterSize(os.Stdout, 1<<16)
 	defer out.Flush()
@@ -73,6 +87,26 @@ func judge(line []byte) (a answer) {
 	if err := json.Unmarshal(line, &tm); err != nil {
 		return answer{Verdict: "rejected", Stage: "decode", Messages: []string{err.Error()}}
 	}
+	crd, ok := crds[tm.APIVersion+"/"+tm.Kind]
+	if !ok {
+		return answer{Verdict: "unsupported", Messages: []string{"no CRD for " + tm.APIVersion + "/" + tm.Kind}}
+	}
+	var obj map[string]interface{}
+	if a, ok := decode(line, &obj); !ok {
+		return a
+	}
+	if stage, msgs := crd.admit(obj); stage != "" {
+		return answer{Verdict: "rejected", Stage: stage, Messages: msgs}
+	}
+	// What is stored (pruned and defaulted) is what upstream's Go code reads.
+	stored, err := json.Marshal(obj)
+	if err != nil {
+		return answer{Verdict: "rejected", Stage: "decode", Messages: []string{err.Error()}}
+	}
+	return judgeStored(tm, stored)
+}
+
+func judgeStored(tm typeMeta, line []byte) answer {
 	switch tm.APIVersion + "/" + tm.Kind {
 	case "projectcalico.org/v3/IPPool":
 		obj := &apiv3.IPPool{}
@@ -111,9 +145,11 @@ func judge(line []byte) (a answer) {
 	return answer{Verdict: "unsupported", Messages: []string{"kind " + tm.APIVersion + "/" + tm.Kind}}
 }
 
-// decode is the API server's decoding: case-sensitive, unknown and duplicate fields refused.
+// decode is the API server's decoding: case-sensitive, integers kept, duplicate fields refused.
+// Fields the Go types do not know are ignored here: the CRD stage has already refused fields the
+// v3.32.1 schema does not know, and the Go code cannot check fields its release does not have.
 func decode(line []byte, into any) (answer, bool) {
-	strict, err := sigsjson.UnmarshalStrict(line, into)
+	strict, err := sigsjson.UnmarshalStrict(line, into, sigsjson.DisallowDuplicateFields)
 	if err != nil {
 		return answer{Verdict: "rejected", Stage: "decode", Messages: []string{err.Error()}}, false
 	}

@@ -14,6 +14,7 @@ mod codegen_roundtrip;
 mod codegen_snapshots;
 mod e2e_k8s;
 mod krm_function;
+mod oracle_diff;
 mod patch_cli;
 mod patch_property;
 mod patch_snapshots;
