@@ -17,6 +17,7 @@ mod e2e_operator;
 mod hostile_input;
 mod krm_function;
 mod messages;
+mod oracle_diff;
 mod out_dir_writes;
 mod patch_cli;
 mod patch_property;

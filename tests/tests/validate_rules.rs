@@ -427,6 +427,14 @@ fn felixconfiguration() {
         ("bpfLogLevel: debug", &["CR4010"]),
         ("serviceLoopPrevention: Drop", &[]),
         ("chainInsertMode: Prepend", &["CR4010"]),
+        ("floatingIPs: Enabled", &[]),
+        ("floatingIPs: enabled", &["CR4010"]),
+        ("flowLogsLocalReporter: Disabled", &[]),
+        ("flowLogsLocalReporter: Bogus", &["CR4010"]),
+        ("flowLogsPolicyEvaluationMode: Continuous", &[]),
+        ("flowLogsPolicyEvaluationMode: none", &["CR4010"]),
+        ("istioAmbientMode: Disabled", &[]),
+        ("istioAmbientMode: ''", &["CR4010"]),
     ];
     for (spec, expected) in rows {
         check_felix("default", spec, expected);

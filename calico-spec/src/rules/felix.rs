@@ -57,6 +57,11 @@ const ENUMS: &[(&str, &[&str])] = &[
     ("programClusterRoutes", &["Enabled", "Disabled"]),
     ("ipForwarding", &["Enabled", "Disabled"]),
     ("nftablesMode", &["Disabled", "Enabled", "Auto"]),
+    // Found by the differential test (tests/tests/oracle_diff.rs): CRD enums of v3.32.1.
+    ("floatingIPs", &["Enabled", "Disabled"]),
+    ("flowLogsLocalReporter", &["Disabled", "Enabled"]),
+    ("flowLogsPolicyEvaluationMode", &["None", "Continuous"]),
+    ("istioAmbientMode", &["Enabled", "Disabled"]),
 ];
 
 /// Integer fields and their inclusive bounds.
