@@ -445,10 +445,10 @@ fn the_real_operator_reconciles_what_we_render_without_drift() {
     let operator = match set_up() {
         Ok(Some(operator)) => operator,
         Ok(None) => {
-            eprintln!(
-                "e2e operator: skipped: {ENV_KUBECONFIG} is not set, so there is no operator to \
+            calico_render_tests::say_skipped(&format!(
+                "e2e operator: {ENV_KUBECONFIG} is not set, so there is no operator to \
                  test against (`eval \"$(.ci/k8s-e2e.sh up DIR)\"` starts one)"
-            );
+            ));
             return;
         }
         Err(reason) => panic!("e2e operator: set-up failed: {reason}"),
@@ -705,7 +705,9 @@ fn the_real_operator_refuses_what_validate_refuses() {
     let operator = match set_up() {
         Ok(Some(operator)) => operator,
         Ok(None) => {
-            eprintln!("e2e operator invalid cases: skipped: {ENV_KUBECONFIG} is not set");
+            calico_render_tests::say_skipped(&format!(
+                "e2e operator invalid cases: {ENV_KUBECONFIG} is not set"
+            ));
             return;
         }
         Err(reason) => panic!("e2e operator: set-up failed: {reason}"),

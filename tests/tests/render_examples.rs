@@ -266,7 +266,7 @@ fn skip(reason: &str) -> Option<serde_json::Value> {
     if std::env::var("CALICO_RENDER_E2E").as_deref() == Ok("required") {
         panic!("{reason}, and CALICO_RENDER_E2E=required");
     }
-    eprintln!("notice: YAML 1.1 reader check skipped: {reason}");
+    calico_render_tests::say_skipped(&format!("YAML 1.1 reader check: {reason}"));
     None
 }
 
