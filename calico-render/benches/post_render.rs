@@ -9,7 +9,7 @@
 //! is slow and memory-hungry on streams this size, and a limit hit is reported as such). Run
 //! with `cargo bench -p calico-render --bench post_render`; set `BENCH_MB` for another size.
 //! kustomize is looked for as the e2e tests do (`CALICO_RENDER_E2E_TOOLS`, else
-//! `~/.cache/k8s-real/bin`) and skipped with a notice when absent.
+//! `~/.cache/calico-render-e2e/bin`) and skipped with a notice when absent.
 //!
 //! To compare two builds side by side, set `BENCH_BASELINE` to another `calico-render` binary
 //! (an older build): `cat`, it and this build then take turns, run after run, so a change in
@@ -281,7 +281,7 @@ fn output_of(program: &Path, args: &[&str], input: &[u8]) -> Vec<u8> {
 fn kustomize() -> Option<PathBuf> {
     let dir = match std::env::var_os("CALICO_RENDER_E2E_TOOLS").filter(|v| !v.is_empty()) {
         Some(dir) => PathBuf::from(dir),
-        None => Path::new(&std::env::var_os("HOME")?).join(".cache/k8s-real/bin"),
+        None => Path::new(&std::env::var_os("HOME")?).join(".cache/calico-render-e2e/bin"),
     };
     let path = dir.join("kustomize");
     path.is_file().then_some(path)

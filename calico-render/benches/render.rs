@@ -8,7 +8,7 @@
 //! at most 12 MiB peak RSS, at least 25 times faster than helm.
 //!
 //! Run with `cargo bench -p calico-render --bench render`. helm is looked for in
-//! `CALICO_RENDER_E2E_TOOLS`, then `~/.cache/k8s-real/bin` (where the k8s-real setup script puts
+//! `CALICO_RENDER_E2E_TOOLS`, then `~/.cache/calico-render-e2e/bin` (where `.ci/k8s-e2e.sh install` puts
 //! it); without helm the helm side is skipped with a notice. `BENCH_BASELINE=/path/to/an/older/
 //! calico-render` adds that binary to the same alternation, for an old/new ratio from one run.
 //!
@@ -180,7 +180,7 @@ fn main() {
         ratio = Some(times);
     } else {
         println!(
-            "notice: helm not found (CALICO_RENDER_E2E_TOOLS or ~/.cache/k8s-real/bin): helm side skipped"
+            "notice: helm not found (CALICO_RENDER_E2E_TOOLS or ~/.cache/calico-render-e2e/bin): helm side skipped"
         );
     }
     match ours_cost {
@@ -259,8 +259,8 @@ fn children_totals() -> Option<(u64, u64)> {
 fn find_helm() -> Option<PathBuf> {
     let from_env =
         std::env::var_os("CALICO_RENDER_E2E_TOOLS").map(|dir| PathBuf::from(dir).join("helm"));
-    let from_home =
-        std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache/k8s-real/bin/helm"));
+    let from_home = std::env::var_os("HOME")
+        .map(|home| PathBuf::from(home).join(".cache/calico-render-e2e/bin/helm"));
     from_env
         .into_iter()
         .chain(from_home)
