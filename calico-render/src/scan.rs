@@ -94,6 +94,10 @@ pub enum Unusual {
     DuplicateKey,
     /// Indentation of the `metadata` block is inconsistent.
     InconsistentIndentation,
+    /// A line too long to keep, whose kept start is only indentation.
+    LongLine,
+    /// A root key's flow collection (`{`, `[`) that does not close on its line.
+    MultiLineFlow,
 }
 
 impl fmt::Display for Unusual {
@@ -110,6 +114,8 @@ impl fmt::Display for Unusual {
             Unusual::UnusualMetadata => "`metadata` in flow style or through an alias or tag",
             Unusual::DuplicateKey => "a duplicated key",
             Unusual::InconsistentIndentation => "inconsistent indentation",
+            Unusual::LongLine => "a line too long to read",
+            Unusual::MultiLineFlow => "a flow collection over several lines",
         })
     }
 }
@@ -323,6 +329,17 @@ impl DocState {
     /// Feed one line (without its line break) that starts at byte `offset`.
     fn feed(&mut self, line: &[u8], offset: u64, truncated: bool) {
         self.has_bytes = true;
+        // A cut line whose kept bytes are all indentation may hold anything after them.
+        if truncated && !self.skips_indented() && line.iter().all(u8::is_ascii_whitespace) {
+            self.mark_content(offset);
+            self.flag(Unusual::LongLine);
+            return;
+        }
+        if let Some(rest) = line.strip_prefix(b"\xEF\xBB\xBF") {
+            // A byte order mark starts the stream; what follows it is read as a line.
+            self.flag(Unusual::ByteOrderMark);
+            return self.feed(rest, offset, truncated);
+        }
         let Some(&first) = line.first() else {
             return;
         };
@@ -417,10 +434,6 @@ impl DocState {
 
     fn root_line(&mut self, line: &[u8], truncated: bool) {
         self.pending = None;
-        if line.starts_with(b"\xEF\xBB\xBF") {
-            self.flag(Unusual::ByteOrderMark);
-            return;
-        }
         match split_key(line) {
             KeyLine::Key(key, value) => {
                 self.section = Section::Other;
@@ -436,6 +449,8 @@ impl DocState {
                     b"apiVersion" => self.set(Which::ApiVersion, read(value), 0),
                     b"kind" => self.set(Which::Kind, read(value), 0),
                     b"metadata" => self.metadata_key(read(value)),
+                    // Its lines may go on in column 0, where they look like root keys.
+                    _ if opens_flow(value) => self.flag(Unusual::MultiLineFlow),
                     _ => {}
                 }
             }
@@ -546,6 +561,13 @@ fn split_key(line: &[u8]) -> KeyLine<'_> {
         idx += 1;
     }
     KeyLine::NotAKey
+}
+
+/// True when the text after a key's colon opens a flow collection the line does not close
+/// (conservatively: it starts with `{` or `[` and does not end with `}` or `]`).
+fn opens_flow(value: &[u8]) -> bool {
+    let value = trim_start(trim_end(value));
+    matches!(value.first(), Some(b'{' | b'[')) && !matches!(value.last(), Some(b'}' | b']'))
 }
 
 /// A value read from the text after a key's colon.
@@ -1084,6 +1106,9 @@ pub struct RootSection {
 /// (the scan's shape); `None` for anything else, and the caller must re-serialize instead of
 /// copying. Text before the first key (a `---` line, comments) belongs to no section.
 pub fn root_sections(text: &[u8]) -> Option<Vec<RootSection>> {
+    if text.starts_with(b"\xEF\xBB\xBF") {
+        return None;
+    }
     let mut sections: Vec<RootSection> = Vec::new();
     let mut offset = 0;
     let mut seen_start = false;
@@ -1118,6 +1143,7 @@ pub fn root_sections(text: &[u8]) -> Option<Vec<RootSection>> {
             // A block sequence under a root key may start its entries in column 0.
             Some(b'-') if !sections.is_empty() && matches!(body.get(1), None | Some(b' ')) => {}
             Some(_) => match split_key(body) {
+                KeyLine::Key(_, value) if opens_flow(value) => return None,
                 KeyLine::Key(key, _) => {
                     let key = std::str::from_utf8(key).ok()?.to_owned();
                     if sections.iter().any(|s| s.key == key) {
@@ -1251,7 +1277,9 @@ mod tests {
             ("kind: A\nspec:\n  \tx: 1\n", plain("A"), Absent, None),
             ("kind: A\nmetadata:\n  \tname: x\n", plain("A"), Absent, Some(Unusual::TabIndentation)),
             ("--- !!map\nkind: A\n", plain("A"), Absent, Some(Unusual::ContentOnDocumentStart)),
-            ("\u{feff}kind: A\n", Absent, Absent, Some(Unusual::ByteOrderMark)),
+            ("\u{feff}kind: A\n", plain("A"), Absent, Some(Unusual::ByteOrderMark)),
+            ("kind: A\nspec: {a: 1,\nb: 2}\n", plain("A"), Absent, Some(Unusual::MultiLineFlow)),
+            ("kind: A\nspec: [a,\n  b]\n", plain("A"), Absent, Some(Unusual::MultiLineFlow)),
             ("kind: A\r\nmetadata:\r\n  name: x\r\n", plain("A"), plain("x"), None),
             ("kind: A\nspec: {}\ndata:\n  x: \"---\"\n", plain("A"), Absent, None),
         ];
@@ -1306,6 +1334,11 @@ mod tests {
         assert_eq!(docs[0].unusual, Some(Unusual::Directive));
         assert_eq!(docs[1].head.kind, plain("A"));
         assert_eq!(docs[1].unusual, None);
+
+        // After a byte order mark too.
+        let docs = scan_stream("\u{feff}%YAML 1.1\n---\nkind: A\n".as_bytes());
+        assert_eq!(docs.len(), 2);
+        assert!(docs[0].is_empty());
     }
 
     #[test]
@@ -1345,6 +1378,8 @@ mod tests {
             b"a: 1\n...\n",
             b"a: 1\na: 2\n",
             b"  a: 1\n",
+            b"a: {x: 1,\nb: 2}\n",
+            "\u{feff}a: 1\n".as_bytes(),
         ] {
             assert_eq!(root_sections(odd), None, "{odd:?}");
         }
@@ -1520,6 +1555,27 @@ mod tests {
         scanner.finish_into(&mut docs);
         assert_eq!(docs.len(), 2);
         assert_eq!(docs[1].unusual, Some(Unusual::ContentOnDocumentStart));
+
+        // A cut line that kept only indentation is no blank line: it may hold a key.
+        for input in [
+            &b"kind: A
+metadata:
+      <<: *b
+"[..],
+            b"---
+      kind: A
+",
+        ] {
+            let mut scanner = StreamScanner::new().line_prefix(4);
+            let mut docs = Vec::new();
+            for chunk in input.chunks(input.len() - 3) {
+                scanner.push_chunk(chunk, &mut docs);
+            }
+            scanner.finish_into(&mut docs);
+            assert_eq!(docs.len(), 1);
+            assert_eq!(docs[0].unusual, Some(Unusual::LongLine), "{input:?}");
+            assert!(docs[0].needs_parse() && !docs[0].is_empty());
+        }
     }
 
     #[test]

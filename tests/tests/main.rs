@@ -30,6 +30,7 @@ mod provenance;
 mod render_cli;
 mod render_examples;
 mod render_parse;
+mod scan_differential;
 mod tidy;
 mod validate_chart_values;
 mod validate_cli;
