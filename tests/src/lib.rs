@@ -103,3 +103,35 @@ pub fn say_skipped(message: &str) {
     // Nothing useful can be done if standard error is gone.
     let _ = writeln!(err, "SKIPPED: {message}");
 }
+
+/// SplitMix64: a small seeded generator, the same on every platform, for the seeded test
+/// generators (patch property, scan differential, oracle differential).
+pub struct Rng(pub u64);
+
+impl Rng {
+    /// The next 64 random bits. Not an `Iterator`: the generator never ends, and callers want
+    /// the bits, not an `Option`.
+    #[allow(clippy::should_implement_trait)]
+    pub fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+
+    /// A number below `n` (which must not be 0).
+    pub fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+
+    /// True `percent` times in a hundred.
+    pub fn chance(&mut self, percent: u64) -> bool {
+        self.next() % 100 < percent
+    }
+
+    /// One of `items` (which must not be empty).
+    pub fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
+        &items[self.below(items.len())]
+    }
+}

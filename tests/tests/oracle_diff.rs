@@ -19,6 +19,7 @@
 //!   cargo test --release -p calico-render-tests -- oracle_diff:: --nocapture
 //! ```
 
+use calico_render_tests::Rng;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{BufRead, BufReader, Write};
@@ -41,31 +42,6 @@ const TABLE: &str = concat!(
     "/cases/oracle/disagreements.tsv"
 );
 const CRDS: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../crds/v3.32.1");
-
-/// SplitMix64: small, fast and the same on every platform.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-
-    fn percent(&mut self, p: u64) -> bool {
-        self.next() % 100 < p
-    }
-}
 
 /// One step of a path inside `spec`.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -563,7 +539,7 @@ fn base(kind: &Kind, rng: &mut Rng, serial: usize) -> Value {
     let v6 = ["fd00::/48", "fd00:10::/64", "2001:db8::/64"];
     let (name, spec) = match kind.kind {
         "IPPool" => {
-            let cidr = if rng.percent(60) {
+            let cidr = if rng.chance(60) {
                 rng.pick(&v4)
             } else {
                 rng.pick(&v6)
@@ -579,7 +555,7 @@ fn base(kind: &Kind, rng: &mut Rng, serial: usize) -> Value {
             (format!("peer-{serial}"), spec)
         }
         "BGPConfiguration" | "FelixConfiguration" => {
-            let name = if rng.percent(80) {
+            let name = if rng.chance(80) {
                 "default".to_string()
             } else {
                 "node.node-1".to_string()

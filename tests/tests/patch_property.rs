@@ -13,34 +13,10 @@
 //! prints the seed and both objects.
 
 use calico_render::patch::{self, PatchError};
+use calico_render_tests::Rng;
 use calico_spec::cluster_network::{self, ClusterNetwork};
 use calico_spec::diag::Severity;
 use serde_json::{Map, Value, json};
-
-/// SplitMix64: tiny, fast, and good enough to pick test cases.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
 
 /// The pools a spec may list: a pool keeps its CIDR and block size across a pair (those cannot
 /// change in place), everything else may change.

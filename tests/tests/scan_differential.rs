@@ -24,6 +24,7 @@
 //! keeps its behaviour, not only its safety: a verdict moving from read to unclear costs a parse
 //! per document, and one moving the other way must still pass the checks above.
 
+use calico_render_tests::Rng;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
 
@@ -45,32 +46,6 @@ const WANTED: [&str; 8] = [
     "IPPool",
     "Deployment",
 ];
-
-/// SplitMix64: small, seeded, reproducible.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    /// True `percent` times in a hundred.
-    fn chance(&mut self, percent: u64) -> bool {
-        self.next() % 100 < percent
-    }
-
-    fn pick<'a, T>(&mut self, items: &'a [T]) -> &'a T {
-        &items[self.below(items.len())]
-    }
-}
 
 /// A value in a document body.
 #[derive(Debug, Clone)]
