@@ -877,11 +877,7 @@ fn every_example_renders_to_objects_the_server_stores_unchanged() {
 /// Examples whose rendering the API server refuses, with a piece of its message and the reason.
 /// Reported on every run; an example that starts to pass fails the test, so the entry goes as
 /// soon as the product is fixed, and any other refusal fails it too.
-const KNOWN_EXAMPLE_REFUSALS: &[(&str, &str, &str)] = &[(
-    "bgp-loadbalancer",
-    "Checked value must be of type integer with format int32 in spec.asNumber",
-    AS_NUMBER_ABOVE_INT32,
-)];
+const KNOWN_EXAMPLE_REFUSALS: &[(&str, &str, &str)] = &[];
 
 /// The read-back comparison is only worth something if it can fail: each entry is a pair of
 /// (sent, stored) objects and the one difference line it must report.
@@ -1340,13 +1336,6 @@ struct DriftCase {
     drift: &'static [(&'static str, &'static str, &'static str)],
 }
 
-/// The bgp-loadbalancer example with AS numbers a current server stores (its own are above
-/// 2147483647, see `AS_NUMBER_ABOVE_INT32`).
-const AS_NUMBERS_WITHIN_INT32: &[(&str, &str)] = &[
-    ("asNumber: 4200000001", "asNumber: 64513"),
-    ("asNumber: 4200000000", "asNumber: 65001"),
-];
-
 const DRIFT_CASES: &[DriftCase] = &[
     DriftCase {
         // The article's own `kubectl patch` line, with the pool name guard in front.
@@ -1361,7 +1350,7 @@ const DRIFT_CASES: &[DriftCase] = &[
     DriftCase {
         // Every projectcalico.org/v3 kind the example renders, patched by its qualified name.
         example: "bgp-loadbalancer",
-        edits: AS_NUMBERS_WITHIN_INT32,
+        edits: &[],
         drift: &[
             (
                 "installations.operator.tigera.io",
@@ -1795,30 +1784,7 @@ fn negative_cases() -> Result<Vec<NegativeCase>, String> {
 /// the reason. They are reported on every run; a listed case that starts to agree fails the
 /// test, so the entry is removed as soon as the validator is fixed, and a new disagreement not
 /// listed here fails it too.
-const KNOWN_DISAGREEMENTS: &[(&str, &str)] = &[
-    (
-        "48-bgpconfiguration-as-number-above-int32.yaml",
-        AS_NUMBER_ABOVE_INT32,
-    ),
-    (
-        "49-bgppeer-as-number-above-int32.yaml",
-        AS_NUMBER_ABOVE_INT32,
-    ),
-    (
-        "50-bgppeer-local-as-number-above-int32.yaml",
-        AS_NUMBER_ABOVE_INT32,
-    ),
-];
-
-/// Why AS numbers above 2147483647 are refused by a current server and accepted by us: the v3.32.1
-/// CRDs (`projectcalico.org/v3` and `crd.projectcalico.org/v1` alike) declare `asNumber` and
-/// `localASNumber` as `type: integer, format: int32`, and kube-apiserver's schema validator
-/// (kube-openapi `validate.numberValidator`) enforces the int32 range of that format ("Checked value
-/// must be of type integer with format int32"); v1.20 did not. calico-render's rules CR3011/CR2010
-/// allow the full unsigned 32-bit range (projectcalico/calico#13494).
-const AS_NUMBER_ABOVE_INT32: &str = "the CRD's `format: int32` is enforced by a current \
-    kube-apiserver, our CR3011/CR2010 allow 0-4294967295 (projectcalico/calico#13494); a product \
-    decision for the lead";
+const KNOWN_DISAGREEMENTS: &[(&str, &str)] = &[];
 
 /// How the two judges saw one negative case.
 struct Verdicts {
@@ -2184,8 +2150,8 @@ pub(crate) fn generated_cluster_network(rng: &mut Rng, index: usize) -> String {
 
 /// An AS number a current server stores: a private 2-byte one, or a 4-byte one below 2^31. The
 /// private 4-byte range (4200000000-4294967294) is above the int32 range the CRDs declare, which a
-/// current kube-apiserver enforces (see `AS_NUMBER_ABOVE_INT32`; the bgp-loadbalancer example and
-/// negative cases 48-50 keep that disagreement in view).
+/// current kube-apiserver enforces (projectcalico/calico#13494; negative cases 48-50, which
+/// `calico-render validate` refuses too).
 fn generated_as_number(rng: &mut Rng) -> u64 {
     if rng.chance(50) {
         64_512 + rng.below(1023)

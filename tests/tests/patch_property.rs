@@ -499,7 +499,7 @@ fn gen_cluster_network(rng: &mut Rng) -> Value {
     }
     if bgp_enabled {
         if rng.chance(60) {
-            spec["bgp"]["asNumber"] = json!(rng.pick(&[64512u32, 4200000001]));
+            spec["bgp"]["asNumber"] = json!(rng.pick(&[64512u32, 2000000001]));
         }
         if rng.chance(50) {
             spec["bgp"]["nodeToNodeMesh"] = json!(rng.chance(50));
@@ -507,7 +507,7 @@ fn gen_cluster_network(rng: &mut Rng) -> Value {
         let mut peers = Vec::new();
         for (name, ip) in [("router", "192.168.10.1"), ("router-2", "192.168.20.1")] {
             if rng.chance(50) {
-                let as_number = *rng.pick(&[4200000000u32, 65000]);
+                let as_number = *rng.pick(&[2000000000u32, 65000]);
                 peers.push(json!({"name": name, "peerIP": ip, "asNumber": as_number}));
             }
         }

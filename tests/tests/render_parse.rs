@@ -134,7 +134,7 @@ fn cross_field_rules_report_every_problem() {
     );
     check(
         "spec:\n",
-        "spec:\n  bgp:\n    peers:\n      - name: router\n        peerIP: 192.168.10.1\n        asNumber: 4200000000\n",
+        "spec:\n  bgp:\n    peers:\n      - name: router\n        peerIP: 192.168.10.1\n        asNumber: 65001\n",
         "cluster.yaml:6:7 error[CN0107] spec.bgp.peers is set but BGP is off (at spec.bgp.peers); set spec.bgp.enabled: true, or remove the BGP settings",
     );
 }
@@ -165,7 +165,7 @@ fn bpf_network_bootstrap_needs_bpf_and_no_api_endpoint() {
 
 #[test]
 fn bgp_peer_session_settings_are_checked() {
-    let bgp = "spec:\n  bgp:\n    enabled: true\n    peers:\n      - name: router\n        peerIP: 192.168.10.1\n        asNumber: 4200000000\n";
+    let bgp = "spec:\n  bgp:\n    enabled: true\n    peers:\n      - name: router\n        peerIP: 192.168.10.1\n        asNumber: 65001\n";
     check(
         "spec:\n",
         &format!(
@@ -201,7 +201,7 @@ fn bgp_peer_session_settings_are_checked() {
 fn bgp_peer_session_settings_are_rendered() {
     let text = BASE.replacen(
         "spec:\n",
-        "spec:\n  bgp:\n    enabled: true\n    peers:\n      - name: router\n        peerIP: 192.168.10.1\n        asNumber: 4200000000\n        keepaliveTime: 20s\n        maxRestartTime: 120s\n        nextHopMode: Self\n        password: {name: bgp-secrets, key: router}\n",
+        "spec:\n  bgp:\n    enabled: true\n    peers:\n      - name: router\n        peerIP: 192.168.10.1\n        asNumber: 65001\n        keepaliveTime: 20s\n        maxRestartTime: 120s\n        nextHopMode: Self\n        password: {name: bgp-secrets, key: router}\n",
         1,
     );
     let loaded = calico_spec::cluster_network::load("cluster.yaml", &text).expect("loads");
@@ -215,7 +215,7 @@ fn bgp_peer_session_settings_are_rendered() {
         peer["spec"],
         serde_json::json!({
             "peerIP": "192.168.10.1",
-            "asNumber": 4200000000u32,
+            "asNumber": 65001,
             "keepaliveTime": "20s",
             "maxRestartTime": "120s",
             "nextHopMode": "Self",
@@ -311,7 +311,7 @@ fn reading_rules() {
     check(
         "spec:\n",
         "spec:\n  bgp:\n    enabled: true\n    asNumber: 99999999999\n  mtu: 70000.5\n",
-        "cluster.yaml:6:15 error[CN0002] expected an integer from 0 to 4294967295, found integer `99999999999` (at spec.bgp.asNumber); write an AS number between 1 and 4294967295\n\
+        "cluster.yaml:6:15 error[CN0002] expected an integer from 0 to 4294967295, found integer `99999999999` (at spec.bgp.asNumber); write an AS number between 1 and 2147483647\n\
          cluster.yaml:7:8 error[CN0002] expected an integer from 0 to 4294967295, found floating point `70000.5` (at spec.mtu); write an MTU between 576 and 65535, or leave it out to let Calico detect it",
     );
     check(

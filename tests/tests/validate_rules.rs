@@ -251,7 +251,19 @@ fn bgppeer() {
         ("filters: [export-lb, Bad_Filter]", &["CR2009"]),
         ("nodeSelector: \"rack == r1\"", &["CR1017"]),
         ("peerIP: 192.0.2.1\nasNumber: 0", &[]),
-        ("peerIP: 192.0.2.1\nasNumber: 4294967295", &[]),
+        // The API server's CRD schema (`format: int32`) ends AS numbers at 2147483647, below
+        // Calico's own validator (projectcalico/calico#13494).
+        ("peerIP: 192.0.2.1\nasNumber: 2147483647", &[]),
+        ("peerIP: 192.0.2.1\nasNumber: 2147483648", &["CR2010"]),
+        ("peerIP: 192.0.2.1\nasNumber: 4294967295", &["CR2010"]),
+        (
+            "peerIP: 192.0.2.1\nasNumber: 64512\nlocalASNumber: 2147483647",
+            &[],
+        ),
+        (
+            "peerIP: 192.0.2.1\nasNumber: 64512\nlocalASNumber: 4200000000",
+            &["CR2010"],
+        ),
         (
             "peerIP: 192.0.2.1\nasNumber: 4294967296",
             &["CR0002", "CR2010"],
@@ -336,10 +348,94 @@ fn bgpconfiguration() {
         ("ipv4NormalRoutePriority: 2147483646", &[]),
         ("ipv4NormalRoutePriority: 0", &["CR3010"]),
         ("ipv6NormalRoutePriority: 2147483647", &["CR3010"]),
-        ("asNumber: 4294967295", &[]),
+        ("asNumber: 2147483647", &[]),
+        ("asNumber: 2147483648", &["CR3011"]),
+        ("asNumber: 4294967295", &["CR3011"]),
+        ("asNumber: 4294967296", &["CR0002", "CR3011"]),
+        ("asNumber: -1", &["CR0002", "CR3011"]),
     ];
     for (spec, expected) in rows {
         check_bgpconfig(spec, expected);
+    }
+}
+
+/// An AS number above 2147483647 is refused in the wire kinds and in a ClusterNetwork, before
+/// anything is rendered, with the layer that refuses it, the issue and a way out.
+#[test]
+fn as_numbers_above_int32_name_the_layer() {
+    let layer = |message: &str, hint: Option<&str>| {
+        for part in ["format: int32", "4294967295", "projectcalico/calico#13494"] {
+            assert!(message.contains(part), "`{part}` in {message}");
+        }
+        let hint = hint.expect("a hint");
+        assert!(
+            hint.contains("64512-65534") && hint.contains("2147483647"),
+            "{hint}"
+        );
+    };
+    for (kind, spec, path) in [
+        ("BGPConfiguration", "asNumber: 4200000001", "spec.asNumber"),
+        (
+            "BGPPeer",
+            "peerIP: 192.0.2.1\nasNumber: 4200000000",
+            "spec.asNumber",
+        ),
+        (
+            "BGPPeer",
+            "peerIP: 192.0.2.1\nasNumber: 65001\nlocalASNumber: 2147483648",
+            "spec.localASNumber",
+        ),
+    ] {
+        let texts = [SourceText {
+            name: "test.yaml",
+            text: &object("projectcalico.org/v3", kind, "default", spec),
+        }];
+        let outcome =
+            rules::validate_texts(&texts, &Context::assumed(), &Limits::MANIFESTS).unwrap();
+        assert_eq!(
+            outcome.diagnostics.len(),
+            1,
+            "{kind}: {:?}",
+            outcome.diagnostics
+        );
+        let diag = &outcome.diagnostics[0];
+        assert_eq!(diag.path, path);
+        layer(&diag.message, diag.hint.as_deref());
+    }
+    let cluster = |bgp: &str| {
+        format!(
+            "apiVersion: calico-render.dev/v1alpha1\nkind: ClusterNetwork\nmetadata:\n  name: c\n\
+             spec:\n  podPools:\n    - name: pods\n      cidr: 172.20.0.0/16\n  bgp:\n{bgp}"
+        )
+    };
+    let stored = cluster(
+        "    enabled: true\n    asNumber: 2147483647\n    peers:\n      - name: router\n        \
+         peerIP: 192.168.10.1\n        asNumber: 64512\n",
+    );
+    calico_spec::cluster_network::load("cluster.yaml", &stored).expect("AS numbers within int32");
+    let refused = cluster(
+        "    enabled: true\n    asNumber: 4200000001\n    peers:\n      - name: router\n        \
+         peerIP: 192.168.10.1\n        asNumber: 4200000000\n",
+    );
+    let Err(calico_spec::cluster_network::ParseError::Invalid { diagnostics }) =
+        calico_spec::cluster_network::load("cluster.yaml", &refused)
+    else {
+        panic!("a ClusterNetwork with AS numbers above 2147483647 must not render");
+    };
+    let found: Vec<(&str, &str)> = diagnostics
+        .iter()
+        .map(|diag| (diag.code, diag.path.as_str()))
+        .collect();
+    assert_eq!(
+        found,
+        [
+            ("CN0002", "spec.bgp.asNumber"),
+            ("CN0002", "spec.bgp.peers[0].asNumber")
+        ]
+    );
+    for diag in &diagnostics {
+        layer(&diag.message, diag.hint.as_deref());
+        assert!(diag.location.is_some(), "located: {diag:?}");
     }
 }
 

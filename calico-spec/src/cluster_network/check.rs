@@ -179,8 +179,10 @@ pub fn check(cluster_network: &ClusterNetwork) -> Vec<Diagnostic> {
             }
         }
     }
+    check_as_number(&mut out, "spec.bgp.asNumber", bgp.as_number);
     for (peer_idx, peer) in bgp.peers.iter().enumerate() {
         let path = format!("spec.bgp.peers[{peer_idx}]");
+        check_as_number(&mut out, &format!("{path}.asNumber"), Some(peer.as_number));
         check_name(&mut out, &format!("{path}.name"), &peer.name);
         check_selector(
             &mut out,
@@ -302,6 +304,21 @@ impl Checker {
             hint: Some(hint.to_owned()),
             location: None,
         });
+    }
+}
+
+/// The API server refuses AS numbers above 2147483647 (the CRDs' `format: int32`), so the
+/// rendered BGPConfiguration or BGPPeer would be refused: say so before rendering.
+fn check_as_number(out: &mut Checker, path: &str, as_number: Option<u32>) {
+    if let Some(message) =
+        as_number.and_then(|n| vocab::as_number_int32_problem("asNumber", n.into()))
+    {
+        out.report(
+            &c::CN_INVALID_VALUE,
+            path,
+            message,
+            vocab::AS_NUMBER_INT32_HINT,
+        );
     }
 }
 

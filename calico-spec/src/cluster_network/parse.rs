@@ -267,7 +267,7 @@ fn value_hint(path: &str) -> Option<String> {
             "write an address range in CIDR notation, such as 172.20.0.0/16 or fd00:10::/56"
         }
         "peerIP" => "write an IPv4 or IPv6 address without a port, such as 192.168.10.1",
-        "asNumber" => "write an AS number between 1 and 4294967295",
+        "asNumber" => "write an AS number between 1 and 2147483647",
         "port" => "write a port number between 1 and 65535",
         "blockSize" => "write a prefix length: 20-32 for IPv4 pools, 116-128 for IPv6 pools",
         "mtu" => "write an MTU between 576 and 65535, or leave it out to let Calico detect it",

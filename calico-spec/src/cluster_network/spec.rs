@@ -261,7 +261,8 @@ pub struct Bgp {
     #[serde(default)]
     #[schemars(extend("default" = false))]
     pub enabled: bool,
-    /// The cluster's AS number (private 4-byte ASNs are 4200000000-4294967294).
+    /// The cluster's AS number, at most 2147483647 (the API server's CRD schema is int32):
+    /// a private 2-byte AS is 64512-65534.
     /// Default: Calico's 64512, left unrendered.
     #[serde(default)]
     pub as_number: Option<u32>,
@@ -286,7 +287,7 @@ pub struct BgpPeer {
     /// The router's address.
     #[serde(rename = "peerIP")]
     pub peer_ip: IpAddr,
-    /// The router's AS number.
+    /// The router's AS number, at most 2147483647 (the API server's CRD schema is int32).
     pub as_number: u32,
     /// Which nodes peer with this router (Calico selector). Default: every node.
     #[serde(default)]

@@ -167,6 +167,16 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) {
         0,
         vocab::MAX_AS_NUMBER,
     );
+    if let Some(number) = spec.int("asNumber")
+        && let Some(message) = vocab::as_number_int32_problem("asNumber", number)
+    {
+        sink.report(
+            &c::BGP_AS_NUMBER,
+            spec.at("asNumber"),
+            message,
+            Some(vocab::AS_NUMBER_INT32_HINT.into()),
+        );
+    }
     check_enum(
         sink,
         &c::BGP_ENUM,

@@ -94,6 +94,16 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) {
                 None,
             );
         }
+        if let Some(number) = spec.int(key)
+            && let Some(message) = vocab::as_number_int32_problem(key, number)
+        {
+            sink.report(
+                &c::PEER_AS_NUMBER,
+                spec.at(key),
+                message,
+                Some(vocab::AS_NUMBER_INT32_HINT.into()),
+            );
+        }
     }
     let peer_addr = match spec.str("peerIP") {
         Some(text) if !text.is_empty() => {

@@ -145,7 +145,7 @@ rules! {
     PEER_NAMES = "CR2009", Error, "invalid node or filter name",
         "`node` and each `filters` entry must be a lower-case DNS-1123 subdomain.";
     PEER_AS_NUMBER = "CR2010", Error, "AS number out of range",
-        "AS numbers are unsigned 32-bit integers, 0-4294967295.";
+        "Calico's validator takes AS numbers (`asNumber`, `localASNumber`) of 0-4294967295, but the API server refuses values above 2147483647: the v3.32.1 CRDs (`projectcalico.org/v3` and `crd.projectcalico.org/v1`) declare both fields `format: int32` (projectcalico/calico#13494). Use a private 2-byte AS (64512-65534) or a 4-byte AS of at most 2147483647.";
 
     BGP_MESH_ONLY = "CR3001", Error, "mesh setting while the node-to-node mesh is disabled",
         "`nodeMeshPassword` and `nodeMeshMaxRestartTime` only apply to the full mesh; remove them when `nodeToNodeMeshEnabled: false`.";
@@ -168,7 +168,7 @@ rules! {
     BGP_ROUTE_PRIORITY = "CR3010", Error, "route priority outside 1-2147483646",
         "`ipv4NormalRoutePriority` and `ipv6NormalRoutePriority` take 1-2147483646 and must match FelixConfiguration.";
     BGP_AS_NUMBER = "CR3011", Error, "AS number out of range",
-        "`asNumber` is an unsigned 32-bit integer, 0-4294967295.";
+        "Calico's validator takes an `asNumber` of 0-4294967295, but the API server refuses values above 2147483647: the v3.32.1 CRDs (`projectcalico.org/v3` and `crd.projectcalico.org/v1`) declare it `format: int32` (projectcalico/calico#13494). Use a private 2-byte AS (64512-65534) or a 4-byte AS of at most 2147483647.";
 
     FELIX_ROUTE_TABLE_BOTH = "CR4001", Error, "routeTableRange and routeTableRanges are both set",
         "Use `routeTableRanges` (or the older `routeTableRange`), not both.";

@@ -205,6 +205,28 @@ pub fn is_as_number(value: i64) -> bool {
     (0..=MAX_AS_NUMBER).contains(&value)
 }
 
+/// Largest AS number the API server stores. The v3.32.1 CRDs, `projectcalico.org/v3` and
+/// `crd.projectcalico.org/v1` alike, declare `asNumber` and `localASNumber` as
+/// `format: int32`, and a current kube-apiserver enforces that format's range, although
+/// Calico's own validator takes the unsigned 32-bit range (projectcalico/calico#13494).
+pub const MAX_STORED_AS_NUMBER: i64 = i32::MAX as i64;
+
+/// The hint for an AS number above [`MAX_STORED_AS_NUMBER`].
+pub const AS_NUMBER_INT32_HINT: &str =
+    "use a private 2-byte AS (64512-65534), or a 4-byte AS of at most 2147483647";
+
+/// The problem with an AS number the API server refuses for its CRD's `format: int32`
+/// (`None` when it is stored): the message names the layer and the upstream issue.
+pub fn as_number_int32_problem(field: &str, value: i64) -> Option<String> {
+    (value > MAX_STORED_AS_NUMBER && value <= MAX_AS_NUMBER).then(|| {
+        format!(
+            "`{field}: {value}` is above 2147483647: the API server refuses it because the \
+             v3.32.1 CRD declares the field `format: int32` (projectcalico/calico#13494), \
+             although Calico's own validator accepts up to 4294967295"
+        )
+    })
+}
+
 /// How much of Go's duration syntax a duration field admits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DurationForm {
