@@ -269,6 +269,24 @@ fn bgppeer() {
             &["CR0002", "CR2010"],
         ),
         ("peerIP: 192.0.2.1\nasNumber: -1", &["CR0002", "CR2010"]),
+        // Found by the differential test: Go durations, an 8-bit TTL, IPv4-mapped gateways.
+        ("peerIP: 192.0.2.1\nmaxRestartTime: 120s", &[]),
+        ("peerIP: 192.0.2.1\nmaxRestartTime: 1.5m", &[]),
+        ("peerIP: 192.0.2.1\nmaxRestartTime: 1ns", &[]),
+        ("peerIP: 192.0.2.1\nmaxRestartTime: '0'", &[]),
+        ("peerIP: 192.0.2.1\nmaxRestartTime: '120'", &["CR2011"]),
+        ("peerIP: 192.0.2.1\nmaxRestartTime: 1d", &["CR2011"]),
+        ("peerIP: 192.0.2.1\nmaxRestartTime: 1S", &["CR2011"]),
+        ("peerIP: 192.0.2.1\nmaxRestartTime: ''", &["CR2011"]),
+        ("peerIP: 192.0.2.1\nttlSecurity: 0", &[]),
+        ("peerIP: 192.0.2.1\nttlSecurity: 255", &[]),
+        ("peerIP: 192.0.2.1\nttlSecurity: 256", &["CR2012"]),
+        ("peerIP: 192.0.2.1\nttlSecurity: -1", &["CR2012"]),
+        ("peerIP: 192.0.2.1\nreachableBy: '::ffff:192.0.2.254'", &[]),
+        (
+            "peerIP: 2001:db8::1\nreachableBy: '::ffff:192.0.2.254'",
+            &["CR2005"],
+        ),
     ];
     for (spec, expected) in rows {
         check_bgppeer(spec, expected);
@@ -350,12 +368,52 @@ fn bgpconfiguration() {
         ("ipv6NormalRoutePriority: 2147483647", &["CR3010"]),
         ("asNumber: 2147483647", &[]),
         ("asNumber: 2147483648", &["CR3011"]),
+        // Found by the differential test: Go durations, empty values, IPv4-mapped addresses.
+        ("nodeMeshMaxRestartTime: 1ns", &[]),
+        ("nodeMeshMaxRestartTime: 1d", &["CR3013"]),
+        ("nodeMeshMaxRestartTime: ''", &["CR3013"]),
+        ("logSeverityScreen: ''", &[]),
+        ("localWorkloadPeeringIPV4: ''", &[]),
+        ("localWorkloadPeeringIPV4: '::ffff:10.0.0.1'", &[]),
+        ("localWorkloadPeeringIPV6: '::ffff:10.0.0.1'", &["CR3009"]),
         ("asNumber: 4294967295", &["CR3011"]),
         ("asNumber: 4294967296", &["CR0002", "CR3011"]),
         ("asNumber: -1", &["CR0002", "CR3011"]),
     ];
     for (spec, expected) in rows {
         check_bgpconfig(spec, expected);
+    }
+}
+
+/// clientv3 refuses the cluster-wide settings on a BGPConfiguration not named `default`.
+#[test]
+fn bgpconfiguration_default_only_fields() {
+    let node = |spec: &str| {
+        object(
+            "projectcalico.org/v3",
+            "BGPConfiguration",
+            "node.node-1",
+            spec,
+        )
+    };
+    for spec in [
+        "asNumber: 64512",
+        "nodeToNodeMeshEnabled: true",
+        "nodeMeshMaxRestartTime: 120s",
+        "nodeMeshPassword: {secretKeyRef: {name: s, key: k}}",
+        "serviceClusterIPs: [{cidr: 10.96.0.0/12}]",
+        "serviceExternalIPs: [{cidr: 192.0.2.0/24}]",
+        "serviceLoadBalancerIPs: [{cidr: 192.0.2.0/24}]",
+    ] {
+        check(&node(spec), &["CR3012"]);
+        check_bgpconfig(spec, &[]);
+    }
+    for spec in [
+        "serviceClusterIPs: []",
+        "logSeverityScreen: Debug",
+        "listenPort: 1790",
+    ] {
+        check(&node(spec), &[]);
     }
 }
 
@@ -451,6 +509,39 @@ fn felixconfiguration() {
     let rows: &[(&str, &[&str])] = &[
         ("bpfEnabled: true\nbpfExternalServiceMode: DSR", &[]),
         ("bpfExternalServiceMode: dsr", &["CR4010"]),
+        // Found by the differential test: empty pattern enums, Go durations, Calico ports,
+        // failsafe ports as 16-bit, empty and IPv4-mapped addresses.
+        ("bpfExternalServiceMode: ''", &[]),
+        ("chainInsertMode: ''", &[]),
+        ("iptablesBackend: ''", &["CR4010"]),
+        ("dataplaneWatchdogTimeout: 90s", &[]),
+        ("dataplaneWatchdogTimeout: 1d", &["CR4012"]),
+        ("nftablesRefreshInterval: 1ns", &[]),
+        ("nftablesRefreshInterval: '-1s'", &[]),
+        ("nftablesRefreshInterval: '1'", &["CR4012"]),
+        ("natPortRange: 32768:60999", &[]),
+        ("natPortRange: 1", &[]),
+        ("natPortRange: 0", &["CR4011"]),
+        ("natPortRange: '10%'", &["CR4011"]),
+        ("natPortRange: '20:10'", &["CR4011"]),
+        ("bpfPSNATPorts: '20000:29999'", &[]),
+        ("bpfPSNATPorts: 65536", &["CR4011"]),
+        (
+            "failsafeInboundHostPorts: [{protocol: TCP, port: 65535}]",
+            &[],
+        ),
+        (
+            "failsafeInboundHostPorts: [{protocol: TCP, port: 65536}]",
+            &["CR4011"],
+        ),
+        (
+            "failsafeOutboundHostPorts: [{protocol: UDP, port: -1}]",
+            &["CR4011"],
+        ),
+        ("natOutgoingAddress: ''", &[]),
+        ("natOutgoingAddress: '::ffff:10.0.0.1'", &[]),
+        ("deviceRouteSourceAddressIPv6: ''", &[]),
+        ("openstackRegion: ''", &[]),
         ("routeTableRange: {min: 1, max: 250}", &[]),
         ("routeTableRange: {min: 0, max: 250}", &["CR4002"]),
         ("routeTableRange: {min: 1, max: 251}", &["CR4002"]),

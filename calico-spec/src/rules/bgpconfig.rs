@@ -9,6 +9,23 @@ use crate::vocab::{self, Family, cidr};
 /// Check one BGPConfiguration.
 pub(crate) fn check(sink: &mut Sink, doc: &Value) {
     let spec = Fields::of(doc.get("spec"), "spec");
+    let name = doc
+        .get("metadata")
+        .and_then(|meta| meta.get("name"))
+        .and_then(Value::as_str);
+    if let Some(name) = name.filter(|name| *name != "default") {
+        check_default_only(sink, &spec, name);
+    }
+    if let Some(text) = spec.str("nodeMeshMaxRestartTime")
+        && !vocab::is_go_duration(text)
+    {
+        sink.report(
+            &c::BGP_DURATION,
+            spec.at("nodeMeshMaxRestartTime"),
+            format!("`nodeMeshMaxRestartTime: {text}` is not a duration"),
+            Some("write a number with a unit, such as `120s` or `2m`".into()),
+        );
+    }
     if spec.bool("nodeToNodeMeshEnabled") == Some(false) {
         for key in ["nodeMeshPassword", "nodeMeshMaxRestartTime"] {
             if spec.has(key) {
@@ -177,13 +194,17 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) {
             Some(vocab::AS_NUMBER_INT32_HINT.into()),
         );
     }
-    check_enum(
-        sink,
-        &c::BGP_ENUM,
-        &spec,
-        "logSeverityScreen",
-        &["Trace", "Debug", "Info", "Warning", "Error", "Fatal"],
-    );
+    // The CRD's pattern for the log level admits an empty string, and Calico's validator
+    // skips it (unset).
+    if spec.str("logSeverityScreen") != Some("") {
+        check_enum(
+            sink,
+            &c::BGP_ENUM,
+            &spec,
+            "logSeverityScreen",
+            &["Trace", "Debug", "Info", "Warning", "Error", "Fatal"],
+        );
+    }
     check_enum(sink, &c::BGP_ENUM, &spec, "bindMode", &["None", "NodeIP"]);
     check_enum(
         sink,
@@ -221,8 +242,9 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) {
         ("localWorkloadPeeringIPV4", Family::V4),
         ("localWorkloadPeeringIPV6", Family::V6),
     ] {
-        if let Some(text) = spec.str(key)
-            && cidr::parse_ip(text).map(Family::of_addr).ok() != Some(family)
+        // Empty is unset; an IPv4-mapped IPv6 address is IPv4, as Go's `To4` sees it.
+        if let Some(text) = spec.str(key).filter(|text| !text.is_empty())
+            && cidr::parse_ip(text).map(Family::of_go_addr).ok() != Some(family)
         {
             sink.report(
                 &c::BGP_LOCAL_WORKLOAD_IP,
@@ -234,5 +256,34 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) {
     }
     for key in ["ipv4NormalRoutePriority", "ipv6NormalRoutePriority"] {
         check_range(sink, &c::BGP_ROUTE_PRIORITY, &spec, key, 1, 2_147_483_646);
+    }
+}
+
+/// The settings clientv3 allows only on the BGPConfiguration named `default`.
+fn check_default_only(sink: &mut Sink, spec: &Fields<'_, '_>, name: &str) {
+    let set = |key: &str| spec.has(key);
+    let non_empty = |key: &str| spec.list(key).is_some_and(|list| !list.is_empty());
+    for (key, given) in [
+        ("asNumber", set("asNumber")),
+        ("nodeToNodeMeshEnabled", set("nodeToNodeMeshEnabled")),
+        ("nodeMeshPassword", set("nodeMeshPassword")),
+        ("nodeMeshMaxRestartTime", set("nodeMeshMaxRestartTime")),
+        ("serviceClusterIPs", non_empty("serviceClusterIPs")),
+        ("serviceExternalIPs", non_empty("serviceExternalIPs")),
+        (
+            "serviceLoadBalancerIPs",
+            non_empty("serviceLoadBalancerIPs"),
+        ),
+    ] {
+        if given {
+            sink.report(
+                &c::BGP_DEFAULT_ONLY,
+                spec.at(key),
+                format!(
+                    "`{key}` can only be set on the BGPConfiguration named `default`, not `{name}`"
+                ),
+                Some("move it to BGPConfiguration `default`".into()),
+            );
+        }
     }
 }

@@ -150,15 +150,15 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) {
             ),
             Ok(gateway) => {
                 if let Some(peer) = peer_addr
-                    && Family::of_addr(peer) != Family::of_addr(gateway)
+                    && Family::of_go_addr(peer) != Family::of_go_addr(gateway)
                 {
                     sink.report(
                         &c::PEER_REACHABLE_BY,
                         spec.at("reachableBy"),
                         format!(
                             "`{reachable}` is {} but the peer IP is {}",
-                            Family::of_addr(gateway),
-                            Family::of_addr(peer)
+                            Family::of_go_addr(gateway),
+                            Family::of_go_addr(peer)
                         ),
                         None,
                     );
@@ -172,6 +172,26 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) {
             spec.at("keepOriginalNextHop"),
             "`keepOriginalNextHop: true` cannot be combined with `nextHopMode`",
             Some("remove `keepOriginalNextHop` and use `nextHopMode: Keep`".into()),
+        );
+    }
+    if let Some(text) = spec.str("maxRestartTime")
+        && !vocab::is_go_duration(text)
+    {
+        sink.report(
+            &c::PEER_DURATION,
+            spec.at("maxRestartTime"),
+            format!("`maxRestartTime: {text}` is not a duration"),
+            Some("write a number with a unit, such as `120s` or `2m`".into()),
+        );
+    }
+    if let Some(ttl) = spec.int("ttlSecurity")
+        && !(0..=255).contains(&ttl)
+    {
+        sink.report(
+            &c::PEER_TTL_SECURITY,
+            spec.at("ttlSecurity"),
+            format!("`ttlSecurity: {ttl}` is outside 0-255"),
+            None,
         );
     }
     check_enum(

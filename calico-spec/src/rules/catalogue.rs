@@ -146,6 +146,10 @@ rules! {
         "`node` and each `filters` entry must be a lower-case DNS-1123 subdomain.";
     PEER_AS_NUMBER = "CR2010", Error, "AS number out of range",
         "Calico's validator takes AS numbers (`asNumber`, `localASNumber`) of 0-4294967295, but the API server refuses values above 2147483647: the v3.32.1 CRDs (`projectcalico.org/v3` and `crd.projectcalico.org/v1`) declare both fields `format: int32` (projectcalico/calico#13494). Use a private 2-byte AS (64512-65534) or a 4-byte AS of at most 2147483647.";
+    PEER_DURATION = "CR2011", Error, "invalid BGPPeer duration",
+        "`maxRestartTime` is read with Go's duration parser: a number with a unit (`ns`, `us`, `ms`, `s`, `m`, `h`), such as `120s` or `1.5m`, or `0`. An empty string, a bare number such as `120`, `1d` or `1S` are refused when the object is decoded.";
+    PEER_TTL_SECURITY = "CR2012", Error, "ttlSecurity outside 0-255",
+        "`ttlSecurity` is the number of hops a peer may be away, an unsigned 8-bit integer: 0-255.";
 
     BGP_MESH_ONLY = "CR3001", Error, "mesh setting while the node-to-node mesh is disabled",
         "`nodeMeshPassword` and `nodeMeshMaxRestartTime` only apply to the full mesh; remove them when `nodeToNodeMeshEnabled: false`.";
@@ -169,6 +173,10 @@ rules! {
         "`ipv4NormalRoutePriority` and `ipv6NormalRoutePriority` take 1-2147483646 and must match FelixConfiguration.";
     BGP_AS_NUMBER = "CR3011", Error, "AS number out of range",
         "Calico's validator takes an `asNumber` of 0-4294967295, but the API server refuses values above 2147483647: the v3.32.1 CRDs (`projectcalico.org/v3` and `crd.projectcalico.org/v1`) declare it `format: int32` (projectcalico/calico#13494). Use a private 2-byte AS (64512-65534) or a 4-byte AS of at most 2147483647.";
+    BGP_DEFAULT_ONLY = "CR3012", Error, "cluster-wide BGP setting on a BGPConfiguration not named default",
+        "Calico refuses `asNumber`, `nodeToNodeMeshEnabled`, `nodeMeshPassword`, `nodeMeshMaxRestartTime` and non-empty `serviceClusterIPs`, `serviceExternalIPs` or `serviceLoadBalancerIPs` on any BGPConfiguration but `default`; per-node BGPConfigurations (`node.<name>`) carry only per-node settings.";
+    BGP_DURATION = "CR3013", Error, "invalid BGPConfiguration duration",
+        "`nodeMeshMaxRestartTime` is read with Go's duration parser: a number with a unit (`ns`, `us`, `ms`, `s`, `m`, `h`), such as `120s` or `1.5m`, or `0`. An empty string, a bare number, `1d` or `1S` are refused when the object is decoded.";
 
     FELIX_ROUTE_TABLE_BOTH = "CR4001", Error, "routeTableRange and routeTableRanges are both set",
         "Use `routeTableRanges` (or the older `routeTableRange`), not both.";

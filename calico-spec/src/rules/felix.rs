@@ -114,12 +114,40 @@ pub(crate) const WHOLE_DURATIONS: &[&str] = &[
 ];
 
 /// Duration fields that admit a fraction: `liveMigrationRouteConvergenceTime`, whose pattern
-/// escapes the dot once, and `nftablesRefreshInterval`, which has no pattern (the server takes
-/// any string, Felix parses it as a Go duration).
-pub(crate) const FRACTION_DURATIONS: &[&str] = &[
-    "liveMigrationRouteConvergenceTime",
-    "nftablesRefreshInterval",
+/// escapes the dot once.
+pub(crate) const FRACTION_DURATIONS: &[&str] = &["liveMigrationRouteConvergenceTime"];
+
+/// Duration fields without a CRD pattern that the API types decode with Go's duration parser
+/// (`metav1.Duration`), or that Felix parses with it: `ns` and `us`, signs and `0` pass, an
+/// empty string or a bare number does not.
+pub(crate) const GO_DURATIONS: &[&str] = &["dataplaneWatchdogTimeout", "nftablesRefreshInterval"];
+
+/// Enum-like fields whose v3.32.1 CRD pattern (`^(?i)(A|B)?$`) admits an empty string, which
+/// Calico's validator skips as unset.
+const EMPTY_ALLOWED: &[&str] = &[
+    "chainInsertMode",
+    "defaultEndpointToHostAction",
+    "iptablesFilterAllowAction",
+    "iptablesMangleAllowAction",
+    "iptablesFilterDenyAction",
+    "nftablesFilterAllowAction",
+    "nftablesMangleAllowAction",
+    "nftablesFilterDenyAction",
+    "logSeverityScreen",
+    "logSeverityFile",
+    "logSeveritySys",
+    "bpfLogLevel",
+    "bpfExternalServiceMode",
+    "bpfMapSizeConntrackScaling",
+    "bpfEnforceRPF",
+    "routeSource",
+    "serviceLoopPrevention",
+    "workloadSourceSpoofing",
 ];
+
+/// Port fields read as Calico's port type: a number 1-65535, or text holding one, a range
+/// `min:max`, or a port name (letters, digits, `_.-`, at most 128).
+const PORT_FIELDS: &[&str] = &["natPortRange", "bpfPSNATPorts"];
 
 /// The fields of `bpfConntrackTimeouts`, each `Auto` or a duration (see
 /// [`vocab::is_conntrack_timeout`]).
@@ -237,7 +265,7 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) {
             Err(err) => sink.report(&c::FELIX_EXTERNAL_NODES, path, err.to_string(), None),
         }
     }
-    if let Some(region) = spec.str("openstackRegion")
+    if let Some(region) = spec.str("openstackRegion").filter(|text| !text.is_empty())
         && (region.len() > 46 || !vocab::is_dns_label(region))
     {
         sink.report(
@@ -252,8 +280,10 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) {
         ("deviceRouteSourceAddress", Family::V4),
         ("deviceRouteSourceAddressIPv6", Family::V6),
     ] {
-        if let Some(text) = spec.str(key)
-            && (text.len() > 45 || cidr::parse_ip(text).map(Family::of_addr).ok() != Some(family))
+        // Empty is unset; an IPv4-mapped IPv6 address is IPv4, as Go's `To4` sees it.
+        if let Some(text) = spec.str(key).filter(|text| !text.is_empty())
+            && (text.len() > 45
+                || cidr::parse_ip(text).map(Family::of_go_addr).ok() != Some(family))
         {
             sink.report(
                 &c::FELIX_SOURCE_ADDRESS,
@@ -308,7 +338,37 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) {
         );
     }
     for (key, valid) in ENUMS {
+        if EMPTY_ALLOWED.contains(key) && spec.str(key) == Some("") {
+            continue;
+        }
         check_enum(sink, &c::FELIX_ENUM, &spec, key, valid);
+    }
+    for key in PORT_FIELDS {
+        if let Some(value) = spec.raw(key)
+            && !is_calico_port(value)
+        {
+            sink.report(
+                &c::FELIX_RANGE,
+                spec.at(key),
+                format!("`{key}: {value}` is not a port 1-65535, a range `min:max` or a port name"),
+                Some("write e.g. `32768:60999`".into()),
+            );
+        }
+    }
+    for direction in ["failsafeInboundHostPorts", "failsafeOutboundHostPorts"] {
+        for (path, item) in items(spec.list(direction), &spec.at(direction)) {
+            let entry = Fields::of(Some(item), &path);
+            if let Some(port) = entry.int("port")
+                && !(0..=65535).contains(&port)
+            {
+                sink.report(
+                    &c::FELIX_RANGE,
+                    entry.at("port"),
+                    format!("`port: {port}` is outside 0-65535"),
+                    None,
+                );
+            }
+        }
     }
     for &(key, min, max) in RANGES {
         check_range(sink, &c::FELIX_RANGE, &spec, key, min, max);
@@ -352,6 +412,18 @@ fn check_durations(sink: &mut Sink, spec: &Fields<'_, '_>) {
             );
         }
     }
+    for key in GO_DURATIONS {
+        if let Some(text) = spec.str(key)
+            && !vocab::is_go_duration(text)
+        {
+            sink.report(
+                &c::FELIX_DURATION,
+                spec.at(key),
+                format!("`{key}: {text}` is not a duration"),
+                Some("write a number with a unit, e.g. `90s`, `1m30s` or `1.5s`".into()),
+            );
+        }
+    }
     let Some(timeouts) = spec.raw("bpfConntrackTimeouts") else {
         return;
     };
@@ -367,5 +439,32 @@ fn check_durations(sink: &mut Sink, spec: &Fields<'_, '_>) {
                 Some("write `Auto` or a duration such as `30s` or `1m30s`".into()),
             );
         }
+    }
+}
+
+/// A value of Calico's port type (see [`PORT_FIELDS`]).
+fn is_calico_port(value: &Value) -> bool {
+    let in_range = |text: &str| text.parse::<u16>().is_ok_and(|port| port >= 1);
+    match value {
+        Value::Number(number) => number.as_i64().is_some_and(|n| (1..=65535).contains(&n)),
+        Value::String(text) if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) => {
+            in_range(text)
+        }
+        Value::String(text) => match text.split_once(':') {
+            Some((min, max))
+                if [min, max]
+                    .iter()
+                    .all(|part| !part.is_empty() && part.bytes().all(|b| b.is_ascii_digit())) =>
+            {
+                in_range(min) && in_range(max) && min.parse::<u16>().ok() <= max.parse::<u16>().ok()
+            }
+            _ => {
+                (1..=128).contains(&text.len())
+                    && text
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'.' | b'-'))
+            }
+        },
+        _ => true,
     }
 }

@@ -30,6 +30,15 @@ impl Family {
         }
     }
 
+    /// The family of an address as Go's `net.IP.To4` sees it, which Calico's validators use for
+    /// bare addresses: an IPv4-mapped IPv6 address (`::ffff:10.0.0.1`) is IPv4.
+    pub fn of_go_addr(addr: IpAddr) -> Family {
+        match addr {
+            IpAddr::V6(v6) if v6.to_ipv4_mapped().is_some() => Family::V4,
+            other => Family::of_addr(other),
+        }
+    }
+
     /// The family of a network.
     pub fn of_net(net: &IpNet) -> Family {
         Family::of_addr(net.addr())

@@ -227,6 +227,44 @@ pub fn as_number_int32_problem(field: &str, value: i64) -> Option<String> {
     })
 }
 
+/// Whether `value` is what Go's `time.ParseDuration` takes, as the API types' `metav1.Duration`
+/// fields are decoded: an optional sign, then `0` alone or one or more groups of a decimal
+/// number (`1`, `1.5`, `.5`) and a unit `ns`, `us`, `µs`, `μs`, `ms`, `s`, `m` or `h`.
+/// Overflow is not checked.
+pub fn is_go_duration(value: &str) -> bool {
+    let rest = value.strip_prefix(['+', '-']).unwrap_or(value);
+    if rest == "0" {
+        return true;
+    }
+    let mut rest = rest;
+    if rest.is_empty() {
+        return false;
+    }
+    while !rest.is_empty() {
+        let whole = rest.bytes().take_while(u8::is_ascii_digit).count();
+        rest = &rest[whole..];
+        let mut fraction = 0;
+        if let Some(after) = rest.strip_prefix('.') {
+            fraction = after.bytes().take_while(u8::is_ascii_digit).count();
+            rest = &after[fraction..];
+        }
+        if whole == 0 && fraction == 0 {
+            return false;
+        }
+        let unit_len = rest
+            .find(|ch: char| ch == '.' || ch.is_ascii_digit())
+            .unwrap_or(rest.len());
+        if !matches!(
+            &rest[..unit_len],
+            "ns" | "us" | "µs" | "μs" | "ms" | "s" | "m" | "h"
+        ) {
+            return false;
+        }
+        rest = &rest[unit_len..];
+    }
+    true
+}
+
 /// How much of Go's duration syntax a duration field admits.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum DurationForm {
