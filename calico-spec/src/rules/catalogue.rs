@@ -202,6 +202,14 @@ rules! {
         "The field has upstream bounds; the message gives them.";
     FELIX_DURATION = "CR4012", Error, "invalid duration",
         "Durations are written as numbers with units `ms`, `s`, `m` or `h`, e.g. `90s`, `1m30s`. Most FelixConfiguration duration fields carry a v3.32.1 CRD pattern that escapes the decimal dot twice, so the API server refuses any fraction: write `1s500ms` instead of `1.5s`. `liveMigrationRouteConvergenceTime` and `nftablesRefreshInterval` take fractions; the `bpfConntrackTimeouts` fields also take `Auto` and the unit `us`.";
+    FELIX_INTERFACE = "CR4013", Error, "invalid interface name or filter",
+        "`wireguardInterfaceName` and `wireguardInterfaceNameV6` are interface names: 1-15 letters, digits, `_`, `.` or `-` (or `*`). `iptablesNATOutgoingInterfaceFilter` and each `bpfForceTrackPacketsFromIfaces` entry are interface filters: 1-15 of those characters plus `:` and `+` (`eth+` matches every `eth` interface); lists are YAML lists, not comma-separated text.";
+    FELIX_CIDR_LIST = "CR4014", Error, "invalid CIDR list entry",
+        "Each entry of `bpfDSROptoutCIDRs` and `bpfExcludeCIDRsFromNAT` is an IP address or a CIDR, without spaces.";
+    FELIX_PROMETHEUS_HOST = "CR4015", Error, "invalid prometheusMetricsHost",
+        "`prometheusMetricsHost` is a host name or address: 1-64 letters, digits, `:`, `.`, `_`, `+` or `-`.";
+    FELIX_PATTERN = "CR4016", Error, "value does not match the CRD's pattern",
+        "The v3.32.1 CRD gives these fields a pattern the API server enforces: `logPrefix` letters, digits, spaces and `%:/_-`; `logActionRateLimit` `<1-9999>/<second|minute|hour|day>`; `featureDetectOverride` comma-separated `name=true|false|` pairs; `featureGates` comma-separated `name=value` pairs.";
 
     INSTALLATION_NAME = "CR5001", Error, "Installation name not allowed",
         "The Installation CRD only accepts the names `default`, `tigera-secure` and `overlay`; the operator reconciles `default`.";

@@ -73,7 +73,7 @@ const RANGES: &[(&str, i64, i64)] = &[
     ("wireguardListeningPortV6", 1, 65535),
     ("wireguardRoutingRulePriority", 1, 32765),
     ("debugPort", 0, 65535),
-    ("bpfKubeProxyHealthzPort", 0, 65535),
+    ("bpfKubeProxyHealthzPort", 1, 65535),
     ("ipv4NormalRoutePriority", 1, 2_147_483_646),
     ("ipv6NormalRoutePriority", 1, 2_147_483_646),
     ("ipv4ElevatedRoutePriority", 1, 2_147_483_646),
@@ -322,9 +322,8 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) {
             );
         }
     }
-    if spec
-        .str("nodeSelector")
-        .is_some_and(|text| !text.is_empty())
+    // The CRD's CEL rule refuses the field itself, even empty.
+    if spec.str("nodeSelector").is_some()
         && name.is_some_and(|name| name == "default" || name.starts_with("node."))
     {
         sink.report(
@@ -355,6 +354,8 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) {
             );
         }
     }
+    check_names(sink, &spec);
+    check_patterns(sink, &spec);
     for direction in ["failsafeInboundHostPorts", "failsafeOutboundHostPorts"] {
         for (path, item) in items(spec.list(direction), &spec.at(direction)) {
             let entry = Fields::of(Some(item), &path);
@@ -466,5 +467,137 @@ fn is_calico_port(value: &Value) -> bool {
             }
         },
         _ => true,
+    }
+}
+
+/// Whether `text` is 1-`max` bytes of ASCII letters, digits and `extra`.
+fn charset(text: &str, max: usize, extra: &[u8]) -> bool {
+    (1..=max).contains(&text.len())
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || extra.contains(&b))
+}
+
+/// Interface names and filters, CIDR lists and the Prometheus host, as Calico's validator
+/// checks them (empty values are unset).
+fn check_names(sink: &mut Sink, spec: &Fields<'_, '_>) {
+    let present = |key: &str| spec.str(key).filter(|text| !text.is_empty());
+    for key in ["wireguardInterfaceName", "wireguardInterfaceNameV6"] {
+        if let Some(text) = present(key)
+            && text != "*"
+            && !charset(text, 15, b"_.-")
+        {
+            sink.report(
+                &c::FELIX_INTERFACE,
+                spec.at(key),
+                format!("`{key}: {text}` is not an interface name"),
+                Some("use 1-15 letters, digits, `_`, `.` or `-`".into()),
+            );
+        }
+    }
+    let filter_hint = || Some("use 1-15 letters, digits, `:`, `.`, `_`, `+` or `-`".into());
+    if let Some(text) = present("iptablesNATOutgoingInterfaceFilter")
+        && !charset(text, 15, b":._+-")
+    {
+        sink.report(
+            &c::FELIX_INTERFACE,
+            spec.at("iptablesNATOutgoingInterfaceFilter"),
+            format!("`{text}` is not an interface filter"),
+            filter_hint(),
+        );
+    }
+    let tracked = spec.list("bpfForceTrackPacketsFromIfaces");
+    for (path, item) in items(tracked, &spec.at("bpfForceTrackPacketsFromIfaces")) {
+        if let Some(text) = item.as_str()
+            && !charset(text, 15, b":._+-")
+        {
+            sink.report(
+                &c::FELIX_INTERFACE,
+                path,
+                format!("`{text}` is not an interface filter"),
+                filter_hint(),
+            );
+        }
+    }
+    for key in ["bpfDSROptoutCIDRs", "bpfExcludeCIDRsFromNAT"] {
+        for (path, item) in items(spec.list(key), &spec.at(key)) {
+            // Upstream passes an empty entry.
+            if let Some(text) = item.as_str().filter(|text| !text.is_empty())
+                && let Err(err) = cidr::parse_ip_or_cidr(text)
+            {
+                sink.report(&c::FELIX_CIDR_LIST, path, err.to_string(), None);
+            }
+        }
+    }
+    if let Some(text) = present("prometheusMetricsHost")
+        && !charset(text, 64, b":._+-")
+    {
+        sink.report(
+            &c::FELIX_PROMETHEUS_HOST,
+            spec.at("prometheusMetricsHost"),
+            format!("`{text}` is not a host name or address"),
+            None,
+        );
+    }
+}
+
+/// `name=value` pairs separated by commas, as the CRD patterns of `featureDetectOverride` and
+/// `featureGates` read them: names of letters, digits, `-` and `_`; `value` says whether a
+/// value (which has no `=`) is allowed. An empty text passes.
+fn is_pair_list(text: &str, value: impl Fn(&str) -> bool) -> bool {
+    let name = |part: &str| charset(part, usize::MAX, b"-_");
+    let mut pieces = text.split('=');
+    let first = pieces.next().unwrap_or_default();
+    let rest: Vec<&str> = pieces.collect();
+    let Some((last, middle)) = rest.split_last() else {
+        return text.is_empty();
+    };
+    // Each middle piece is `value,name`; the last is `value` or `value,`.
+    name(first)
+        && middle.iter().all(|piece| {
+            piece
+                .rsplit_once(',')
+                .is_some_and(|(val, next)| value(val) && name(next))
+        })
+        && (value(last) || last.strip_suffix(',').is_some_and(&value))
+}
+
+/// The CRD patterns we check in plain code (see the catalogue's `CR4016`).
+fn check_patterns(sink: &mut Sink, spec: &Fields<'_, '_>) {
+    let mut report = |key: &str, text: &str| {
+        sink.report(
+            &c::FELIX_PATTERN,
+            spec.at(key),
+            format!("`{key}: {text}` does not match the v3.32.1 CRD's pattern"),
+            None,
+        );
+    };
+    if let Some(text) = spec.str("logPrefix")
+        && !text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"%: /_-".contains(&b))
+    {
+        report("logPrefix", text);
+    }
+    if let Some(text) = spec.str("logActionRateLimit") {
+        let ok = text.split_once('/').is_some_and(|(count, unit)| {
+            (1..=4).contains(&count.len())
+                && !count.starts_with('0')
+                && count.bytes().all(|b| b.is_ascii_digit())
+                && matches!(unit, "second" | "minute" | "hour" | "day")
+        });
+        if !ok {
+            report("logActionRateLimit", text);
+        }
+    }
+    if let Some(text) = spec.str("featureDetectOverride")
+        && !is_pair_list(text, |val| matches!(val, "true" | "false" | ""))
+    {
+        report("featureDetectOverride", text);
+    }
+    if let Some(text) = spec.str("featureGates")
+        && !is_pair_list(text, |val| !val.is_empty())
+    {
+        report("featureGates", text);
     }
 }
