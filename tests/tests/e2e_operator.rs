@@ -39,9 +39,9 @@ use std::sync::{Mutex, MutexGuard};
 use std::thread;
 use std::time::{Duration, Instant};
 
-const ENV_KUBECONFIG: &str = "CALICO_RENDER_E2E_OPERATOR_KUBECONFIG";
+pub(crate) const ENV_KUBECONFIG: &str = "CALICO_RENDER_E2E_OPERATOR_KUBECONFIG";
 const ENV_KUBECTL: &str = "CALICO_RENDER_E2E_KUBECTL";
-const ENV_LOG: &str = "CALICO_RENDER_E2E_OPERATOR_LOG";
+pub(crate) const ENV_LOG: &str = "CALICO_RENDER_E2E_OPERATOR_LOG";
 const ENV_CORPUS: &str = "CALICO_RENDER_E2E_OPERATOR_CORPUS";
 const ENV_MODE: &str = "CALICO_RENDER_E2E";
 const DEFAULT_CORPUS: usize = 200;
@@ -53,27 +53,27 @@ const CONFIGURATION_ERRORS: &[&str] = &["InvalidConfigurationError", "ResourceVa
 /// Both tests write Installation `default` on the one operator cluster.
 static OPERATOR_WRITES: Mutex<()> = Mutex::new(());
 
-fn lock() -> MutexGuard<'static, ()> {
+pub(crate) fn lock() -> MutexGuard<'static, ()> {
     OPERATOR_WRITES
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
-struct Operator {
+pub(crate) struct Operator {
     kubeconfig: PathBuf,
     kubectl: PathBuf,
-    calico_render: PathBuf,
+    pub(crate) calico_render: PathBuf,
 }
 
 impl Operator {
-    fn kubectl(&self, args: &[&str], stdin: Option<&str>) -> Ran {
+    pub(crate) fn kubectl(&self, args: &[&str], stdin: Option<&str>) -> Ran {
         let kubeconfig = self.kubeconfig.to_string_lossy();
         let mut all = vec!["--kubeconfig", &kubeconfig];
         all.extend_from_slice(args);
         run(&self.kubectl, &all, stdin, &[])
     }
 
-    fn kubectl_ok(&self, args: &[&str], stdin: Option<&str>) -> Result<Ran, String> {
+    pub(crate) fn kubectl_ok(&self, args: &[&str], stdin: Option<&str>) -> Result<Ran, String> {
         let ran = self.kubectl(args, stdin);
         if ran.ok() {
             Ok(ran)
@@ -82,7 +82,7 @@ impl Operator {
         }
     }
 
-    fn get_json(&self, args: &[&str]) -> Result<Value, String> {
+    pub(crate) fn get_json(&self, args: &[&str]) -> Result<Value, String> {
         let mut all = vec!["get", "-o", "json"];
         all.extend_from_slice(args);
         let ran = self.kubectl_ok(&all, None)?;
@@ -91,7 +91,7 @@ impl Operator {
     }
 }
 
-fn set_up() -> Result<Option<Operator>, String> {
+pub(crate) fn set_up() -> Result<Option<Operator>, String> {
     let required = env::var(ENV_MODE).is_ok_and(|mode| mode == "required");
     let Some(kubeconfig) = env::var_os(ENV_KUBECONFIG).filter(|value| !value.is_empty()) else {
         if required {
@@ -120,7 +120,10 @@ fn set_up() -> Result<Option<Operator>, String> {
 }
 
 /// The operator stage of one ClusterNetwork, as JSON objects.
-fn render_operator_stage(operator: &Operator, input: &Path) -> Result<Vec<Value>, String> {
+pub(crate) fn render_operator_stage(
+    operator: &Operator,
+    input: &Path,
+) -> Result<Vec<Value>, String> {
     let path = input.to_string_lossy();
     let ran = run(
         &operator.calico_render,
@@ -136,14 +139,14 @@ fn render_operator_stage(operator: &Operator, input: &Path) -> Result<Vec<Value>
     Ok(list_items(list))
 }
 
-fn find<'a>(objects: &'a [Value], kind: &str) -> Option<&'a Value> {
+pub(crate) fn find<'a>(objects: &'a [Value], kind: &str) -> Option<&'a Value> {
     objects.iter().find(|object| object["kind"] == kind)
 }
 
 /// Put the operator stage on the server: the Installation replaced in place (a delete would wait
 /// for the operator's finalizers on a server without controllers), the endpoint ConfigMap
 /// created, replaced or removed, the APIServer created when rendered.
-fn put_stage(operator: &Operator, objects: &[Value]) -> Result<(), String> {
+pub(crate) fn put_stage(operator: &Operator, objects: &[Value]) -> Result<(), String> {
     let installation = find(objects, "Installation").ok_or("no Installation rendered")?;
     write_installation(operator, &installation.to_string())?;
     match find(objects, "ConfigMap") {
@@ -202,7 +205,7 @@ fn write_installation(operator: &Operator, text: &str) -> Result<(), String> {
 
 /// Mark every DaemonSet and Deployment as rolled out, as the kubelet and the workload
 /// controllers would once the pods ran. Only `status` is written.
-fn stand_in_for_the_workloads(operator: &Operator) -> Result<(), String> {
+pub(crate) fn stand_in_for_the_workloads(operator: &Operator) -> Result<(), String> {
     let list = operator.get_json(&["daemonsets,deployments", "-A"])?;
     for item in list["items"].as_array().into_iter().flatten() {
         let generation = item["metadata"]["generation"].as_i64().unwrap_or(1);
@@ -288,7 +291,7 @@ fn live_pool(pool: &Value) -> Value {
 }
 
 /// The operator's IPPools by name.
-fn operator_pools(operator: &Operator) -> Result<BTreeMap<String, Value>, String> {
+pub(crate) fn operator_pools(operator: &Operator) -> Result<BTreeMap<String, Value>, String> {
     let list = operator.get_json(&[
         "ippools.projectcalico.org",
         "-l",
@@ -307,15 +310,43 @@ fn operator_pools(operator: &Operator) -> Result<BTreeMap<String, Value>, String
         .collect())
 }
 
-/// Delete the operator's pools that `want` does not describe (left from the previous case; a
-/// pool's CIDR cannot change in place). Returns whether the live pools are exactly `want`.
-fn settle_pools(operator: &Operator, want: &BTreeMap<String, Value>) -> Result<bool, String> {
+/// The IPPools the operator should make of an Installation, by name, in the fields we compare.
+pub(crate) fn wanted_pools(installation: &Value) -> BTreeMap<String, Value> {
+    installation["spec"]["calicoNetwork"]["ipPools"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .map(|pool| {
+            (
+                pool["name"].as_str().unwrap_or("").to_string(),
+                expected_pool(pool),
+            )
+        })
+        .collect()
+}
+
+/// Who removes the operator's pools that the Installation no longer describes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pools {
+    /// The test deletes them (left from the previous case; a pool's CIDR cannot change in place).
+    Prune,
+    /// Only the operator does: the test watches.
+    Watch,
+}
+
+/// Delete the operator's pools that `want` does not describe when `pools` is [`Pools::Prune`].
+/// Returns whether the live pools are exactly `want`.
+pub(crate) fn settle_pools(
+    operator: &Operator,
+    want: &BTreeMap<String, Value>,
+    pools: Pools,
+) -> Result<bool, String> {
     let live = operator_pools(operator)?;
     let mut exact = live.len() == want.len();
     for (name, pool) in &live {
         if want.get(name) != Some(&live_pool(pool)) {
             exact = false;
-            if pool["metadata"]["deletionTimestamp"].is_null() {
+            if pools == Pools::Prune && pool["metadata"]["deletionTimestamp"].is_null() {
                 operator.kubectl_ok(
                     &[
                         "delete",
@@ -333,12 +364,12 @@ fn settle_pools(operator: &Operator, want: &BTreeMap<String, Value>) -> Result<b
 }
 
 /// What one reconcile ended in.
-struct Outcome {
-    live: Value,
-    seconds: f64,
+pub(crate) struct Outcome {
+    pub(crate) live: Value,
+    pub(crate) seconds: f64,
 }
 
-fn condition<'a>(installation: &'a Value, kind: &str) -> Option<&'a Value> {
+pub(crate) fn condition<'a>(installation: &'a Value, kind: &str) -> Option<&'a Value> {
     installation["status"]["conditions"]
         .as_array()?
         .iter()
@@ -346,12 +377,16 @@ fn condition<'a>(installation: &'a Value, kind: &str) -> Option<&'a Value> {
 }
 
 /// Wait until the operator has reconciled the Installation's current generation.
-fn reconcile(operator: &Operator, want: &BTreeMap<String, Value>) -> Result<Outcome, String> {
+pub(crate) fn reconcile(
+    operator: &Operator,
+    want: &BTreeMap<String, Value>,
+    pools: Pools,
+) -> Result<Outcome, String> {
     let started = Instant::now();
     let mut last = String::new();
     while started.elapsed() < RECONCILE_TIMEOUT {
         stand_in_for_the_workloads(operator)?;
-        let pools_exact = settle_pools(operator, want)?;
+        let pools_exact = settle_pools(operator, want, pools)?;
         let live = operator.get_json(&["installations.operator.tigera.io", "default"])?;
         let generation = &live["metadata"]["generation"];
         let current =
@@ -413,7 +448,7 @@ fn drift(rendered: &Value, live: &Value) -> (Vec<String>, Vec<String>) {
 }
 
 /// The TigeraStatus conditions that report a problem, for the failure message.
-fn degraded_statuses(operator: &Operator) -> Result<Vec<String>, String> {
+pub(crate) fn degraded_statuses(operator: &Operator) -> Result<Vec<String>, String> {
     let list = operator.get_json(&["tigerastatuses.operator.tigera.io"])?;
     Ok(list["items"]
         .as_array()
@@ -491,19 +526,9 @@ fn the_real_operator_reconciles_what_we_render_without_drift() {
             let installation = find(&objects, "Installation")
                 .ok_or("no Installation rendered")?
                 .clone();
-            let want: BTreeMap<String, Value> = installation["spec"]["calicoNetwork"]["ipPools"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .map(|pool| {
-                    (
-                        pool["name"].as_str().unwrap_or("").to_string(),
-                        expected_pool(pool),
-                    )
-                })
-                .collect();
+            let want = wanted_pools(&installation);
             let settle = || {
-                reconcile(&operator, &want).map_err(|err| {
+                reconcile(&operator, &want, Pools::Prune).map_err(|err| {
                     let statuses = degraded_statuses(&operator).unwrap_or_default();
                     format!("{err}\n  {}", statuses.join("\n  "))
                 })
@@ -511,7 +536,7 @@ fn the_real_operator_reconciles_what_we_render_without_drift() {
             // The previous case's pools go first: the operator defaults some fields from the
             // pools it finds (it may still re-create them from the old Installation for a moment;
             // the second round below covers that).
-            settle_pools(&operator, &want)?;
+            settle_pools(&operator, &want, Pools::Prune)?;
             put_stage(&operator, &objects)?;
             let mut outcome = settle()?;
             let (mut changed, mut new_fields) = drift(&installation, &outcome.live);

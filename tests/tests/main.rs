@@ -14,6 +14,7 @@ mod codegen_roundtrip;
 mod codegen_snapshots;
 mod e2e_k8s;
 mod e2e_operator;
+mod e2e_operator_patch;
 mod hostile_input;
 mod krm_function;
 mod messages;
