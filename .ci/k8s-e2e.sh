@@ -8,8 +8,9 @@
 #   .ci/k8s-e2e.sh up DIR          start etcd + kube-apiserver whose whole state (certificates,
 #                                  etcd data, PID files, logs, kubeconfig, a bin/ of the tools)
 #                                  lives in the fresh folder DIR, on free loopback ports; load the
-#                                  Calico CRDs from crds/v3.32.1/ as shipped (CEL rules live); print
-#                                  the `export` lines the tests read
+#                                  Calico CRDs from crds/v3.32.1/ as shipped (CEL rules live); start
+#                                  $CALICO_RENDER_E2E_OPERATORS (default 3) clusters with the real
+#                                  operator beside it; print the `export` lines the tests read
 #   .ci/k8s-e2e.sh down DIR        stop exactly the processes `up DIR` started, by the PIDs it
 #                                  recorded, and remove DIR (safe to call twice or after a failed up)
 #   .ci/k8s-e2e.sh load-crds DIR   (re)load the CRDs into the server of DIR
@@ -376,7 +377,7 @@ start_bg() { # dir name binary args...: start a process with its output in DIR/l
 
 fail_up() { # dir what
   local f
-  for f in "$1"/logs/*.log "$1"/operator/logs/*.log; do
+  for f in "$1"/logs/*.log "$1"/operator*/logs/*.log; do
     [ -f "$f" ] || continue
     log "--- last lines of $f"
     tail -25 "$f" >&2
@@ -436,21 +437,23 @@ start_server() { # dir first-port first-etcd-port [more kube-apiserver flags...]
   log "kube-apiserver $("$dir/bin/kube-apiserver" --version | awk '{print $2}') on 127.0.0.1:$port (pid $(cat "$dir/run/kube-apiserver.pid")), etcd on 127.0.0.1:$etcd_port (pid $(cat "$dir/run/etcd.pid")), ready after $(($(date +%s) - t0))s"
 }
 
-# The operator's own cluster, in DIR/operator: a second etcd + kube-apiserver (the operator
+# One of the operator's own clusters, in DIR/NAME: a second etcd + kube-apiserver (the operator
 # writes back into what it watches, so it must not share the suite's server), the CRDs the
 # operator installs itself (`--bootstrap-crds`: the same v3.32.1 files as crds/v3.32.1/, byte for
 # byte, plus the other operator.tigera.io and projectcalico.org kinds it watches), one Node object
 # (the operator scales typha to the Linux nodes; no kubelet runs), and the operator, out of
-# cluster, with the environment its Deployment gives it.
-start_operator() { # dir
-  local d=$1/operator k env
+# cluster, with the environment its Deployment gives it. The operator tests reconcile one
+# Installation at a time per cluster and mostly wait on the operator (its status manager looks
+# at the workloads every 5 seconds), so they spread their cases over several such clusters.
+start_operator() { # dir name port-offset
+  local d=$1/$2 k env
   mkdir -p "$d"
   ln -s ../bin "$d/bin"
   # Admission webhooks are off on this server: the operator registers Calico's webhooks
   # (calico-webhooks in calico-system), and with no pods to serve them every later write the
   # operator makes would fail on them, which is about the test set-up, not the Installation.
 
-  start_server "$d" 27443 34790 \
+  start_server "$d" $((27443 + $3)) $((34790 + $3)) \
     --disable-admission-plugins=ValidatingAdmissionWebhook,MutatingAdmissionWebhook || return 1
   k=("$d/bin/kubectl" --kubeconfig "$d/kubeconfig")
   env=(env KUBECONFIG="$d/kubeconfig" CALICO_API_GROUP=projectcalico.org/v3
@@ -503,8 +506,16 @@ EOF
   log "tigera-operator $(pinned "$CONFORMANCE/operator" github.com/tigera/operator) against 127.0.0.1:$(cat "$d/port") (pid $(cat "$d/run/tigera-operator.pid")), log: $d/logs/tigera-operator.log"
 }
 
+# The names of the operator clusters `up` starts: operator, operator-2, ...
+operator_names() {
+  local n=${CALICO_RENDER_E2E_OPERATORS:-3} i
+  case $n in '' | *[!0-9]* | 0) die "CALICO_RENDER_E2E_OPERATORS must be a number from 1 up, not '$n'" ;; esac
+  echo operator
+  for ((i = 2; i <= n; i++)); do echo "operator-$i"; done
+}
+
 cmd_up() {
-  local dir=${1:?usage: up DIR} t0
+  local dir=${1:?usage: up DIR} t0 name offset=0
   [ -f "$CACHE/tools" ] || die "no tools installed in $CACHE: run '$0 install' first"
   mkdir -p "$dir"
   [ -z "$(ls -A "$dir")" ] || die "$dir is not empty: 'up' needs a fresh folder"
@@ -513,8 +524,21 @@ cmd_up() {
   t0=$(date +%s)
   start_server "$dir" 26443 33790 || fail_up "$dir" "the API server did not start"
   load_crds "$dir" || fail_up "$dir" "loading the CRDs failed"
-  start_operator "$dir" || fail_up "$dir" "the operator's cluster did not start"
-  log "servers and operator up in $(($(date +%s) - t0))s"
+  # The operator clusters start side by side (each on its own ports, ten apart), which halves
+  # the time `up` takes. Every start is waited for before a failure stops them all, so no
+  # process is launched after the clean-up has run.
+  local pids=() names=() failed=() i
+  for name in $(operator_names); do
+    start_operator "$dir" "$name" "$offset" &
+    pids+=($!)
+    names+=("$name")
+    offset=$((offset + 10))
+  done
+  for i in "${!pids[@]}"; do
+    wait "${pids[$i]}" || failed+=("${names[$i]}")
+  done
+  [ ${#failed[@]} = 0 ] || fail_up "$dir" "the operator's cluster(s) ${failed[*]} did not start"
+  log "servers and operators up in $(($(date +%s) - t0))s"
   print_env "$dir"
 }
 
@@ -547,18 +571,24 @@ load_crds() { # dir
 }
 
 print_env() { # dir
+  local d kubeconfigs=""
+  for d in "$1"/operator "$1"/operator-*; do
+    [ -f "$d/kubeconfig" ] && kubeconfigs+=${kubeconfigs:+:}$d/kubeconfig
+  done
   cat <<EOF
 export CALICO_RENDER_E2E_KUBECONFIG='$1/kubeconfig'
 export CALICO_RENDER_E2E_KUBECTL='$1/bin/kubectl'
 export CALICO_RENDER_E2E_TOOLS='$1/bin'
 export CALICO_RENDER_E2E_OPERATOR_KUBECONFIG='$1/operator/kubeconfig'
 export CALICO_RENDER_E2E_OPERATOR_LOG='$1/operator/logs/tigera-operator.log'
+export CALICO_RENDER_E2E_OPERATOR_KUBECONFIGS='$kubeconfigs'
 EOF
 }
 
-stop_all() { # dir: stop what `up DIR` started, by PID: the operator, then each API server, then etcd
+stop_all() { # dir: stop what `up DIR` started, by PID: the operators, then each API server, then etcd
   local dir=$1 d name pid
-  for d in "$dir/operator" "$dir"; do
+  for d in "$dir"/operator "$dir"/operator-* "$dir"; do
+    [ -d "$d" ] || continue
     for name in tigera-operator kube-apiserver etcd; do
       [ -f "$d/run/$name.pid" ] || continue
       if pid=$(alive_pid "$d/run/$name.pid" "$d/bin/$name"); then
@@ -597,7 +627,7 @@ case ${1:-} in
   env) print_env "$(cd "${2:?usage: env DIR}" && pwd)" ;;
   versions) cmd_versions ;;
   *)
-    sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac

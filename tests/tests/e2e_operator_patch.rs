@@ -24,14 +24,13 @@
 //! transition rule), and the Installation is put back and reconciled before the next step.
 //!
 //! The steps and both verdicts are printed as a table. It runs when
-//! `CALICO_RENDER_E2E_OPERATOR_KUBECONFIG` is set, like the other operator tests, and takes
-//! their lock (they all write Installation `default`).
+//! `CALICO_RENDER_E2E_OPERATOR_KUBECONFIG` is set, like the other operator tests, on the last of
+//! the operator clusters, after the invalid cases (both write its Installation `default`).
 
 use crate::e2e_k8s::{Ran, assert_all_passed, run};
 use crate::e2e_operator::{
-    ENV_KUBECONFIG, Operator, Pools, condition, degraded_statuses, find, lock, put_stage,
-    reconcile, render_operator_stage, set_up, settle_pools, stand_in_for_the_workloads,
-    wanted_pools,
+    ENV_KUBECONFIG, Operator, Pools, condition, degraded_statuses, find, last_cluster, put_stage,
+    reconcile, render_operator_stage, roll_out, set_up, settle_pools, snapshot, wanted_pools,
 };
 use serde_json::{Value, json};
 use std::fs;
@@ -276,7 +275,7 @@ fn nothing_left(operator: &Operator, files: &Files, desired: &Path) -> Result<()
 /// Wait until the operator has reconciled; with the diagnostics of a failure.
 fn settle(operator: &Operator, installation: &Value, pools: Pools) -> Result<Value, String> {
     let want = wanted_pools(installation);
-    match reconcile(operator, &want, pools) {
+    match reconcile(operator, &want, pools, None) {
         Ok(outcome) => Ok(outcome.live),
         Err(err) => {
             let statuses = degraded_statuses(operator).unwrap_or_default();
@@ -426,8 +425,9 @@ fn operator_says(operator: &Operator, says: &str) -> Result<String, String> {
     let started = Instant::now();
     let mut seen = Vec::new();
     while started.elapsed() < REFUSAL_TIMEOUT {
-        stand_in_for_the_workloads(operator)?;
-        let live = live_installation(operator)?;
+        let snap = snapshot(operator)?;
+        roll_out(operator, &snap.workloads);
+        let live = snap.installation;
         let generation = &live["metadata"]["generation"];
         let mut messages = Vec::new();
         if let Some(degraded) = condition(&live, "Degraded")
@@ -550,8 +550,8 @@ fn refused_step(
 
 #[test]
 fn patches_we_print_are_reconciled_by_the_real_operator() {
-    let operator = match set_up() {
-        Ok(Some(operator)) => operator,
+    let operators = match set_up() {
+        Ok(Some(operators)) => operators,
         Ok(None) => {
             calico_render_tests::say_skipped(&format!(
                 "e2e operator patches: {ENV_KUBECONFIG} is not set"
@@ -560,7 +560,8 @@ fn patches_we_print_are_reconciled_by_the_real_operator() {
         }
         Err(reason) => panic!("e2e operator: set-up failed: {reason}"),
     };
-    let _lock = lock();
+    let operator = last_cluster(&operators);
+    let _lock = operator.lock();
     let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("cannot make a scratch dir: {err}"));
     let files = Files {
         dir: dir.path().to_path_buf(),
@@ -578,7 +579,7 @@ fn patches_we_print_are_reconciled_by_the_real_operator() {
     ];
     let cell = |text: &str| text.replace('|', "\\|");
     let started = Instant::now();
-    let begun = start(&operator, &files, &first);
+    let begun = start(operator, &files, &first);
     table.push(format!(
         "| start: the article's cluster, disableBGPExport false, mtu 1450 | (created with \
          kubectl) | {} |",
@@ -591,8 +592,8 @@ fn patches_we_print_are_reconciled_by_the_real_operator() {
         let mut current = first;
         for step in steps(&current) {
             let result = match &step.expect {
-                Expect::Applies(article) => apply_step(&operator, &files, &step, *article),
-                Expect::Refused { .. } => refused_step(&operator, &files, &step, &current),
+                Expect::Applies(article) => apply_step(operator, &files, &step, *article),
+                Expect::Refused { .. } => refused_step(operator, &files, &step, &current),
             };
             match result {
                 Ok((ours, theirs)) => {
