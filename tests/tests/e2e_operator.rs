@@ -241,11 +241,9 @@ fn write_installation(operator: &Operator, text: &str) -> Result<(), String> {
         if !ran.stderr.contains("Conflict") && !ran.stderr.contains("AlreadyExists") {
             return Err(format!("{verb} of the Installation:\n{}", ran.describe()));
         }
-        verb = if ran.stderr.contains("AlreadyExists") {
-            "replace"
-        } else {
-            verb
-        };
+        if ran.stderr.contains("AlreadyExists") {
+            verb = "replace";
+        }
         last = ran.describe();
         thread::sleep(Duration::from_millis(200));
     }
