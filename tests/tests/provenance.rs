@@ -85,7 +85,21 @@ fn blob_ids_match() {
             checked += 1;
         }
     }
-    assert!(checked > 20, "only {checked} files checked");
+    assert!(checked > 50, "only {checked} files checked");
+}
+
+/// Every release calico-render supports has its CRDs and its chart values in the repository.
+#[test]
+fn every_supported_release_is_carried() {
+    let root = workspace_root();
+    for release in ["v3.30.7", "v3.31.7", "v3.32.1"] {
+        for folder in ["crds", "calico-render/chart-values"] {
+            let rows = listed(&root.join(folder).join("README.md"));
+            let prefix = format!("{release}/");
+            let n = rows.keys().filter(|f| f.starts_with(&prefix)).count();
+            assert!(n > 0, "{folder}/README.md lists no file of {release}");
+        }
+    }
 }
 
 #[test]
