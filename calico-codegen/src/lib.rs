@@ -21,6 +21,10 @@
 //! # Ok::<(), calico_codegen::CodegenError>(())
 //! ```
 //!
+//! [`index::generate_index`] writes, per release, a compact schema index (`<release>.jsonl`:
+//! every field path with its type, enum values, bounds and CEL rules) from that release's CRDs,
+//! so that older releases are known without a second copy of the types.
+//!
 //! # Errors
 //!
 //! Every failure is a [`CodegenError`] naming the input file, the CRD and, for schema
@@ -28,6 +32,7 @@
 
 pub mod crd;
 pub mod error;
+pub mod index;
 pub mod ir;
 pub mod k8s;
 pub mod lower;

@@ -11,6 +11,7 @@ pub mod defaults;
 pub mod diag;
 pub mod generated;
 pub mod objects;
+pub mod release;
 pub mod rules;
 pub mod source;
 mod suggest;

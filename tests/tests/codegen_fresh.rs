@@ -2,6 +2,8 @@
 //! produces from the pinned v3.32.1 CRDs, byte for byte, with no stale generated files.
 //!
 //! The inputs are the repository's own copies in `crds/v3.32.1/` (see `crds/README.md`).
+//! The schema index of every supported release (`generated/index/<release>.jsonl`) is
+//! regenerated from `crds/<release>/` and compared the same way.
 
 use std::path::{Path, PathBuf};
 
@@ -20,6 +22,34 @@ const INPUTS: [&str; 8] = [
 
 /// The output directory, relative to the workspace root.
 const OUT: &str = "calico-spec/src/generated";
+
+/// The schema indexes' directory, relative to the workspace root.
+const INDEX_OUT: &str = "calico-spec/src/generated/index";
+
+/// The CRD files each release's index is made from: the operator kinds, and the Calico kinds
+/// from the native v3 CRDs where the release has them (v3.32), else from the
+/// crd.projectcalico.org/v1 CRDs the Calico API server serves v3 over.
+fn index_inputs(release: &str) -> Vec<String> {
+    let calico = if release.starts_with("v3.32.") {
+        "projectcalico.org"
+    } else {
+        "crd.projectcalico.org"
+    };
+    let mut files = vec![
+        format!("crds/{release}/operator.tigera.io_installations.yaml"),
+        format!("crds/{release}/operator.tigera.io_apiservers.yaml"),
+    ];
+    for kind in [
+        "ippools",
+        "bgpconfigurations",
+        "bgppeers",
+        "felixconfigurations",
+        "ipreservations",
+    ] {
+        files.push(format!("crds/{release}/{calico}_{kind}.yaml"));
+    }
+    files
+}
 
 fn workspace_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -43,7 +73,9 @@ fn generated_files_on_disk(dir: &Path) -> Vec<PathBuf> {
             let path = entry.expect("directory entry").path();
             if path.is_dir() {
                 stack.push(path);
-            } else if calico_codegen::is_generated(&path) {
+            } else if path.extension().is_some_and(|e| e == "rs")
+                && calico_codegen::is_generated(&path)
+            {
                 found.push(path);
             }
         }
@@ -93,6 +125,51 @@ fn committed_types_are_fresh() {
         problems.join("\n  "),
         regenerate_hint()
     );
+}
+
+#[test]
+fn committed_indexes_are_fresh() {
+    let root = workspace_root();
+    let mut expected = Vec::new();
+    let mut problems = Vec::new();
+    for release in calico_spec::release::RELEASES.iter().map(|r| r.calico) {
+        let inputs = index_inputs(release);
+        let sources: Vec<calico_codegen::Source> = inputs
+            .iter()
+            .map(|name| calico_codegen::Source {
+                name: name.clone(),
+                text: std::fs::read_to_string(root.join(name))
+                    .unwrap_or_else(|err| panic!("{name} is part of the repository: {err}")),
+            })
+            .collect();
+        let command = calico_codegen::index::command_line(release, &inputs, INDEX_OUT);
+        let file = calico_codegen::index::generate_index(release, &sources, &command)
+            .expect("pinned CRDs index");
+        let path = root.join(INDEX_OUT).join(&file.path);
+        match std::fs::read_to_string(&path) {
+            Ok(on_disk) if on_disk == file.contents => {}
+            Ok(_) => problems.push(format!(
+                "{INDEX_OUT}/{} is stale; regenerate with\n  cargo run -p calico-codegen -- {}",
+                file.path,
+                command.trim_start_matches("calico-render codegen ")
+            )),
+            Err(_) => problems.push(format!("{INDEX_OUT}/{} is missing", file.path)),
+        }
+        expected.push(path);
+    }
+    for entry in std::fs::read_dir(root.join(INDEX_OUT))
+        .expect("index folder")
+        .flatten()
+    {
+        let path = entry.path();
+        if calico_codegen::is_generated(&path) && !expected.contains(&path) {
+            problems.push(format!(
+                "{} is generated but no release produces it",
+                path.display()
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
 #[test]

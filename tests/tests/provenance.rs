@@ -92,7 +92,7 @@ fn blob_ids_match() {
 #[test]
 fn every_supported_release_is_carried() {
     let root = workspace_root();
-    for release in ["v3.30.7", "v3.31.7", "v3.32.1"] {
+    for release in calico_spec::release::RELEASES.iter().map(|r| r.calico) {
         for folder in ["crds", "calico-render/chart-values"] {
             let rows = listed(&root.join(folder).join("README.md"));
             let prefix = format!("{release}/");

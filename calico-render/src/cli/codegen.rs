@@ -35,11 +35,29 @@ pub struct Args {
     /// Copy the CRDs' descriptions into doc comments.
     #[arg(long)]
     docs: bool,
+    /// Write the schema index of this Calico release (`<out>/<RELEASE>.jsonl`: every field
+    /// with its type, enum values, bounds and CEL rules) instead of Rust types.
+    #[arg(long, value_name = "RELEASE", conflicts_with = "docs")]
+    index: Option<String>,
 }
 
 /// Run the subcommand.
 pub fn run(args: Args) -> super::Outcome {
     let sources = calico_codegen::load_sources(&args.crd).context("error reading --crd input")?;
+    if let Some(release) = &args.index {
+        let command = calico_codegen::index::command_line(release, &args.crd, &args.out);
+        let file = match calico_codegen::index::generate_index(release, &sources, &command) {
+            Ok(file) => file,
+            Err(err) => {
+                eprintln!("error: {err}");
+                return Ok(ExitCode::from(super::EXIT_INVALID));
+            }
+        };
+        calico_codegen::write_output(&PathBuf::from(&args.out), &[file])
+            .with_context(|| format!("error writing --out {}", args.out))?;
+        eprintln!("codegen: schema index of {release} written in {}", args.out);
+        return Ok(ExitCode::SUCCESS);
+    }
     let options = calico_codegen::Options {
         docs: args.docs,
         command: calico_codegen::command_line(&args.crd, &args.out, args.docs),

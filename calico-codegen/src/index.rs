@@ -1,0 +1,267 @@
+//! The schema index of one release: for every kind its CRDs define, the tree of its fields
+//! with the constraints validation consults (type, enum values, bounds, lengths, pattern,
+//! format, default, CEL rules). One JSON object a line, one line per kind, sorted by kind:
+//! `{"kind":"IPPool","schema":{"type":"object","properties":{"spec":{...}}}}`.
+//!
+//! The generated Rust types are made from the newest release only; the index is how the other
+//! releases are known without a second copy of the types. A node has `type` (`object`, `map`,
+//! `array`, `string`, `integer`, `number`, `boolean`, `int-or-string`, `any`), `properties`
+//! (an object's fields, sorted), `items` (an array's items), `values` (a map's values), and a
+//! constraint key only when the schema sets it. The root's `status` is left out: nothing we
+//! write or check carries a status. The same CRDs give the same bytes.
+//!
+//! The file starts with comment lines (`//`), the first of them [`crate::HEADER_MARKER`], so
+//! that `codegen_fresh` and `write_output` recognise it as generated.
+
+use std::collections::BTreeMap;
+
+use serde_json::{Map, Value};
+
+use crate::crd::{self, Source};
+use crate::error::{CodegenError, DuplicateKind};
+use crate::ir::{Schema, SchemaType};
+use crate::{GeneratedFile, HEADER_MARKER};
+
+/// The command line that reproduces an index run, as recorded in its header.
+pub fn command_line(release: &str, crds: &[String], out: &str) -> String {
+    let types = crate::command_line(crds, out, false);
+    types.replacen(
+        "calico-render codegen",
+        &format!("calico-render codegen --index {release}"),
+        1,
+    )
+}
+
+/// The index file of `release` (`<release>.jsonl`) from the CRDs in `sources`.
+///
+/// # Errors
+/// A [`CodegenError`] when a source is not CRD YAML, a schema cannot be read, two sources
+/// define the same kind, or no source holds a CRD.
+pub fn generate_index(
+    release: &str,
+    sources: &[Source],
+    command: &str,
+) -> Result<GeneratedFile, CodegenError> {
+    let mut kinds: BTreeMap<String, (String, Value)> = BTreeMap::new();
+    for source in sources {
+        for crd in crd::parse_source(source)? {
+            // One schema per kind: the newest served version (the CRDs we carry serve one).
+            let Some(version) = crd.versions.last() else {
+                continue;
+            };
+            if let Some((first, _)) = kinds.get(&crd.kind) {
+                return Err(CodegenError::DuplicateKind(Box::new(DuplicateKind {
+                    group: crd.group.clone(),
+                    version: version.name.clone(),
+                    kind: crd.kind.clone(),
+                    first: first.clone(),
+                    second: crd.source.clone(),
+                })));
+            }
+            let tree = node(&version.schema, true);
+            kinds.insert(crd.kind.clone(), (crd.source.clone(), tree));
+        }
+    }
+    if kinds.is_empty() {
+        return Err(CodegenError::NoCrds {
+            inputs: sources
+                .iter()
+                .map(|s| s.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", "),
+        });
+    }
+    let mut text = format!("{HEADER_MARKER}; regenerate instead.\n// Command: {command}\n");
+    text.push_str(&format!(
+        "// Schema index of Calico {release}: one kind a line (see calico_codegen::index).\n"
+    ));
+    for (kind, (_, schema)) in kinds {
+        let mut line = Map::new();
+        line.insert("kind".into(), Value::from(kind));
+        line.insert("schema".into(), schema);
+        text.push_str(&Value::Object(line).to_string());
+        text.push('\n');
+    }
+    Ok(GeneratedFile {
+        path: format!("{release}.jsonl"),
+        contents: text,
+    })
+}
+
+/// The index node of `schema` and everything under it (`root`: leave out `status`).
+fn node(schema: &Schema, root: bool) -> Value {
+    let mut map = constraints(schema);
+    match &schema.ty {
+        SchemaType::Object {
+            properties,
+            additional,
+        } => {
+            let fields: BTreeMap<&str, Value> = properties
+                .iter()
+                .filter(|prop| !(root && prop.name == "status"))
+                .map(|prop| (prop.name.as_str(), node(&prop.schema, false)))
+                .collect();
+            if !fields.is_empty() {
+                let fields = fields.into_iter().map(|(k, v)| (k.to_owned(), v)).collect();
+                map.insert("properties".into(), Value::Object(fields));
+            }
+            if let Some(additional) = additional {
+                map.insert("values".into(), node(additional, false));
+            }
+        }
+        SchemaType::Array(items) => {
+            map.insert("items".into(), node(items, false));
+        }
+        _ => {}
+    }
+    Value::Object(map)
+}
+
+fn constraints(schema: &Schema) -> Map<String, Value> {
+    let c = &schema.constraints;
+    let mut map = Map::new();
+    let ty = match &schema.ty {
+        SchemaType::Object { additional, .. } if additional.is_some() => "map",
+        SchemaType::Object { .. } => "object",
+        SchemaType::Array(_) => "array",
+        SchemaType::String => "string",
+        SchemaType::Integer => "integer",
+        SchemaType::Number => "number",
+        SchemaType::Boolean => "boolean",
+        SchemaType::IntOrString => "int-or-string",
+        SchemaType::Any { .. } => "any",
+    };
+    map.insert("type".into(), Value::from(ty));
+    if !c.enum_values.is_empty() {
+        map.insert("enum".into(), Value::Array(c.enum_values.clone()));
+    }
+    let numbers = [
+        ("minimum", c.minimum.clone()),
+        ("maximum", c.maximum.clone()),
+    ];
+    for (key, number) in numbers {
+        if let Some(number) = number {
+            map.insert(key.into(), Value::Number(number));
+        }
+    }
+    if c.exclusive_minimum {
+        map.insert("exclusiveMinimum".into(), Value::Bool(true));
+    }
+    if c.exclusive_maximum {
+        map.insert("exclusiveMaximum".into(), Value::Bool(true));
+    }
+    let counts = [
+        ("minLength", c.min_length),
+        ("maxLength", c.max_length),
+        ("minItems", c.min_items),
+        ("maxItems", c.max_items),
+    ];
+    for (key, count) in counts {
+        if let Some(count) = count {
+            map.insert(key.into(), Value::from(count));
+        }
+    }
+    if let Some(pattern) = &c.pattern {
+        map.insert("pattern".into(), Value::from(pattern.clone()));
+    }
+    if let Some(format) = &c.format {
+        map.insert("format".into(), Value::from(format.clone()));
+    }
+    if let Some(default) = &c.default {
+        map.insert("default".into(), default.clone());
+    }
+    if !c.validations.is_empty() {
+        let rules = c
+            .validations
+            .iter()
+            .map(|rule| {
+                let mut r = Map::new();
+                r.insert("rule".into(), Value::from(rule.rule.clone()));
+                let optional = [
+                    ("message", &rule.message),
+                    ("messageExpression", &rule.message_expression),
+                    ("reason", &rule.reason),
+                    ("fieldPath", &rule.field_path),
+                ];
+                for (key, value) in optional {
+                    if let Some(value) = value {
+                        r.insert(key.into(), Value::from(value.clone()));
+                    }
+                }
+                Value::Object(r)
+            })
+            .collect();
+        map.insert("cel".into(), Value::Array(rules));
+    }
+    map
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CRD: &str = r#"
+apiVersion: apiextensions.k8s.io/v1
+kind: CustomResourceDefinition
+metadata: {name: pools.example.org}
+spec:
+  group: example.org
+  scope: Cluster
+  names: {kind: Pool, plural: pools}
+  versions:
+  - name: v1
+    served: true
+    storage: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            x-kubernetes-validations:
+            - rule: "has(self.cidr)"
+              message: needs a cidr
+            properties:
+              cidr: {type: string, maxLength: 48}
+              mode: {type: string, enum: [A, B]}
+              size: {type: integer, minimum: 0, maximum: 128}
+              uses: {type: array, items: {type: string}}
+              labels: {type: object, additionalProperties: {type: string}}
+          status:
+            type: object
+            properties:
+              ready: {type: boolean}
+"#;
+
+    #[test]
+    fn one_line_per_kind_with_its_field_tree() {
+        let sources = [Source {
+            name: "pool.yaml".into(),
+            text: CRD.into(),
+        }];
+        let file = generate_index("v9.9.9", &sources, "cmd").expect("indexes");
+        assert_eq!(file.path, "v9.9.9.jsonl");
+        let lines: Vec<&str> = file.contents.lines().collect();
+        assert!(lines[0].starts_with(HEADER_MARKER));
+        let body: Vec<Value> = lines
+            .iter()
+            .filter(|l| !l.starts_with("//"))
+            .map(|l| serde_json::from_str(l).expect("JSON line"))
+            .collect();
+        assert_eq!(body.len(), 1);
+        assert_eq!(body[0]["kind"], "Pool");
+        let root = &body[0]["schema"];
+        assert!(root["properties"].get("status").is_none());
+        let spec = &root["properties"]["spec"];
+        let fields: Vec<&String> = spec["properties"].as_object().unwrap().keys().collect();
+        assert_eq!(fields, ["cidr", "labels", "mode", "size", "uses"]);
+        let field = |name: &str| &spec["properties"][name];
+        assert_eq!(field("cidr")["maxLength"], 48);
+        assert_eq!(field("mode")["enum"], serde_json::json!(["A", "B"]));
+        assert_eq!(field("size")["maximum"], 128);
+        assert_eq!(field("labels")["type"], "map");
+        assert_eq!(field("labels")["values"]["type"], "string");
+        assert_eq!(field("uses")["items"]["type"], "string");
+        assert_eq!(spec["cel"][0]["message"], "needs a cidr");
+    }
+}

@@ -1,0 +1,615 @@
+//! The Calico releases calico-render supports, and what each one's CRDs know.
+//!
+//! One model, several releases: the generated types ([`crate::generated`]) are the newest
+//! release's, and every release (the newest too) has a schema index made by codegen from its
+//! own CRDs (`generated/index/<release>.jsonl`, see `calico_codegen::index`): every field with
+//! its type, enum values, bounds and CEL rules. [`check_object`] compares an object with the
+//! index of the target release and of the newest one, and reports what the target does not
+//! have (a field, an enum value, a bound) together with the first release that has it, and
+//! what the target has that the newest lacks (so that the newest release's verdict on it can
+//! be set aside). For v3.30 and v3.31 the Calico kinds' index is their
+//! `crd.projectcalico.org/v1` CRD: those releases have no native v3 CRDs, and the Calico API
+//! server serves v3 over the v1 schema.
+
+use std::collections::BTreeMap;
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::source::{join_index, join_key};
+
+/// One supported Calico minor release.
+#[derive(Debug)]
+pub struct Release {
+    /// The minor, as users write it (`v3.31`).
+    pub minor: &'static str,
+    /// The patch release whose CRDs and chart values the repository carries (`v3.31.7`).
+    pub calico: &'static str,
+    /// The tigera-operator version that release's chart pins (`v1.40.15`).
+    pub operator: &'static str,
+    /// Whether the release has native `projectcalico.org/v3` CRDs (v3.32 on).
+    pub native_v3_crds: bool,
+    index_text: &'static str,
+    index: OnceLock<Index>,
+}
+
+/// The supported releases, oldest first; the last is the newest, the default.
+pub static RELEASES: [Release; 3] = [
+    Release {
+        minor: "v3.30",
+        calico: "v3.30.7",
+        operator: "v1.38.13",
+        native_v3_crds: false,
+        index_text: include_str!("generated/index/v3.30.7.jsonl"),
+        index: OnceLock::new(),
+    },
+    Release {
+        minor: "v3.31",
+        calico: "v3.31.7",
+        operator: "v1.40.15",
+        native_v3_crds: false,
+        index_text: include_str!("generated/index/v3.31.7.jsonl"),
+        index: OnceLock::new(),
+    },
+    Release {
+        minor: "v3.32",
+        calico: "v3.32.1",
+        operator: "v1.42.3",
+        native_v3_crds: true,
+        index_text: include_str!("generated/index/v3.32.1.jsonl"),
+        index: OnceLock::new(),
+    },
+];
+
+/// A version string that names no supported release.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error(
+    "Calico version `{version}` is not supported; supported: {}",
+    supported_list()
+)]
+pub struct UnsupportedRelease {
+    /// The version as written.
+    pub version: String,
+}
+
+/// `v3.30.x, v3.31.x, v3.32.x`.
+pub fn supported_list() -> String {
+    RELEASES
+        .iter()
+        .map(|r| format!("{}.x", r.minor))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+impl Release {
+    /// The newest supported release (the default target).
+    pub fn newest() -> &'static Release {
+        &RELEASES[RELEASES.len() - 1]
+    }
+
+    /// The release of a version written as `vMAJOR.MINOR.PATCH` (any patch of a supported
+    /// minor: `v3.31.2` is v3.31).
+    ///
+    /// # Errors
+    /// [`UnsupportedRelease`] for anything else, naming the supported minors.
+    pub fn for_version(version: &str) -> Result<&'static Release, UnsupportedRelease> {
+        RELEASES
+            .iter()
+            .find(|release| {
+                version
+                    .strip_prefix(release.minor)
+                    .and_then(|rest| rest.strip_prefix('.'))
+                    .is_some_and(|patch| {
+                        !patch.is_empty() && patch.bytes().all(|b| b.is_ascii_digit())
+                    })
+            })
+            .ok_or_else(|| UnsupportedRelease {
+                version: version.to_owned(),
+            })
+    }
+
+    /// Whether this is the newest release.
+    pub fn is_newest(&self) -> bool {
+        std::ptr::eq(self, Release::newest())
+    }
+
+    /// The position in [`RELEASES`] (0 is the oldest).
+    fn position(&self) -> usize {
+        RELEASES
+            .iter()
+            .position(|r| std::ptr::eq(r, self))
+            .unwrap_or(RELEASES.len() - 1)
+    }
+
+    /// The releases after this one, oldest first.
+    fn later(&self) -> &'static [Release] {
+        &RELEASES[self.position() + 1..]
+    }
+
+    /// The release's schema index, read on first use.
+    pub fn index(&self) -> &Index {
+        self.index.get_or_init(|| Index::parse(self.index_text))
+    }
+}
+
+impl PartialEq for Release {
+    fn eq(&self, other: &Release) -> bool {
+        self.calico == other.calico
+    }
+}
+
+impl Eq for Release {}
+
+impl std::fmt::Display for Release {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Calico {}", self.minor)
+    }
+}
+
+/// What one release's CRDs define: a field tree per kind.
+#[derive(Debug, Default, PartialEq)]
+pub struct Index {
+    kinds: BTreeMap<String, Node>,
+}
+
+/// One schema node of the index (see `calico_codegen::index` for the format).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Node {
+    /// `object`, `map`, `array`, `string`, `integer`, `number`, `boolean`, `int-or-string`, `any`.
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// An object's fields.
+    #[serde(default)]
+    pub properties: BTreeMap<String, Node>,
+    /// An array's items.
+    pub items: Option<Box<Node>>,
+    /// A map's values.
+    pub values: Option<Box<Node>>,
+    /// Enum values.
+    #[serde(default, rename = "enum")]
+    pub enum_values: Vec<Value>,
+    /// `minimum`.
+    pub minimum: Option<f64>,
+    /// `maximum`.
+    pub maximum: Option<f64>,
+    /// `maxLength`.
+    pub max_length: Option<u64>,
+    /// `maxItems`.
+    pub max_items: Option<u64>,
+    /// `default`.
+    pub default: Option<Value>,
+    /// CEL rules (`x-kubernetes-validations`).
+    #[serde(default)]
+    pub cel: Vec<CelRule>,
+}
+
+/// One CEL rule of a CRD, as the index carries it.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CelRule {
+    /// The expression.
+    pub rule: String,
+    /// `message`.
+    pub message: Option<String>,
+    /// `reason`.
+    pub reason: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Line {
+    kind: String,
+    schema: Node,
+}
+
+impl Index {
+    /// Read an index file; lines starting with `//` are comments. The files are generated and
+    /// checked by `codegen_fresh`, so a line that does not read is a build defect.
+    fn parse(text: &str) -> Index {
+        let mut kinds = BTreeMap::new();
+        for line in text
+            .lines()
+            .filter(|l| !l.starts_with("//") && !l.is_empty())
+        {
+            let line: Line = serde_json::from_str(line).expect("generated index lines are valid");
+            kinds.insert(line.kind, line.schema);
+        }
+        Index { kinds }
+    }
+
+    /// The root node of `kind`.
+    pub fn kind(&self, kind: &str) -> Option<&Node> {
+        self.kinds.get(kind)
+    }
+
+    /// The kinds indexed.
+    pub fn kinds(&self) -> impl Iterator<Item = &str> {
+        self.kinds.keys().map(String::as_str)
+    }
+
+    /// The node at a field path (`spec.calicoNetwork.ipPools[*].cidr`: keys, `[*]` for items,
+    /// `*` for map values), if the kind has it.
+    pub fn node(&self, kind: &str, path: &str) -> Option<&Node> {
+        Index::walk(self.kinds.get(kind)?, path)
+    }
+}
+
+enum Segment<'a> {
+    Key(&'a str),
+    Items,
+}
+
+fn segments(path: &str) -> impl Iterator<Item = Segment<'_>> {
+    path.split('.')
+        .filter(|part| !part.is_empty())
+        .flat_map(|part| {
+            let (key, rest) = part.split_once('[').unwrap_or((part, ""));
+            let n_items = rest.matches('[').count() + usize::from(!rest.is_empty());
+            std::iter::once(Segment::Key(key))
+                .filter(|s| !matches!(s, Segment::Key("")))
+                .chain(std::iter::repeat_with(|| Segment::Items).take(n_items))
+        })
+}
+
+/// Something an object has that the target release does not accept, or accepts only there.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Finding {
+    /// A field the target release does not know; `first` is the first later release that has it.
+    UnknownField {
+        /// The field path in the object.
+        path: String,
+        /// The field's name.
+        field: String,
+        /// The first release that has the field.
+        first: &'static Release,
+    },
+    /// An enum value the target release does not accept; `first` is the first release that does.
+    UnknownValue {
+        /// The field path in the object.
+        path: String,
+        /// The value as written.
+        value: String,
+        /// The target release's values.
+        valid: Vec<String>,
+        /// The first later release that accepts it.
+        first: &'static Release,
+    },
+    /// A value outside a bound the target release's schema sets.
+    OutOfBounds {
+        /// The field path in the object.
+        path: String,
+        /// What the bound is.
+        message: String,
+    },
+    /// A field or value the target release knows and the newest does not: the newest
+    /// release's verdict at this path does not apply to the target.
+    OnlyInTarget {
+        /// The field path in the object.
+        path: String,
+    },
+}
+
+/// Compare `object` (of `kind`) with what `release` knows. Nothing is reported for the newest
+/// release, whose verdict the generated types and the rule catalogue already give.
+pub fn check_object(release: &'static Release, kind: &str, object: &Value) -> Vec<Finding> {
+    let mut out = Vec::new();
+    if release.is_newest() {
+        return out;
+    }
+    let (Some(target), Some(newest)) = (
+        release.index().kind(kind),
+        Release::newest().index().kind(kind),
+    ) else {
+        return out;
+    };
+    let walk = Walk {
+        release,
+        kind,
+        newest,
+    };
+    walk.node(object, Some(target), "", "", &mut out);
+    out
+}
+
+struct Walk<'a> {
+    release: &'static Release,
+    kind: &'a str,
+    newest: &'a Node,
+}
+
+impl Walk<'_> {
+    /// `value` at `path` (`schema_path` with `[*]`), against the target's `node` (absent: the
+    /// target does not know the field, already reported).
+    fn node(
+        &self,
+        value: &Value,
+        node: Option<&Node>,
+        path: &str,
+        schema_path: &str,
+        out: &mut Vec<Finding>,
+    ) {
+        let Some(node) = node else { return };
+        match value {
+            Value::Object(map) => {
+                for (key, child) in map {
+                    let child_path = join_key(path, key);
+                    let child_schema = if schema_path.is_empty() {
+                        key.clone()
+                    } else {
+                        format!("{schema_path}.{key}")
+                    };
+                    if schema_path.is_empty()
+                        && matches!(key.as_str(), "apiVersion" | "kind" | "metadata" | "status")
+                    {
+                        continue;
+                    }
+                    let target_child = node.properties.get(key).or(node.values.as_deref());
+                    let opaque = node.properties.is_empty() && node.values.is_none();
+                    if target_child.is_none() && !opaque {
+                        if let Some(first) = self.first_with_field(&child_schema) {
+                            out.push(Finding::UnknownField {
+                                path: child_path,
+                                field: key.clone(),
+                                first,
+                            });
+                        }
+                        continue;
+                    }
+                    if target_child.is_some() && self.newest_node(&child_schema).is_none() {
+                        out.push(Finding::OnlyInTarget {
+                            path: child_path.clone(),
+                        });
+                    }
+                    self.node(child, target_child, &child_path, &child_schema, out);
+                }
+            }
+            Value::Array(items) => {
+                if let Some(max) = node.max_items
+                    && items.len() as u64 > max
+                {
+                    out.push(Finding::OutOfBounds {
+                        path: path.to_owned(),
+                        message: format!(
+                            "has {} items; {} allows at most {max}",
+                            items.len(),
+                            self.release
+                        ),
+                    });
+                }
+                let item_schema = format!("{schema_path}[*]");
+                for (idx, item) in items.iter().enumerate() {
+                    self.node(
+                        item,
+                        node.items.as_deref(),
+                        &join_index(path, idx),
+                        &item_schema,
+                        out,
+                    );
+                }
+            }
+            Value::String(text) => {
+                self.enum_value(value, text, node, path, schema_path, out);
+                if let Some(max) = node.max_length
+                    && text.chars().count() as u64 > max
+                {
+                    out.push(Finding::OutOfBounds {
+                        path: path.to_owned(),
+                        message: format!(
+                            "is {} characters long; {} allows at most {max}",
+                            text.chars().count(),
+                            self.release
+                        ),
+                    });
+                }
+            }
+            Value::Number(number) => {
+                if let Some(x) = number.as_f64() {
+                    let below = node.minimum.is_some_and(|min| x < min);
+                    let above = node.maximum.is_some_and(|max| x > max);
+                    if below || above {
+                        let bound =
+                            |b: Option<f64>| b.map_or_else(|| "-".to_owned(), |b| b.to_string());
+                        out.push(Finding::OutOfBounds {
+                            path: path.to_owned(),
+                            message: format!(
+                                "{number} is outside {}..{} in {}",
+                                bound(node.minimum),
+                                bound(node.maximum),
+                                self.release
+                            ),
+                        });
+                    }
+                }
+                self.enum_value(value, &number.to_string(), node, path, schema_path, out);
+            }
+            _ => {}
+        }
+    }
+
+    fn enum_value(
+        &self,
+        value: &Value,
+        text: &str,
+        node: &Node,
+        path: &str,
+        schema_path: &str,
+        out: &mut Vec<Finding>,
+    ) {
+        let allows = |n: &Node| n.enum_values.is_empty() || n.enum_values.contains(value);
+        if !allows(node) {
+            // The first later release whose schema accepts the value; none: every release
+            // refuses it and the newest release's rules say so.
+            let first = self.release.later().iter().find(|later| {
+                later
+                    .index()
+                    .node(self.kind, schema_path)
+                    .is_some_and(&allows)
+            });
+            if let Some(first) = first {
+                out.push(Finding::UnknownValue {
+                    path: path.to_owned(),
+                    value: text.to_owned(),
+                    valid: node
+                        .enum_values
+                        .iter()
+                        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
+                        .collect(),
+                    first,
+                });
+            }
+        } else if !node.enum_values.is_empty()
+            && self.newest_node(schema_path).is_some_and(|n| !allows(n))
+        {
+            out.push(Finding::OnlyInTarget {
+                path: path.to_owned(),
+            });
+        }
+    }
+
+    fn newest_node(&self, schema_path: &str) -> Option<&Node> {
+        Index::walk(self.newest, schema_path)
+    }
+
+    /// The first release after the target whose schema has the field at `schema_path`.
+    fn first_with_field(&self, schema_path: &str) -> Option<&'static Release> {
+        self.release
+            .later()
+            .iter()
+            .find(|later| later.index().node(self.kind, schema_path).is_some())
+    }
+}
+
+impl Index {
+    fn walk<'n>(mut node: &'n Node, path: &str) -> Option<&'n Node> {
+        for segment in segments(path) {
+            node = match segment {
+                Segment::Items => node.items.as_deref()?,
+                Segment::Key(key) => match node.properties.get(key) {
+                    Some(child) => child,
+                    None => node.values.as_deref()?,
+                },
+            };
+        }
+        Some(node)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn versions_map_to_their_minor() {
+        assert_eq!(
+            Release::for_version("v3.30.7").unwrap().operator,
+            "v1.38.13"
+        );
+        assert_eq!(
+            Release::for_version("v3.31.2").unwrap().operator,
+            "v1.40.15"
+        );
+        assert_eq!(Release::for_version("v3.32.1").unwrap().operator, "v1.42.3");
+        for bad in [
+            "v3.29.4", "v3.33.0", "3.32.1", "v3.32", "v3.32.", "v3.32.x", "v3.320.1",
+        ] {
+            let err = Release::for_version(bad).unwrap_err();
+            assert_eq!(
+                err.to_string(),
+                format!(
+                    "Calico version `{bad}` is not supported; supported: v3.30.x, v3.31.x, v3.32.x"
+                )
+            );
+        }
+        assert!(Release::newest().is_newest());
+        assert!(!RELEASES[0].is_newest());
+    }
+
+    #[test]
+    fn every_index_reads_and_has_the_kinds_we_emit() {
+        for release in &RELEASES {
+            let kinds: Vec<&str> = release.index().kinds().collect();
+            for kind in [
+                "APIServer",
+                "BGPConfiguration",
+                "BGPPeer",
+                "FelixConfiguration",
+                "IPPool",
+                "Installation",
+            ] {
+                assert!(kinds.contains(&kind), "{} has no {kind}", release.calico);
+            }
+        }
+    }
+
+    #[test]
+    fn paths_walk_items_and_maps() {
+        let index = RELEASES[2].index();
+        assert_eq!(
+            index
+                .node("Installation", "spec.calicoNetwork.ipPools[*].cidr")
+                .unwrap()
+                .ty,
+            "string"
+        );
+        assert_eq!(
+            index.node("IPPool", "spec.cidr").unwrap().max_length,
+            Some(48)
+        );
+        assert!(
+            index
+                .node("Installation", "spec.calicoNetwork.nope")
+                .is_none()
+        );
+        assert!(
+            index
+                .node("Installation", "spec.controlPlaneNodeSelector.some-label")
+                .is_some()
+        );
+    }
+
+    #[test]
+    fn a_field_of_a_later_release_names_it() {
+        let felix = json!({"apiVersion": "projectcalico.org/v3", "kind": "FelixConfiguration",
+            "metadata": {"name": "default"}, "spec": {"bpfJITHardening": "Auto", "logSeverityScreen": "Info"}});
+        let findings = check_object(&RELEASES[0], "FelixConfiguration", &felix);
+        assert_eq!(
+            findings,
+            [Finding::UnknownField {
+                path: "spec.bpfJITHardening".into(),
+                field: "bpfJITHardening".into(),
+                first: &RELEASES[1]
+            }]
+        );
+        assert!(check_object(&RELEASES[1], "FelixConfiguration", &felix).is_empty());
+        assert!(check_object(&RELEASES[2], "FelixConfiguration", &felix).is_empty());
+    }
+
+    #[test]
+    fn an_enum_value_of_a_later_release_names_it() {
+        let installation = json!({"spec": {"kubernetesProvider": "Kind"}});
+        let findings = check_object(&RELEASES[0], "Installation", &installation);
+        assert!(
+            matches!(&findings[..], [Finding::UnknownValue { first, value, .. }] if value == "Kind" && std::ptr::eq(*first, &RELEASES[1])),
+            "{findings:?}"
+        );
+    }
+
+    #[test]
+    fn what_only_the_target_knows_is_marked() {
+        let felix = json!({"spec": {"bpfRedirectToPeer": "L2Only", "iptablesLockTimeout": "10s"}});
+        let findings = check_object(&RELEASES[1], "FelixConfiguration", &felix);
+        assert_eq!(
+            findings,
+            [
+                Finding::OnlyInTarget {
+                    path: "spec.bpfRedirectToPeer".into()
+                },
+                Finding::OnlyInTarget {
+                    path: "spec.iptablesLockTimeout".into()
+                },
+            ]
+        );
+    }
+}
