@@ -17,6 +17,9 @@ use std::sync::OnceLock;
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::diag::{Diagnostic, Location, Severity};
+use crate::rules::catalogue as c;
+use crate::rules::{InputDocument, ValidationOutcome};
 use crate::source::{join_index, join_key};
 
 /// One supported Calico minor release.
@@ -453,7 +456,11 @@ impl Walk<'_> {
                     valid: node
                         .enum_values
                         .iter()
-                        .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_owned))
+                        .map(|v| match v.as_str() {
+                            Some("") => "\"\"".to_owned(),
+                            Some(text) => text.to_owned(),
+                            None => v.to_string(),
+                        })
                         .collect(),
                     first,
                 });
@@ -493,6 +500,140 @@ impl Index {
         }
         Some(node)
     }
+}
+
+/// The kind an object's index entry is under, for the kinds validation knows; Calico kinds
+/// through either API group.
+pub fn indexed_kind(object: &Value) -> Option<&str> {
+    let api_version = object.get("apiVersion")?.as_str()?;
+    let kind = object.get("kind")?.as_str()?;
+    let calico = matches!(
+        api_version,
+        "projectcalico.org/v3" | "crd.projectcalico.org/v1"
+    ) && matches!(
+        kind,
+        "IPPool" | "BGPPeer" | "BGPConfiguration" | "FelixConfiguration" | "IPReservation"
+    );
+    let operator =
+        api_version == "operator.tigera.io/v1" && matches!(kind, "Installation" | "APIServer");
+    (calico || operator).then_some(kind)
+}
+
+/// A finding as a diagnostic (without location).
+pub fn diagnostic(release: &Release, finding: &Finding) -> Option<Diagnostic> {
+    let target = release.calico;
+    let (rule, path, message, hint) = match finding {
+        Finding::UnknownField { path, field, first } => (
+            &c::RELEASE_UNKNOWN_FIELD,
+            path,
+            format!(
+                "field `{field}` is not known to {release} ({target}); it first appears in {first}"
+            ),
+            format!(
+                "remove it, or target {} or later with --calico-version",
+                first.calico
+            ),
+        ),
+        Finding::UnknownValue {
+            path,
+            value,
+            valid,
+            first,
+        } => (
+            &c::RELEASE_VALUE,
+            path,
+            format!(
+                "`{value}` is not accepted by {release} ({target}); valid values there: {}; it first appears in {first}",
+                valid.join(", ")
+            ),
+            format!(
+                "use one of those values, or target {} or later",
+                first.calico
+            ),
+        ),
+        Finding::OutOfBounds { path, message } => (
+            &c::RELEASE_VALUE,
+            path,
+            format!("`{path}` {message}"),
+            "use a value inside that release's bounds".to_owned(),
+        ),
+        Finding::OnlyInTarget { .. } => return None,
+    };
+    Some(Diagnostic {
+        severity: rule.severity,
+        code: rule.code,
+        path: path.clone(),
+        message,
+        hint: Some(hint),
+        location: None,
+    })
+}
+
+/// Validation for a target release: `outcome` is the rule catalogue's verdict on `inputs` (the
+/// newest release's); this adds what the target release does not accept (CR0007, CR0008) and
+/// removes the newest release's errors at paths only the target knows (a field or enum value
+/// the newest release dropped). For the newest release nothing changes.
+pub fn apply_to_outcome(
+    release: &'static Release,
+    inputs: &[InputDocument<'_>],
+    outcome: &mut ValidationOutcome,
+) {
+    if release.is_newest() {
+        return;
+    }
+    let mut only_in_target: Vec<(String, usize, String)> = Vec::new();
+    let mut replaced: Vec<(String, usize, String)> = Vec::new();
+    for input in inputs {
+        let document = input.document;
+        let Some(kind) = indexed_kind(&document.value) else {
+            continue;
+        };
+        for finding in check_object(release, kind, &document.value) {
+            if let Finding::OnlyInTarget { path } = &finding {
+                only_in_target.push((input.file.to_owned(), document.index, path.clone()));
+                continue;
+            }
+            let Some(mut diag) = diagnostic(release, &finding) else {
+                continue;
+            };
+            if let Finding::UnknownField { path, .. } = &finding {
+                // Said more precisely than the newest release's "unknown field".
+                replaced.push((input.file.to_owned(), document.index, path.clone()));
+            }
+            let pos = if diag.code == c::RELEASE_UNKNOWN_FIELD.code {
+                document.spans.locate_key(&diag.path)
+            } else {
+                document.spans.locate(&diag.path)
+            }
+            .unwrap_or(document.start);
+            diag.location = Some(Location {
+                file: input.file.to_owned(),
+                document: document.index,
+                line: Some(pos.line),
+                column: Some(pos.column),
+            });
+            outcome.diagnostics.push(diag);
+        }
+    }
+    let at = |list: &[(String, usize, String)], diag: &Diagnostic| {
+        diag.location.as_ref().is_some_and(|loc| {
+            list.iter().any(|(file, doc, path)| {
+                *file == loc.file && *doc == loc.document && *path == diag.path
+            })
+        })
+    };
+    outcome.diagnostics.retain(|diag| {
+        let set_aside = diag.severity == Severity::Error && at(&only_in_target, diag);
+        let restated = diag.code == c::UNKNOWN_FIELD.code && at(&replaced, diag);
+        !(set_aside || restated)
+    });
+    outcome.diagnostics.sort_by(|a, b| {
+        a.location
+            .cmp(&b.location)
+            .then(a.code.cmp(b.code))
+            .then(a.path.cmp(&b.path))
+            .then(a.message.cmp(&b.message))
+    });
 }
 
 #[cfg(test)]

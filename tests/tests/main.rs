@@ -28,6 +28,7 @@ mod post_render_cli;
 mod post_render_stream;
 mod post_render_tools;
 mod provenance;
+mod releases;
 mod render_cli;
 mod render_examples;
 mod render_parse;

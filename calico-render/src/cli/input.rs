@@ -33,6 +33,26 @@ pub(super) fn read_input(path: &str) -> io::Result<String> {
     Ok(text)
 }
 
+// `--calico-version`, the same on `validate` and `patch` (flattened into their arguments).
+// Plain comments: a doc comment here would become the subcommand's description.
+#[derive(Debug, Clone, clap::Args)]
+pub(super) struct ReleaseArgs {
+    /// The Calico release to check manifests against: a patch release of v3.30, v3.31 or
+    /// v3.32. A field or value that release does not know is an error naming the first release
+    /// that has it. A ClusterNetwork is checked for its own `spec.calicoVersion`
+    #[arg(
+        long = "calico-version",
+        value_name = "VERSION",
+        default_value = calico_spec::release::RELEASES[calico_spec::release::RELEASES.len() - 1].calico,
+        value_parser = parse_release,
+    )]
+    pub(super) release: &'static calico_spec::release::Release,
+}
+
+fn parse_release(text: &str) -> Result<&'static calico_spec::release::Release, String> {
+    calico_spec::release::Release::for_version(text).map_err(|err| err.to_string())
+}
+
 // `--deny` and `--allow`, the same on every subcommand that reports diagnostics (flattened into
 // its arguments). Plain comments: a doc comment here would become the subcommand's description.
 #[derive(Debug, Clone, Default, clap::Args)]

@@ -18,7 +18,8 @@ use calico_spec::source::{self, Document, Limits};
 use serde_json::Value;
 
 use super::input::{
-    CompileFailure, LintArgs, compile_text, display_name, note, print_diagnostics, read_input,
+    CompileFailure, LintArgs, ReleaseArgs, compile_text, display_name, note, print_diagnostics,
+    read_input,
 };
 
 /// The apiVersion of our own input kind.
@@ -60,6 +61,8 @@ pub struct Args {
         default_value_t = Format::Json
     )]
     output: Format,
+    #[command(flatten)]
+    release: ReleaseArgs,
     #[command(flatten)]
     lints: LintArgs,
 }
@@ -112,7 +115,8 @@ pub fn run(args: Args) -> super::Outcome {
     let live_text =
         read_input(&args.live).with_context(|| format!("cannot read --live {live_name}"))?;
 
-    let desired = match desired_objects(desired_name, &desired_text, &levels) {
+    let desired = match desired_objects(desired_name, &desired_text, &levels, args.release.release)
+    {
         Ok(objects) => objects,
         Err(failure) => return Ok(failure.report()),
     };
@@ -202,7 +206,12 @@ impl Failure {
 /// The desired objects: a ClusterNetwork compiled into its objects, or upstream objects
 /// validated with the rule catalogue (under the context `validate` assumes) and taken as they
 /// are. Their lints go to standard error; any error refuses the run.
-fn desired_objects(file: &str, text: &str, levels: &LintLevels) -> Result<Vec<Value>, Failure> {
+fn desired_objects(
+    file: &str,
+    text: &str,
+    levels: &LintLevels,
+    release: &'static calico_spec::release::Release,
+) -> Result<Vec<Value>, Failure> {
     let documents = parse_documents(file, text)?;
     let is_cluster_network = |document: &Document| {
         document.value.get("apiVersion").and_then(Value::as_str)
@@ -213,7 +222,8 @@ fn desired_objects(file: &str, text: &str, levels: &LintLevels) -> Result<Vec<Va
             .iter()
             .map(|document| InputDocument { file, document })
             .collect();
-        let outcome = rules::validate(&inputs, &rules::Context::assumed());
+        let mut outcome = rules::validate(&inputs, &rules::Context::assumed());
+        calico_spec::release::apply_to_outcome(release, &inputs, &mut outcome);
         let (diagnostics, _skipped) = report::leveled(outcome, levels);
         if report::has_errors(&diagnostics) {
             return Err(Failure::Diagnostics(diagnostics));

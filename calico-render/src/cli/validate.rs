@@ -11,7 +11,7 @@ use calico_render::report;
 use calico_spec::rules::{self, SourceText};
 use calico_spec::source::Limits;
 
-use super::input::{LintArgs, display_name, note, read_input, stdout_palette};
+use super::input::{LintArgs, ReleaseArgs, display_name, note, read_input, stdout_palette};
 
 /// Output format of `validate`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -50,6 +50,8 @@ pub struct Args {
     /// file has the chart's keys and no apiVersion or kind).
     #[arg(long)]
     chart_values: bool,
+    #[command(flatten)]
+    release: ReleaseArgs,
     #[command(flatten)]
     lints: LintArgs,
 }
@@ -93,6 +95,10 @@ pub fn run(args: Args) -> super::Outcome {
             return Ok(ExitCode::from(super::EXIT_USAGE));
         }
     };
+    let mut outcome = outcome;
+    if !args.release.release.is_newest() {
+        apply_release(args.release.release, &texts, &mut outcome);
+    }
     let checked = outcome.checked;
     let (diagnostics, skipped) = report::leveled(outcome, &levels);
     let rendered = match args.output {
@@ -121,4 +127,29 @@ pub fn run(args: Args) -> super::Outcome {
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// Check the manifests of `texts` against an older release's schema (see
+/// `calico_spec::release`). The texts were read once already, so they parse.
+fn apply_release(
+    release: &'static calico_spec::release::Release,
+    texts: &[SourceText<'_>],
+    outcome: &mut rules::ValidationOutcome,
+) {
+    let parsed: Vec<(&str, Vec<calico_spec::source::Document>)> = texts
+        .iter()
+        .filter_map(|text| {
+            calico_spec::source::parse_stream(text.text, &Limits::MANIFESTS)
+                .ok()
+                .map(|docs| (text.name, docs))
+        })
+        .collect();
+    let inputs: Vec<rules::InputDocument<'_>> = parsed
+        .iter()
+        .flat_map(|(file, docs)| {
+            docs.iter()
+                .map(move |document| rules::InputDocument { file, document })
+        })
+        .collect();
+    calico_spec::release::apply_to_outcome(release, &inputs, outcome);
 }

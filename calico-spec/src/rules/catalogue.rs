@@ -49,7 +49,7 @@ rules! {
     CN_INVALID_VALUE = "CN0002", Error, "invalid ClusterNetwork value",
         "The value has the wrong type or is outside the field's valid set (an unknown enum value, a CIDR that does not parse, port 0, no pod pool at all). Booleans are `true` or `false` only: YAML 1.1 words such as `yes` are refused. The message lists the valid values.";
     CN_CALICO_VERSION = "CN0101", Error, "unsupported calicoVersion",
-        "calico-render renders for Calico v3.32 (tigera-operator v1.42) and knows that release's defaults and rules; `calicoVersion` must be a v3.32 patch release such as `v3.32.1`.";
+        "calico-render renders for Calico v3.30, v3.31 and v3.32 (tigera-operator v1.38, v1.40, v1.42) and knows each release's fields and defaults; `calicoVersion` must be a patch release of one of them, such as `v3.32.1` (the default), `v3.31.7` or `v3.30.7`.";
     CN_CIDR_NOT_MASKED = "CN0102", Error, "CIDR has host bits set",
         "A pool CIDR must be the network address of its prefix (`10.0.0.0/24`, not `10.0.0.1/24`); Calico refuses pools with host bits set. The hint gives the masked network.";
     CN_BLOCK_SIZE = "CN0103", Error, "block size out of range",
@@ -70,6 +70,8 @@ rules! {
         "`spec.apiEndpoint.host` is the address nodes use to reach the API server without kube-proxy: a DNS name or an IP address, without scheme or port (the port has its own field).";
     CN_SELECTOR = "CN0111", Error, "selector does not parse",
         "Selectors use Calico's selector language: `all()`, `has(label)`, `label == 'value'`, `in {...}`, combined with `&&`, `||`, `!` and parentheses.";
+    CN_RELEASE = "CN0112", Error, "the target Calico release cannot express this",
+        "The ClusterNetwork asks for something the Calico release in `spec.calicoVersion` does not have (for example `bpfNetworkBootstrap` and kube-proxy management arrive with v3.31, native projectcalico.org/v3 CRDs with v3.32). The message names the first release that has it: raise `spec.calicoVersion`, or remove the field.";
     CN_LINT_BPF_FELIX = "CN0203", Warning, "BPF Felix setting without the BPF dataplane",
         "Felix's BPF settings only take effect with `spec.dataplane: BPF`; with another dataplane they are rendered but ignored. Switch the dataplane or remove the setting.";
 
@@ -88,6 +90,10 @@ rules! {
 
     MISSING_FIELD = "CR0006", Error, "required field is missing",
         "The CRD schema marks the field as required (e.g. `cidr` of an IP pool, `type` of `cni`); the API server rejects the object without it.";
+    RELEASE_UNKNOWN_FIELD = "CR0007", Error, "field unknown to the target Calico release",
+        "The field exists in a later Calico release than the one targeted (`--calico-version`, or a ClusterNetwork's `spec.calicoVersion`): that release's CRDs do not have it, so its API server prunes or rejects it. The message names the first release that has the field. Remove it, or target that release or a later one.";
+    RELEASE_VALUE = "CR0008", Error, "value not accepted by the target Calico release",
+        "The target Calico release's CRD schema does not accept the value: an enum value added in a later release (the message names the first one), or a bound of that release's schema. Use one of the listed values, or target a later release.";
 
     POOL_CIDR_MISSING = "CR1001", Error, "IP pool CIDR is missing",
         "Every IP pool needs a non-empty `cidr`, e.g. `172.20.0.0/16`.";
