@@ -1,4 +1,6 @@
-//! The operator's defaults, applied to an Installation the way tigera-operator v1.42 writes them back.
+//! The operator's defaults, applied to an Installation the way tigera-operator v1.42 writes them back
+//! ([`apply_operator_defaults`]), and as the operator of an older release writes them
+//! ([`apply_operator_defaults_for`]; the differences are in docs/releases.md).
 //!
 //! [`apply_operator_defaults`] is a pure function: it returns the Installation the operator
 //! would compute for a *new* cluster (no IP pools in the cluster yet, no kubeadm `podSubnet`
@@ -33,6 +35,7 @@ use crate::generated::operator_tigera_io::v1::{
     InstallationSpecNodeUpdateStrategy, InstallationSpecNodeUpdateStrategyRollingUpdate,
     InstallationSpecVariant,
 };
+use crate::release::Release;
 use crate::vocab::cidr;
 
 /// What the defaults depend on beyond the Installation itself.
@@ -224,6 +227,48 @@ pub fn apply_operator_defaults(installation: &Installation, ctx: &DefaultsContex
         spec.azure = Some(InstallationSpecAzure {
             policy_mode: Some(InstallationSpecAzurePolicyMode::Default),
         });
+    }
+    out
+}
+
+/// Installation fields the v1.42 operator writes back that an older release's Installation CRD
+/// does not have, so that release's operator cannot write them (docs/releases.md): the schema
+/// path, and how to take the default out again.
+type Unset = fn(&mut InstallationSpec);
+const DEFAULTED_FIELDS: [(&str, Unset); 2] = [
+    ("spec.cni.binDir", |spec| {
+        if let Some(cni) = spec.cni.as_mut() {
+            cni.bin_dir = None;
+        }
+    }),
+    ("spec.cni.confDir", |spec| {
+        if let Some(cni) = spec.cni.as_mut() {
+            cni.conf_dir = None;
+        }
+    }),
+];
+
+/// [`apply_operator_defaults`] as the operator `release` pins writes them: the v1.42 defaults,
+/// without those of fields the release's Installation CRD does not have (a field the
+/// Installation already sets is kept, and left to validation).
+pub fn apply_operator_defaults_for(
+    release: &Release,
+    installation: &Installation,
+    ctx: &DefaultsContext,
+) -> Installation {
+    let mut out = apply_operator_defaults(installation, ctx);
+    let index = release.index();
+    let before = serde_json::to_value(installation).unwrap_or_default();
+    if let Some(spec) = out.spec.as_mut() {
+        for (path, unset) in DEFAULTED_FIELDS {
+            let written = path
+                .split('.')
+                .try_fold(&before, |value, key| value.get(key))
+                .is_some();
+            if !written && index.node("Installation", path).is_none() {
+                unset(spec);
+            }
+        }
     }
     out
 }
@@ -423,6 +468,33 @@ mod tests {
             derived_pool_name("fd00::/48").as_deref(),
             Some("fd00.0000.0000.0000.0000.0000.0000.0000-48")
         );
+    }
+
+    #[test]
+    fn defaults_follow_the_release() {
+        use crate::release::RELEASES;
+        let input = installation(MINIMAL);
+        let ctx = DefaultsContext { provider: None };
+        let cni = |release| {
+            let out = apply_operator_defaults_for(release, &input, &ctx);
+            serde_json::to_value(out).expect("serializes")["spec"]["cni"].clone()
+        };
+        // v1.38 (v3.30) has no cni.binDir/confDir; v1.40 and v1.42 write them.
+        assert!(cni(&RELEASES[0]).get("binDir").is_none());
+        assert!(cni(&RELEASES[0]).get("confDir").is_none());
+        assert_eq!(cni(&RELEASES[1])["binDir"], "/opt/cni/bin");
+        assert_eq!(cni(&RELEASES[2])["confDir"], "/etc/cni/net.d");
+        // Everything else is the same in every release.
+        let mut old =
+            serde_json::to_value(apply_operator_defaults_for(&RELEASES[0], &input, &ctx)).unwrap();
+        let mut new =
+            serde_json::to_value(apply_operator_defaults_for(&RELEASES[2], &input, &ctx)).unwrap();
+        for value in [&mut old, &mut new] {
+            let cni = value["spec"]["cni"].as_object_mut().unwrap();
+            cni.remove("binDir");
+            cni.remove("confDir");
+        }
+        assert_eq!(old, new);
     }
 
     #[test]

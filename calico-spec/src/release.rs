@@ -315,6 +315,10 @@ pub fn check_object(release: &'static Release, kind: &str, object: &Value) -> Ve
     out
 }
 
+/// Fields of an older release's crd.projectcalico.org/v1 schema that its v3 API refuses to set
+/// (APIv1 leftovers the Calico API server's validator requires empty): not set aside.
+const STORAGE_ONLY: [(&str, &str); 2] = [("IPPool", "spec.ipip"), ("IPPool", "spec.nat-outgoing")];
+
 struct Walk<'a> {
     release: &'static Release,
     kind: &'a str,
@@ -359,7 +363,10 @@ impl Walk<'_> {
                         }
                         continue;
                     }
-                    if target_child.is_some() && self.newest_node(&child_schema).is_none() {
+                    if target_child.is_some()
+                        && self.newest_node(&child_schema).is_none()
+                        && !STORAGE_ONLY.contains(&(self.kind, child_schema.as_str()))
+                    {
                         out.push(Finding::OnlyInTarget {
                             path: child_path.clone(),
                         });
@@ -634,6 +641,112 @@ pub fn apply_to_outcome(
             .then(a.path.cmp(&b.path))
             .then(a.message.cmp(&b.message))
     });
+}
+
+/// Whether the release of `version` (the newest when it names none) has the field at `path`
+/// (index path: keys, `[*]`, `*`) in `kind`.
+pub fn knows(version: &str, kind: &str, path: &str) -> bool {
+    Release::for_version(version)
+        .unwrap_or_else(|_| Release::newest())
+        .index()
+        .node(kind, path)
+        .is_some()
+}
+
+/// What a ClusterNetwork asks for that the release in its `spec.calicoVersion` cannot express:
+/// a field or value of the compiled objects the release's schema lacks (CN0112), reported at
+/// the ClusterNetwork field it came from. Empty for the newest release.
+pub fn cluster_network_problems(
+    cluster_network: &crate::cluster_network::ClusterNetwork,
+    objects: &[crate::objects::Object],
+) -> Vec<Diagnostic> {
+    let Ok(release) = Release::for_version(&cluster_network.spec.calico_version) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    let v3_objects: Vec<String> = objects
+        .iter()
+        .map(crate::objects::Object::to_value)
+        .filter(|v| v.get("apiVersion").and_then(Value::as_str) == Some("projectcalico.org/v3"))
+        .filter_map(|v| v.get("kind").and_then(Value::as_str).map(str::to_owned))
+        .collect();
+    if !release.native_v3_crds && !cluster_network.spec.calico_api_server && !v3_objects.is_empty()
+    {
+        let first = RELEASES
+            .iter()
+            .find(|r| r.native_v3_crds)
+            .unwrap_or(Release::newest());
+        out.push(Diagnostic {
+            severity: c::CN_RELEASE.severity,
+            code: c::CN_RELEASE.code,
+            path: "spec.calicoAPIServer".to_owned(),
+            message: format!(
+                "`spec.calicoAPIServer: false` cannot be expressed in {release} ({}): the projectcalico.org/v3 objects ({}) are served there only by the Calico API server; native projectcalico.org/v3 CRDs first appear in {first}",
+                release.calico,
+                v3_objects.join(", ")
+            ),
+            hint: Some(format!(
+                "keep the Calico API server (remove `calicoAPIServer: false`), or set `spec.calicoVersion: {}` or later",
+                first.calico
+            )),
+            location: None,
+        });
+    }
+    for object in objects {
+        let value = object.to_value();
+        let Some(kind) = indexed_kind(&value) else {
+            continue;
+        };
+        for finding in check_object(release, kind, &value) {
+            let (path, what, first) = match &finding {
+                Finding::UnknownField { path, first, .. } => (
+                    path,
+                    format!("needs the {kind} field `{path}`"),
+                    Some(*first),
+                ),
+                Finding::UnknownValue {
+                    path, value, first, ..
+                } => (
+                    path,
+                    format!("needs `{value}` in the {kind} field `{path}`"),
+                    Some(*first),
+                ),
+                Finding::OutOfBounds { path, message } => (
+                    path,
+                    format!("sets the {kind} field `{path}`, which {message}"),
+                    None,
+                ),
+                Finding::OnlyInTarget { .. } => continue,
+            };
+            let field = crate::cluster_network::origin(cluster_network, object, path);
+            let message = match first {
+                Some(first) => format!(
+                    "`{field}` cannot be expressed in {release} ({}): it {what}, which first appears in {first}",
+                    release.calico
+                ),
+                None => format!(
+                    "`{field}` cannot be expressed in {release} ({}): it {what}",
+                    release.calico
+                ),
+            };
+            let hint = match first {
+                Some(first) => format!(
+                    "set `spec.calicoVersion: {}` or later, or remove `{field}`",
+                    first.calico
+                ),
+                None => format!("change `{field}`"),
+            };
+            out.push(Diagnostic {
+                severity: c::CN_RELEASE.severity,
+                code: c::CN_RELEASE.code,
+                path: field,
+                message,
+                hint: Some(hint),
+                location: None,
+            });
+        }
+    }
+    out
 }
 
 #[cfg(test)]

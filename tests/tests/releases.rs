@@ -111,6 +111,15 @@ fn each_release_accepts_its_own_fields_and_values() {
             yaml: "apiVersion: projectcalico.org/v3\nkind: IPPool\nmetadata:\n  name: p\nspec:\n  cidr: 10.10.0.0/16\n  allowedUses: [Workload]\n  namespaceSelector: all()\n".to_owned(),
             per_release: [&[("CR0007", "spec.namespaceSelector")], &[], &[]],
         },
+        // APIv1 leftovers of the v1 storage schema: the v3 API refuses them in every release.
+        Row {
+            yaml: "apiVersion: projectcalico.org/v3\nkind: IPPool\nmetadata:\n  name: p\nspec:\n  cidr: 10.10.0.0/16\n  nat-outgoing: true\n".to_owned(),
+            per_release: [
+                &[("CR0001", "spec.nat-outgoing")],
+                &[("CR0001", "spec.nat-outgoing")],
+                &[("CR0001", "spec.nat-outgoing")],
+            ],
+        },
         // Known everywhere: nothing to say in any release.
         Row {
             yaml: felix("  logSeverityScreen: Info\n"),
@@ -228,4 +237,311 @@ fn validate_and_patch_follow_the_version() {
             assert!(String::from_utf8_lossy(&out.stderr).contains("CR0007"));
         }
     }
+}
+
+// ---- ClusterNetworks for each release: render, refusals, snapshots, schema check ----
+
+/// The example's ClusterNetwork with `spec.calicoVersion` set to `version`.
+fn example_for(name: &str, version: &str) -> String {
+    let text = std::fs::read_to_string(format!("{ROOT}/examples/{name}/cluster.yaml"))
+        .expect("example readable");
+    let mut out = String::new();
+    let mut set = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("calicoVersion:") && line.starts_with("  ") {
+            out.push_str(&format!("  calicoVersion: {version}\n"));
+            set = true;
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+        if line == "spec:" && !text.contains("\n  calicoVersion:") {
+            out.push_str(&format!("  calicoVersion: {version}\n"));
+            set = true;
+        }
+    }
+    assert!(set, "{name}: no place for calicoVersion");
+    out
+}
+
+fn example_names() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(format!("{ROOT}/examples"))
+        .expect("examples")
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            (name != "invalid" && entry.path().join("cluster.yaml").is_file()).then_some(name)
+        })
+        .collect();
+    names.sort();
+    assert!(names.len() >= 5, "{names:?}");
+    names
+}
+
+fn snapshot(name: &str, text: &str) {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../snapshots/releases"
+    ));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    settings.bind(|| insta::assert_snapshot!(name, text));
+}
+
+fn render_yaml(objects: &[calico_spec::objects::Object]) -> String {
+    use calico_render::bundle::{self, Format, RenderConfig, Stage};
+    bundle::render_bundle(
+        &RenderConfig {
+            stage: Stage::All,
+            format: Format::Yaml,
+        },
+        objects,
+    )
+    .expect("bundle renders")
+}
+
+/// Every example for every older release: the YAML bundle, or the refusal, pinned by a
+/// snapshot (`snapshots/releases/<example>.<release>.snap`). The newest release's bundles are
+/// `snapshots/render/<example>.yaml.snap`, which `the_newest_release_renders_as_the_default`
+/// ties to an explicit `calicoVersion`.
+#[test]
+fn every_example_for_every_release() {
+    for name in example_names() {
+        for release in RELEASES.iter().filter(|r| !r.is_newest()) {
+            let file = format!("examples/{name}/cluster.yaml");
+            let text = example_for(&name, release.calico);
+            let shown = match calico_spec::cluster_network::load(&file, &text) {
+                Ok(loaded) => render_yaml(&loaded.objects),
+                Err(calico_spec::cluster_network::ParseError::Invalid { diagnostics }) => {
+                    let mut out = String::from("# refused\n");
+                    for diag in diagnostics
+                        .iter()
+                        .filter(|d| d.severity == calico_spec::diag::Severity::Error)
+                    {
+                        out.push_str(&format!("{} {}: {}\n", diag.code, diag.path, diag.message));
+                    }
+                    out
+                }
+                Err(err) => panic!("{file} for {}: {err}", release.calico),
+            };
+            snapshot(&format!("{name}.{}", release.calico), &shown);
+        }
+    }
+}
+
+/// For the newest release the output is the default output, byte for byte.
+#[test]
+fn the_newest_release_renders_as_the_default() {
+    for name in example_names() {
+        let file = format!("examples/{name}/cluster.yaml");
+        let default = std::fs::read_to_string(format!("{ROOT}/{file}")).expect("example");
+        let newest = example_for(&name, Release::newest().calico);
+        let a = calico_spec::cluster_network::load(&file, &default).expect("loads");
+        let b = calico_spec::cluster_network::load(&file, &newest).expect("loads");
+        assert_eq!(render_yaml(&a.objects), render_yaml(&b.objects), "{name}");
+    }
+}
+
+#[test]
+fn cluster_network_versions() {
+    let cn = |version: &str, extra: &str| {
+        format!(
+            "apiVersion: calico-render.dev/v1alpha1\nkind: ClusterNetwork\nmetadata:\n  name: c\nspec:\n  calicoVersion: {version}\n  podPools:\n  - name: pods\n    cidr: 172.20.0.0/16\n{extra}"
+        )
+    };
+    let codes = |text: &str| -> Vec<(String, String)> {
+        match calico_spec::cluster_network::load("c.yaml", text) {
+            Ok(_) => Vec::new(),
+            Err(calico_spec::cluster_network::ParseError::Invalid { diagnostics }) => diagnostics
+                .iter()
+                .filter(|d| d.severity == calico_spec::diag::Severity::Error)
+                .map(|d| (d.code.to_owned(), d.path.clone()))
+                .collect(),
+            Err(err) => panic!("{err}"),
+        }
+    };
+    for version in ["v3.30.0", "v3.30.7", "v3.31.7", "v3.32.1", "v3.32.9"] {
+        assert_eq!(codes(&cn(version, "")), vec![], "{version}");
+    }
+    for version in ["v3.29.9", "v3.33.0", "3.32.1"] {
+        assert_eq!(
+            codes(&cn(version, "")),
+            owned(&[("CN0101", "spec.calicoVersion")]),
+            "{version}"
+        );
+    }
+    let no_api_server =
+        "  calicoAPIServer: false\n  bgp:\n    enabled: true\n    asNumber: 64512\n";
+    assert_eq!(
+        codes(&cn("v3.31.7", no_api_server)),
+        owned(&[("CN0112", "spec.calicoAPIServer")])
+    );
+    assert_eq!(codes(&cn("v3.32.1", no_api_server)), vec![]);
+    let bootstrap = "  dataplane: BPF\n  bpfNetworkBootstrap: true\n  manageKubeProxy: true\n";
+    let mut got = codes(&cn("v3.30.7", bootstrap));
+    got.sort();
+    assert_eq!(
+        got,
+        owned(&[
+            ("CN0112", "spec.bpfNetworkBootstrap"),
+            ("CN0112", "spec.manageKubeProxy")
+        ])
+    );
+    assert_eq!(codes(&cn("v3.31.7", bootstrap)), vec![]);
+}
+
+/// An offline structural check of a value against a CRD schema, written from the Kubernetes
+/// rules (unknown fields are refused where the schema does not preserve them, required fields,
+/// types, enums, bounds, lengths), independent of the schema index that rendering consults.
+fn schema_problems(
+    schema: &calico_codegen::ir::Schema,
+    value: &serde_json::Value,
+    path: &str,
+    out: &mut Vec<String>,
+) {
+    use calico_codegen::ir::SchemaType;
+    use serde_json::Value;
+    let c = &schema.constraints;
+    if !c.enum_values.is_empty() && !c.enum_values.contains(value) {
+        out.push(format!("{path}: {value} not in enum"));
+    }
+    match (&schema.ty, value) {
+        (
+            SchemaType::Object {
+                properties,
+                additional,
+            },
+            Value::Object(map),
+        ) => {
+            for prop in properties.iter().filter(|p| p.required) {
+                if !map.contains_key(&prop.name) {
+                    out.push(format!("{path}: required {} missing", prop.name));
+                }
+            }
+            for (key, child) in map {
+                let child_path = format!("{path}.{key}");
+                if path.is_empty() && key == "metadata" {
+                    continue;
+                }
+                match properties.iter().find(|p| &p.name == key) {
+                    Some(prop) => schema_problems(&prop.schema, child, &child_path, out),
+                    None => match additional {
+                        Some(additional) => schema_problems(additional, child, &child_path, out),
+                        None => out.push(format!("{child_path}: unknown field")),
+                    },
+                }
+            }
+        }
+        (SchemaType::Array(items), Value::Array(list)) => {
+            if c.max_items.is_some_and(|max| list.len() as u64 > max) {
+                out.push(format!("{path}: too many items"));
+            }
+            for (idx, item) in list.iter().enumerate() {
+                schema_problems(items, item, &format!("{path}[{idx}]"), out);
+            }
+        }
+        (SchemaType::String, Value::String(text)) => {
+            let n = text.chars().count() as u64;
+            if c.max_length.is_some_and(|max| n > max) || c.min_length.is_some_and(|min| n < min) {
+                out.push(format!("{path}: length {n} out of bounds"));
+            }
+        }
+        (SchemaType::Integer, Value::Number(n)) if n.is_i64() || n.is_u64() => {
+            let x = n.as_f64().unwrap_or_default();
+            let min = c.minimum.as_ref().and_then(serde_json::Number::as_f64);
+            let max = c.maximum.as_ref().and_then(serde_json::Number::as_f64);
+            if min.is_some_and(|m| x < m) || max.is_some_and(|m| x > m) {
+                out.push(format!("{path}: {x} out of bounds"));
+            }
+            if c.format.as_deref() == Some("int32")
+                && !(i32::MIN as f64..=i32::MAX as f64).contains(&x)
+            {
+                out.push(format!("{path}: {x} is not an int32"));
+            }
+        }
+        (SchemaType::Number, Value::Number(_))
+        | (SchemaType::Boolean, Value::Bool(_))
+        | (SchemaType::IntOrString, Value::Number(_) | Value::String(_))
+        | (SchemaType::Any { .. }, _) => {}
+        (_, Value::Null) if c.nullable => {}
+        (ty, value) => out.push(format!("{path}: {value} is not of type {ty:?}")),
+    }
+}
+
+/// The CRD schema of `kind` in `release`: the native v3 CRD where the release has one, else
+/// the crd.projectcalico.org/v1 CRD the Calico API server stores v3 objects in.
+fn crd_schema(release: &Release, kind: &str) -> Option<calico_codegen::ir::Schema> {
+    let dir = format!("{ROOT}/crds/{}", release.calico);
+    let group_prefix = if release.native_v3_crds {
+        "projectcalico.org_"
+    } else {
+        "crd.projectcalico.org_"
+    };
+    for entry in std::fs::read_dir(&dir).expect("release CRDs").flatten() {
+        let file = entry.file_name().to_string_lossy().into_owned();
+        if !(file.starts_with(group_prefix) || file.starts_with("operator.tigera.io_")) {
+            continue;
+        }
+        let source = calico_codegen::Source {
+            name: file.clone(),
+            text: std::fs::read_to_string(entry.path()).expect("CRD readable"),
+        };
+        for crd in calico_codegen::crd::parse_source(&source).expect("CRD parses") {
+            if crd.kind == kind {
+                return crd.versions.last().map(|v| v.schema.clone());
+            }
+        }
+    }
+    None
+}
+
+/// Every object rendered for a release fits that release's own CRD schema.
+#[test]
+fn every_rendered_object_fits_its_release_crds() {
+    let mut problems = Vec::new();
+    let mut n_checked = 0;
+    for name in example_names() {
+        for release in &RELEASES {
+            let file = format!("examples/{name}/cluster.yaml");
+            let Ok(loaded) =
+                calico_spec::cluster_network::load(&file, &example_for(&name, release.calico))
+            else {
+                continue;
+            };
+            for object in &loaded.objects {
+                let value = object.to_value();
+                let Some(kind) = calico_spec::release::indexed_kind(&value) else {
+                    continue;
+                };
+                let schema = crd_schema(release, kind)
+                    .unwrap_or_else(|| panic!("{} has no {kind} CRD", release.calico));
+                let mut found = Vec::new();
+                schema_problems(&schema, &value, "", &mut found);
+                n_checked += 1;
+                for problem in found {
+                    problems.push(format!("{name} {} {kind}: {problem}", release.calico));
+                }
+            }
+        }
+    }
+    assert!(n_checked > 30, "only {n_checked} objects checked");
+    // The known disagreement of issue 12: kube-apiserver enforces `format: int32` on AS
+    // numbers, calico-render accepts up to 4294967295 (numorstring.ASNumber is a uint32), and
+    // the bgp-loadbalancer example uses 32-bit AS numbers. Listed, so this fails once the two
+    // sides agree.
+    let known = |p: &String| {
+        p.starts_with("bgp-loadbalancer ")
+            && p.contains(".spec.asNumber: 42")
+            && p.ends_with("is not an int32")
+    };
+    let n_known = problems.iter().filter(|p| known(p)).count();
+    assert_eq!(
+        n_known,
+        2 * RELEASES.len(),
+        "the known int32 disagreement changed:\n{}",
+        problems.join("\n")
+    );
+    problems.retain(|p| !known(p));
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
 }

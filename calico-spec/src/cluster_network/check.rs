@@ -27,13 +27,15 @@ pub fn check(cluster_network: &ClusterNetwork) -> Vec<Diagnostic> {
     let spec = &cluster_network.spec;
 
     let version = spec.calico_version.as_str();
-    let patch = version.strip_prefix("v3.32.");
-    if !patch.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit())) {
+    if crate::release::Release::for_version(version).is_err() {
         out.report(
             &c::CN_CALICO_VERSION,
             "spec.calicoVersion",
             format!("calico version `{version}` is not supported"),
-            "calico-render targets Calico v3.32 (tigera-operator v1.42): write v3.32.1",
+            &format!(
+                "supported: {} (tigera-operator v1.38, v1.40, v1.42); the default is v3.32.1",
+                crate::release::supported_list()
+            ),
         );
     }
 

@@ -89,6 +89,7 @@ pub fn compile(cluster_network: &ClusterNetwork) -> Result<Vec<Object>, CompileE
 
     let installation = wire("Installation", DEFAULT_NAME, installation(cluster_network))?;
     objects.push(Object::Installation(Box::new(with_operator_defaults(
+        spec,
         installation,
     ))));
 
@@ -146,7 +147,14 @@ pub fn compile(cluster_network: &ClusterNetwork) -> Result<Vec<Object>, CompileE
                 bgp_spec.insert(field.into(), Value::Array(cidrs));
             }
         }
-        bgp_spec.insert("serviceLoadBalancerAggregation".into(), json!("Enabled"));
+        // A CRD default, written out where the release's CRD has the field (v3.31 on).
+        if crate::release::knows(
+            &spec.calico_version,
+            "BGPConfiguration",
+            "spec.serviceLoadBalancerAggregation",
+        ) {
+            bgp_spec.insert("serviceLoadBalancerAggregation".into(), json!("Enabled"));
+        }
         let object = v3_object("BGPConfiguration", DEFAULT_NAME, Value::Object(bgp_spec));
         objects.push(Object::BGPConfiguration(wire(
             "BGPConfiguration",
@@ -229,10 +237,14 @@ fn installation(cluster_network: &ClusterNetwork) -> Value {
 /// The Installation with the operator's write-back defaults filled in. The provider is
 /// already in the Installation when it is not `None`, so the defaults need no other context.
 fn with_operator_defaults(
+    spec: &super::spec::ClusterNetworkSpec,
     installation: crate::generated::operator_tigera_io::v1::Installation,
 ) -> crate::generated::operator_tigera_io::v1::Installation {
     let ctx = crate::defaults::DefaultsContext { provider: None };
-    crate::defaults::apply_operator_defaults(&installation, &ctx)
+    // The operator of the release asked for (checked already; the newest otherwise).
+    let release = crate::release::Release::for_version(&spec.calico_version)
+        .unwrap_or_else(|_| crate::release::Release::newest());
+    crate::defaults::apply_operator_defaults_for(release, &installation, &ctx)
 }
 
 /// The node address autodetection the operator writes once pools exist (IPv4 also as soon as

@@ -70,6 +70,11 @@ pub fn load(file: &str, text: &str) -> Result<Loaded, ParseError> {
         ParseError::Invalid { diagnostics }
     })?;
     let mut found = validate_objects(&parsed.cluster_network, &objects);
+    // What the release in `spec.calicoVersion` cannot express (CN0112).
+    found.extend(crate::release::cluster_network_problems(
+        &parsed.cluster_network,
+        &objects,
+    ));
     locate(file, &parsed.spans, &mut found);
     let mut diagnostics = parsed.warnings;
     diagnostics.extend(found);
