@@ -526,22 +526,5 @@ fn every_rendered_object_fits_its_release_crds() {
         }
     }
     assert!(n_checked > 30, "only {n_checked} objects checked");
-    // The known disagreement of issue 12: kube-apiserver enforces `format: int32` on AS
-    // numbers, calico-render accepts up to 4294967295 (numorstring.ASNumber is a uint32), and
-    // the bgp-loadbalancer example uses 32-bit AS numbers. Listed, so this fails once the two
-    // sides agree.
-    let known = |p: &String| {
-        p.starts_with("bgp-loadbalancer ")
-            && p.contains(".spec.asNumber: 42")
-            && p.ends_with("is not an int32")
-    };
-    let n_known = problems.iter().filter(|p| known(p)).count();
-    assert_eq!(
-        n_known,
-        2 * RELEASES.len(),
-        "the known int32 disagreement changed:\n{}",
-        problems.join("\n")
-    );
-    problems.retain(|p| !known(p));
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
