@@ -20,6 +20,7 @@ mod krm_function;
 mod messages;
 mod oracle_diff;
 mod out_dir_writes;
+mod overrides;
 mod patch_cli;
 mod patch_property;
 mod patch_snapshots;

@@ -22,11 +22,7 @@
 //! round-trip guarantee (every field we write exists in the CRD schema, with the right type),
 //! and a failure is a bug in this module, reported as [`CompileError::WireType`].
 
-use std::collections::BTreeMap;
-
 use ipnet::IpNet;
-use k8s_openapi::api::core::v1::ConfigMap;
-use k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
@@ -64,56 +60,57 @@ pub enum CompileError {
 
 /// Compile `cluster_network` into wire objects, in bundle order. The input should have passed
 /// [`super::check`] (as [`super::parse`] ensures); compile itself does not re-check it.
+///
+/// The vocabulary's objects are built first, then `spec.overrides` is merged into them and
+/// `spec.extraObjects` appended ([`super::overrides`]); only then does the Installation get
+/// the operator's write-back defaults, so that they follow what the overrides chose.
 pub fn compile(cluster_network: &ClusterNetwork) -> Result<Vec<Object>, CompileError> {
+    let mut values = vocabulary_objects(cluster_network);
+    super::overrides::apply(cluster_network, &mut values);
+    let mut objects = values
+        .into_iter()
+        .map(|value| object_of(&cluster_network.spec, value))
+        .collect::<Result<Vec<_>, _>>()?;
+    // Already in bundle order by construction; the stable sort keeps it so if that changes.
+    objects.sort_by_key(Object::rank);
+    Ok(objects)
+}
+
+/// The objects the vocabulary says, as wire values in bundle order, before overrides and
+/// before the operator's defaults.
+pub(super) fn vocabulary_objects(cluster_network: &ClusterNetwork) -> Vec<Value> {
     let spec = &cluster_network.spec;
     let mut objects = Vec::new();
 
     if let Some(endpoint) = &spec.api_endpoint {
-        let data = BTreeMap::from([
-            ("KUBERNETES_SERVICE_HOST".to_owned(), endpoint.host.clone()),
-            (
-                "KUBERNETES_SERVICE_PORT".to_owned(),
-                endpoint.port.to_string(),
-            ),
-        ]);
-        objects.push(Object::ConfigMap(ConfigMap {
-            metadata: ObjectMeta {
-                name: Some(ENDPOINT_CONFIG_MAP.to_owned()),
-                namespace: Some(OPERATOR_NAMESPACE.to_owned()),
-                ..ObjectMeta::default()
+        objects.push(json!({
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": { "name": ENDPOINT_CONFIG_MAP, "namespace": OPERATOR_NAMESPACE },
+            "data": {
+                "KUBERNETES_SERVICE_HOST": endpoint.host,
+                "KUBERNETES_SERVICE_PORT": endpoint.port.to_string(),
             },
-            data: Some(data),
-            ..ConfigMap::default()
         }));
     }
 
-    let installation = wire("Installation", DEFAULT_NAME, installation(cluster_network))?;
-    objects.push(Object::Installation(Box::new(with_operator_defaults(
-        spec,
-        installation,
-    ))));
+    objects.push(installation(cluster_network));
 
     if spec.calico_api_server {
-        let api_server = json!({
+        objects.push(json!({
             "apiVersion": "operator.tigera.io/v1",
             "kind": "APIServer",
             "metadata": { "name": DEFAULT_NAME },
             "spec": {},
-        });
-        objects.push(Object::APIServer(wire(
-            "APIServer",
-            DEFAULT_NAME,
-            api_server,
-        )?));
+        }));
     }
 
     if !spec.felix.is_empty() {
-        let felix = v3_object("FelixConfiguration", DEFAULT_NAME, felix_spec(&spec.felix));
-        objects.push(Object::FelixConfiguration(Box::new(wire(
+        objects.push(v3_object(
             "FelixConfiguration",
             DEFAULT_NAME,
-            felix,
-        )?)));
+            felix_spec(&spec.felix),
+        ));
     }
 
     let bgp = &spec.bgp;
@@ -155,28 +152,60 @@ pub fn compile(cluster_network: &ClusterNetwork) -> Result<Vec<Object>, CompileE
         ) {
             bgp_spec.insert("serviceLoadBalancerAggregation".into(), json!("Enabled"));
         }
-        let object = v3_object("BGPConfiguration", DEFAULT_NAME, Value::Object(bgp_spec));
-        objects.push(Object::BGPConfiguration(wire(
+        objects.push(v3_object(
             "BGPConfiguration",
             DEFAULT_NAME,
-            object,
-        )?));
+            Value::Object(bgp_spec),
+        ));
     }
     if bgp.enabled {
         for peer in &bgp.peers {
-            let object = v3_object("BGPPeer", &peer.name, peer_spec(peer));
-            objects.push(Object::BGPPeer(wire("BGPPeer", &peer.name, object)?));
+            objects.push(v3_object("BGPPeer", &peer.name, peer_spec(peer)));
         }
     }
 
     for pool in &spec.load_balancer_pools {
-        let object = v3_object("IPPool", &pool.name, load_balancer_pool_spec(pool));
-        objects.push(Object::IPPool(wire("IPPool", &pool.name, object)?));
+        objects.push(v3_object(
+            "IPPool",
+            &pool.name,
+            load_balancer_pool_spec(pool),
+        ));
     }
+    objects
+}
 
-    // Already in bundle order by construction; the stable sort keeps it so if that changes.
-    objects.sort_by_key(Object::rank);
-    Ok(objects)
+/// A wire value read into its generated type (the Installation with the operator's defaults).
+fn object_of(spec: &super::spec::ClusterNetworkSpec, value: Value) -> Result<Object, CompileError> {
+    let kind = value
+        .get("kind")
+        .and_then(Value::as_str)
+        .unwrap_or_default();
+    let name = value
+        .pointer("/metadata/name")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    Ok(match kind {
+        "ConfigMap" => Object::ConfigMap(wire("ConfigMap", &name, value)?),
+        "Installation" => Object::Installation(Box::new(with_operator_defaults(
+            spec,
+            wire("Installation", &name, value)?,
+        ))),
+        "APIServer" => Object::APIServer(wire("APIServer", &name, value)?),
+        "FelixConfiguration" => {
+            Object::FelixConfiguration(Box::new(wire("FelixConfiguration", &name, value)?))
+        }
+        "BGPConfiguration" => Object::BGPConfiguration(wire("BGPConfiguration", &name, value)?),
+        "BGPPeer" => Object::BGPPeer(wire("BGPPeer", &name, value)?),
+        "IPPool" => Object::IPPool(wire("IPPool", &name, value)?),
+        _ => {
+            return Err(CompileError::WireType {
+                kind: "object",
+                name,
+                message: format!("kind `{kind}` is not one calico-render renders"),
+            });
+        }
+    })
 }
 
 /// The Installation as the user's spec says it, before the operator's defaults.
@@ -324,6 +353,17 @@ fn autodetection_method(method: &AutodetectionMethod) -> Value {
     Value::Object(out)
 }
 
+/// The FelixConfiguration fields `spec.felix` sets.
+pub(super) const FELIX_FIELDS: &[&str] = &[
+    "bpfExternalServiceMode",
+    "bpfLogLevel",
+    "bpfKubeProxyIptablesCleanupEnabled",
+    "bpfConnectTimeLoadBalancing",
+    "bpfHostNetworkedNATWithoutCTLB",
+    "bpfEnforceRPF",
+    "logSeverityScreen",
+];
+
 fn felix_spec(felix: &Felix) -> Value {
     use super::spec::{
         BpfConnectTimeLoadBalancing as Ctlb, BpfEnforceRpf as Rpf, BpfExternalServiceMode as Esm,
@@ -428,7 +468,7 @@ fn load_balancer_pool_spec(pool: &LoadBalancerPool) -> Value {
     })
 }
 
-fn v3_object(kind: &str, name: &str, spec: Value) -> Value {
+pub(super) fn v3_object(kind: &str, name: &str, spec: Value) -> Value {
     json!({
         "apiVersion": "projectcalico.org/v3",
         "kind": kind,
@@ -453,19 +493,29 @@ fn wire<T: DeserializeOwned>(
 /// rule catalogue finds in the compiled objects can be reported where the user can fix it.
 /// Falls back to the nearest ClusterNetwork field that produced the object.
 pub fn origin(cluster_network: &ClusterNetwork, object: &Object, wire_path: &str) -> String {
+    origin_of(cluster_network, object.kind(), object.name(), wire_path)
+}
+
+/// [`origin`] for the object of this kind and name.
+pub(super) fn origin_of(
+    cluster_network: &ClusterNetwork,
+    kind: &str,
+    name: &str,
+    wire_path: &str,
+) -> String {
     let spec = &cluster_network.spec;
     let rest = |prefix: &str| {
         wire_path
             .strip_prefix(prefix)
             .map(|r| r.trim_start_matches('.'))
     };
-    match object {
-        Object::ConfigMap(_) => match wire_path {
+    match kind {
+        "ConfigMap" => match wire_path {
             "data.KUBERNETES_SERVICE_HOST" => "spec.apiEndpoint.host".into(),
             "data.KUBERNETES_SERVICE_PORT" => "spec.apiEndpoint.port".into(),
             _ => "spec.apiEndpoint".into(),
         },
-        Object::Installation(_) => {
+        "Installation" => {
             if let Some(rest) = rest("spec.calicoNetwork.ipPools[") {
                 let (idx, field) = rest.split_once(']').unwrap_or((rest, ""));
                 let field = field.trim_start_matches('.');
@@ -520,12 +570,12 @@ pub fn origin(cluster_network: &ClusterNetwork, object: &Object, wire_path: &str
             }
             "spec".into()
         }
-        Object::APIServer(_) => "spec.calicoAPIServer".into(),
-        Object::FelixConfiguration(_) => match rest("spec") {
-            Some(field) if !field.is_empty() => format!("spec.felix.{field}"),
+        "APIServer" => "spec.calicoAPIServer".into(),
+        "FelixConfiguration" => match rest("spec") {
+            Some(field) if FELIX_FIELDS.contains(&field) => format!("spec.felix.{field}"),
             _ => "spec.felix".into(),
         },
-        Object::BGPConfiguration(_) => {
+        "BGPConfiguration" => {
             for (wire_field, user_path) in [
                 ("spec.asNumber", "spec.bgp.asNumber".to_owned()),
                 (
@@ -553,13 +603,8 @@ pub fn origin(cluster_network: &ClusterNetwork, object: &Object, wire_path: &str
             }
             "spec.bgp".into()
         }
-        Object::BGPPeer(_) => {
-            let Some(peer_idx) = spec
-                .bgp
-                .peers
-                .iter()
-                .position(|peer| peer.name == object.name())
-            else {
+        "BGPPeer" => {
+            let Some(peer_idx) = spec.bgp.peers.iter().position(|peer| peer.name == name) else {
                 return "spec.bgp.peers".into();
             };
             let base = format!("spec.bgp.peers[{peer_idx}]");
@@ -575,11 +620,11 @@ pub fn origin(cluster_network: &ClusterNetwork, object: &Object, wire_path: &str
                 _ => base,
             }
         }
-        Object::IPPool(_) => {
+        "IPPool" => {
             let Some(pool_idx) = spec
                 .load_balancer_pools
                 .iter()
-                .position(|pool| pool.name == object.name())
+                .position(|pool| pool.name == name)
             else {
                 return "spec.loadBalancerPools".into();
             };
@@ -591,5 +636,6 @@ pub fn origin(cluster_network: &ClusterNetwork, object: &Object, wire_path: &str
                 _ => base,
             }
         }
+        _ => "spec".into(),
     }
 }

@@ -6,6 +6,7 @@
 //! prints a bundle calico-render would reject.
 
 use super::compile::{compile, origin};
+use super::overrides;
 use super::parse::{ParseError, locate, parse};
 use super::spec::ClusterNetwork;
 use crate::diag::{Diagnostic, Severity};
@@ -44,7 +45,8 @@ pub fn validate_objects(cluster_network: &ClusterNetwork, objects: &[Object]) ->
     for diag in &mut diagnostics {
         let object_idx = diag.location.as_ref().map_or(0, |loc| loc.document);
         if let Some(object) = objects.get(object_idx) {
-            diag.path = origin(cluster_network, object, &diag.path);
+            diag.path = overrides::origin(cluster_network, &object.to_value(), &diag.path)
+                .unwrap_or_else(|| origin(cluster_network, object, &diag.path));
         }
         diag.location = None;
     }

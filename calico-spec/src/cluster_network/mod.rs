@@ -11,6 +11,7 @@
 mod check;
 mod compile;
 mod load;
+mod overrides;
 mod parse;
 mod spec;
 

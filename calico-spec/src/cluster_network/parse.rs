@@ -8,6 +8,7 @@
 //! the field it names, from the reader's spans.
 
 use super::check;
+use super::overrides;
 use super::spec::ClusterNetwork;
 use crate::diag::{Diagnostic, Location, Severity};
 use crate::rules::catalogue::{self as c, Rule};
@@ -108,15 +109,31 @@ pub fn parse(file: &str, text: &str) -> Result<Parsed, ParseError> {
         diag.location = Some(at(position));
         diagnostics.push(diag);
     }
-    let cluster_network = match typed {
+    let mut cluster_network = match typed {
         Some(cluster_network) if diagnostics.is_empty() => cluster_network,
         _ => {
             sort(&mut diagnostics);
             return Err(ParseError::Invalid { diagnostics });
         }
     };
+    // Overrides and extra objects are upstream objects: read them again as kubectl would.
+    if overrides::any(&cluster_network)
+        && let Err(diag) =
+            overrides::read_as_kubernetes(text, document.index, &mut cluster_network, file, &spans)
+    {
+        return Err(ParseError::Invalid {
+            diagnostics: vec![*diag],
+        });
+    }
     let mut diagnostics = check::check(&cluster_network);
     locate(file, &spans, &mut diagnostics);
+    let checked = !diagnostics
+        .iter()
+        .any(|diag| diag.severity == Severity::Error);
+    if checked && overrides::any(&cluster_network) {
+        diagnostics.extend(overrides::check(&cluster_network, file, &spans));
+        sort(&mut diagnostics);
+    }
     if diagnostics
         .iter()
         .any(|diag| diag.severity == Severity::Error)
@@ -207,7 +224,7 @@ fn end_of(text: &str) -> Pos {
 /// A typing problem as a diagnostic in the ClusterNetwork's terms, and where to show it: an
 /// unknown field at its key, a missing field at the mapping that lacks it, anything else at the
 /// value.
-fn from_problem(problem: Problem, spans: &SpanMap) -> (Diagnostic, Option<Pos>) {
+pub(super) fn from_problem(problem: Problem, spans: &SpanMap) -> (Diagnostic, Option<Pos>) {
     let Problem { path, kind } = problem;
     match kind {
         ProblemKind::UnknownField { field, expected } => (

@@ -14,6 +14,10 @@ use ipnet::IpNet;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+pub use super::overrides::{
+    EndpointOverride, ExtraObject, ObjectOverride, OverrideMetadata, Overrides,
+};
+
 /// The `apiVersion` of a ClusterNetwork document.
 pub const API_VERSION: &str = "calico-render.dev/v1alpha1";
 /// The `kind` of a ClusterNetwork document.
@@ -157,6 +161,19 @@ pub struct ClusterNetworkSpec {
     /// `vxlanPort`, `programClusterRoutes`, `routeTableRange`) are deliberately not offered.
     #[serde(default)]
     pub felix: Felix,
+
+    /// Upstream fields the vocabulary above does not offer, per rendered object, in upstream
+    /// wire form, deep-merged into what the ClusterNetwork compiles to (maps merge, lists
+    /// replace, the Installation's pools merge by `name`). A field the ClusterNetwork itself
+    /// sets cannot be overridden. See docs/overrides.md.
+    #[serde(default, skip_serializing_if = "Overrides::is_empty")]
+    pub overrides: Overrides,
+
+    /// Further projectcalico.org/v3 objects (FelixConfiguration `node.<name>`, BGPPeer,
+    /// BGPConfiguration `node.<name>`, IPPool), rendered verbatim after being typed and
+    /// validated like the rest. See docs/overrides.md.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub extra_objects: Vec<ExtraObject>,
 }
 
 fn default_calico_version() -> String {
