@@ -25,6 +25,7 @@ mod patch_cli;
 mod patch_property;
 mod patch_snapshots;
 mod patch_table;
+mod patch_unstated;
 mod post_render_cli;
 mod post_render_stream;
 mod post_render_tools;

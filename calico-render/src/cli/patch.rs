@@ -11,6 +11,7 @@ use std::process::ExitCode;
 use anyhow::Context;
 use calico_render::patch::{self, PatchError};
 use calico_render::report::{self, LintLevels};
+use calico_spec::cluster_network;
 use calico_spec::diag::Diagnostic;
 use calico_spec::objects::Object;
 use calico_spec::rules::{self, InputDocument};
@@ -61,6 +62,11 @@ pub struct Args {
         default_value_t = Format::Json
     )]
     output: Format,
+    /// Also revert Installation fields the ClusterNetwork does not state (neither its
+    /// vocabulary nor spec.overrides) where LIVE differs from the operator's default. Without
+    /// it they are reported on standard error and left as they are.
+    #[arg(long)]
+    revert_unstated: bool,
     #[command(flatten)]
     release: ReleaseArgs,
     #[command(flatten)]
@@ -81,6 +87,12 @@ name, never by position, and every change to one is guarded by a `test` of its n
 patch applied to a pool list that has moved fails instead of editing the wrong pool. A pool's \
 cidr or blockSize, and switching a pool to or from LoadBalancer use, cannot change in place: \
 such changes are refused with exit code 1 and the migration steps.
+
+With a ClusterNetwork, an Installation field that only the operator's defaults set (the \
+ClusterNetwork states it neither in its vocabulary nor in spec.overrides) is left as LIVE has it \
+when LIVE differs, such as the chart's `kubeletVolumePluginPath: None`, and reported on \
+standard error: add it to spec.overrides to manage it. \
+`--revert-unstated` reverts such fields to the defaults instead.
 
 Exit codes: 0 patch printed (`[]` and a note when nothing differs); 1 invalid input or refused \
 change; 2 usage, IO, or text that is not YAML.
@@ -115,14 +127,20 @@ pub fn run(args: Args) -> super::Outcome {
     let live_text =
         read_input(&args.live).with_context(|| format!("cannot read --live {live_name}"))?;
 
-    let desired = match desired_objects(desired_name, &desired_text, &levels, args.release.release)
-    {
-        Ok(objects) => objects,
-        Err(failure) => return Ok(failure.report()),
-    };
+    let (desired, stated) =
+        match desired_objects(desired_name, &desired_text, &levels, args.release.release) {
+            Ok(objects) => objects,
+            Err(failure) => return Ok(failure.report()),
+        };
     let live = match upstream_objects(live_name, &live_text) {
         Ok(objects) => objects,
         Err(failure) => return Ok(failure.report()),
+    };
+    // Fields only the operator's defaults set: a different live value is the cluster's own
+    // choice, kept and reported unless --revert-unstated.
+    let (desired, unstated) = match stated {
+        Some(stated) if !args.revert_unstated => patch::keep_unstated(&desired, &stated, &live),
+        _ => (desired, Vec::new()),
     };
 
     let stream = match patch::diff_streams(&desired, &live) {
@@ -146,6 +164,9 @@ pub fn run(args: Args) -> super::Outcome {
         for message in object.notes() {
             note(&message.to_string());
         }
+    }
+    for field in &unstated {
+        note(&field.to_string());
     }
     if stream.changed().next().is_none() {
         note("LIVE already matches DESIRED on every managed field; nothing to patch");
@@ -206,12 +227,14 @@ impl Failure {
 /// The desired objects: a ClusterNetwork compiled into its objects, or upstream objects
 /// validated with the rule catalogue (under the context `validate` assumes) and taken as they
 /// are. Their lints go to standard error; any error refuses the run.
+/// For a ClusterNetwork, the objects as it states them ([`cluster_network::stated_objects`])
+/// come along.
 fn desired_objects(
     file: &str,
     text: &str,
     levels: &LintLevels,
     release: &'static calico_spec::release::Release,
-) -> Result<Vec<Value>, Failure> {
+) -> Result<(Vec<Value>, Option<Vec<Value>>), Failure> {
     let documents = parse_documents(file, text)?;
     let is_cluster_network = |document: &Document| {
         document.value.get("apiVersion").and_then(Value::as_str)
@@ -229,11 +252,12 @@ fn desired_objects(
             return Err(Failure::Diagnostics(diagnostics));
         }
         print_diagnostics(&diagnostics);
-        return Ok(documents
+        let objects = documents
             .into_iter()
             .filter(|document| !document.is_empty())
             .map(|document| document.value)
-            .collect());
+            .collect();
+        return Ok((objects, None));
     }
     if documents
         .iter()
@@ -246,7 +270,12 @@ fn desired_objects(
              in a separate run"
         )]));
     }
-    compile_cluster_network(file, text, levels)
+    let objects = compile_cluster_network(file, text, levels)?;
+    // The text compiled, so it parses.
+    let stated = cluster_network::parse(file, text)
+        .map(|parsed| cluster_network::stated_objects(&parsed.cluster_network))
+        .ok();
+    Ok((objects, stated))
 }
 
 /// Parse, check and compile a ClusterNetwork (the same path `render` and the adapters take),

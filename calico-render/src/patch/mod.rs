@@ -48,6 +48,7 @@ mod diff;
 mod kubectl;
 mod object;
 mod rules;
+mod unstated;
 mod verify;
 
 use std::fmt;
@@ -56,6 +57,7 @@ use serde_json::Value;
 
 pub use kubectl::{kubectl_command, kubectl_resource, shell_quote};
 pub use object::{ObjectId, Side};
+pub use unstated::{Unstated, keep_unstated};
 
 /// A JSON patch for one object, with what the user should know about it.
 #[derive(Debug, Clone, PartialEq)]

@@ -76,6 +76,15 @@ pub fn compile(cluster_network: &ClusterNetwork) -> Result<Vec<Object>, CompileE
     Ok(objects)
 }
 
+/// The objects as the ClusterNetwork states them: the vocabulary's with the overrides merged
+/// in, and the extra objects, without the operator's write-back defaults. A field of a
+/// compiled object missing here comes from those defaults (`patch` keeps a live value there).
+pub fn stated_objects(cluster_network: &ClusterNetwork) -> Vec<Value> {
+    let mut values = vocabulary_objects(cluster_network);
+    super::overrides::apply(cluster_network, &mut values);
+    values
+}
+
 /// The objects the vocabulary says, as wire values in bundle order, before overrides and
 /// before the operator's defaults.
 pub(super) fn vocabulary_objects(cluster_network: &ClusterNetwork) -> Vec<Value> {

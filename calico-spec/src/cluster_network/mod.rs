@@ -18,7 +18,7 @@ mod spec;
 pub use check::check;
 pub use compile::{
     CompileError, DEFAULT_NAME, ENDPOINT_CONFIG_MAP, OPERATOR_NAMESPACE, compile,
-    default_block_size, default_load_balancer_block_size, origin,
+    default_block_size, default_load_balancer_block_size, origin, stated_objects,
 };
 pub use load::{Loaded, context, load, validate_objects};
 pub use parse::{ParseError, Parsed, parse};
