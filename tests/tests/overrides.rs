@@ -71,6 +71,17 @@ fn errors(text: &str) -> Vec<String> {
         .collect()
 }
 
+/// One error per expected prefix, in order.
+fn assert_starts(found: &[String], expected: &[&str]) {
+    assert_eq!(found.len(), expected.len(), "{found:#?}");
+    for (found, expected) in found.iter().zip(expected) {
+        assert!(
+            found.starts_with(expected),
+            "{found}\nshould start with\n{expected}"
+        );
+    }
+}
+
 #[test]
 fn maps_merge_and_keep_what_the_vocabulary_rendered() {
     let objects = objects(&with(
@@ -334,13 +345,7 @@ fn typos_are_found_with_did_you_mean_and_position() {
         "26:15 CN0301 spec.overrides.installation.spec.calicoNetwork.ipPools[0].disableNewAlocations: unknown field `disableNewAlocations`; did you mean `disableNewAllocations`?",
         "29:32 CN0302 spec.overrides.felixConfiguration.spec.prometheusMetricsPort: expected an integer, found string \"9091\"",
     ];
-    assert_eq!(found.len(), expected.len(), "{found:#?}");
-    for (found, expected) in found.iter().zip(expected) {
-        assert!(
-            found.starts_with(expected),
-            "{found}\nshould start with\n{expected}"
-        );
-    }
+    assert_starts(&found, &expected);
 }
 
 #[test]
@@ -373,13 +378,7 @@ fn overrides_of_objects_that_are_not_rendered() {
         "34:21 CN0304 spec.overrides.installation.spec.calicoNetwork.ipPools[0].name: `spec.podPools` has no pool `pods-c`",
         "36:15 CN0302 spec.overrides.installation.spec.calicoNetwork.ipPools[1]: a pool in the Installation override needs `name`",
     ];
-    assert_eq!(found.len(), expected.len(), "{found:#?}");
-    for (found, expected) in found.iter().zip(expected) {
-        assert!(
-            found.starts_with(expected),
-            "{found}\nshould start with\n{expected}"
-        );
-    }
+    assert_starts(&found, &expected);
 }
 
 #[test]
@@ -471,13 +470,7 @@ fn extra_objects_are_checked() {
         "36:9 CN0301 spec.extraObjects[2].spec.asNumbr: unknown field `asNumbr`; did you mean `asNumber`?",
         "37:19 CN0305 spec.extraObjects[3].apiVersion: extra objects are projectcalico.org/v3 objects",
     ];
-    assert_eq!(found.len(), expected.len(), "{found:#?}");
-    for (found, expected) in found.iter().zip(expected) {
-        assert!(
-            found.starts_with(expected),
-            "{found}\nshould start with\n{expected}"
-        );
-    }
+    assert_starts(&found, &expected);
 }
 
 #[test]

@@ -187,8 +187,8 @@ mod tests {
         assert_eq!(
             paths,
             [
+                "spec.calicoNetwork.ipPools[0].assignmentMode",
                 "spec.flexVolumePath",
-                "spec.calicoNetwork.ipPools[0].assignmentMode"
             ]
         );
     }

@@ -362,6 +362,18 @@ fn autodetection_method(method: &AutodetectionMethod) -> Value {
     Value::Object(out)
 }
 
+/// The pool fields `spec.podPools` sets, in every pool of the Installation.
+pub(super) const POOL_FIELDS: &[&str] = &[
+    "name",
+    "cidr",
+    "blockSize",
+    "encapsulation",
+    "natOutgoing",
+    "nodeSelector",
+    "disableBGPExport",
+    "allowedUses",
+];
+
 /// The FelixConfiguration fields `spec.felix` sets.
 pub(super) const FELIX_FIELDS: &[&str] = &[
     "bpfExternalServiceMode",
@@ -529,17 +541,8 @@ pub(super) fn origin_of(
                 let (idx, field) = rest.split_once(']').unwrap_or((rest, ""));
                 let field = field.trim_start_matches('.');
                 let field = field.split(['.', '[']).next().unwrap_or("");
-                let pool_fields = [
-                    "name",
-                    "cidr",
-                    "blockSize",
-                    "encapsulation",
-                    "natOutgoing",
-                    "nodeSelector",
-                    "disableBGPExport",
-                    "allowedUses",
-                ];
-                return if pool_fields.contains(&field) {
+
+                return if POOL_FIELDS.contains(&field) {
                     format!("spec.podPools[{idx}].{field}")
                 } else {
                     format!("spec.podPools[{idx}]")

@@ -33,7 +33,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use super::compile::{FELIX_FIELDS, origin_of, v3_object, vocabulary_objects};
+use super::compile::{FELIX_FIELDS, POOL_FIELDS, origin_of, v3_object, vocabulary_objects};
 use super::spec::ClusterNetwork;
 use crate::diag::{Diagnostic, Location};
 use crate::generated::operator_tigera_io::v1;
@@ -395,18 +395,6 @@ const OWNED: &[(&str, &[&str])] = &[
         ],
     ),
     ("IPPool", &["spec.cidr", "spec.blockSize"]),
-];
-
-/// The pool fields `spec.podPools` sets, in every pool.
-const POOL_FIELDS: &[&str] = &[
-    "name",
-    "cidr",
-    "blockSize",
-    "encapsulation",
-    "natOutgoing",
-    "nodeSelector",
-    "disableBGPExport",
-    "allowedUses",
 ];
 
 /// FelixConfiguration fields the operator writes from the Installation.
