@@ -1,5 +1,5 @@
 #!/bin/sh
-# Run every fuzz target for SECONDS each, one after another, on one core (-jobs=1), growing
+# Run every fuzz target for SECONDS each, one after another, in one process each, growing
 # the committed corpora in fuzz/corpus/<target>. Needs a nightly toolchain and cargo-fuzz
 # (`cargo install cargo-fuzz`). Crashes land in fuzz/artifacts/<target>/.
 #   fuzz/run.sh 300          # five minutes per target
@@ -16,7 +16,7 @@ for target in $targets; do
     else
         echo "== $target: $seconds s"
         cargo +nightly fuzz run -O --sanitizer none "$target" "corpus/$target" -- \
-            -max_total_time="$seconds" -jobs=1 -workers=1 -timeout=10 -rss_limit_mb=2048 \
+            -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
             -max_len=65536 -print_final_stats=1 2>&1 | grep -E '^(stat::number_of_executed_units|==|#[0-9]+ +DONE)|(panicked|ERROR|SUMMARY)' || true
     fi
 done

@@ -1,9 +1,7 @@
 //! ClusterNetwork load: parse, check, compile and validate arbitrary text. Never panics.
+//! The body lives in `calico_render_tests::fuzz` (tests/src/fuzz.rs), shared with the
+//! stable corpus replay.
 #![no_main]
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
-    if let Ok(text) = std::str::from_utf8(data) {
-        let _ = calico_spec::cluster_network::load("fuzz.yaml", text);
-    }
-});
+fuzz_target!(|data: &[u8]| calico_render_tests::fuzz::cluster_network_load(data));

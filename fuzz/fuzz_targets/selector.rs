@@ -1,11 +1,7 @@
-//! The Calico selector parser. Never panics; a selector it accepts prints back to text that
-//! parses to the same selector.
+//! The Calico selector parser. Never panics.
+//! The body lives in `calico_render_tests::fuzz` (tests/src/fuzz.rs), shared with the
+//! stable corpus replay.
 #![no_main]
-use calico_spec::vocab::selector::parse_selector;
 use libfuzzer_sys::fuzz_target;
 
-fuzz_target!(|data: &[u8]| {
-    if let Ok(text) = std::str::from_utf8(data) {
-        let _ = parse_selector(text);
-    }
-});
+fuzz_target!(|data: &[u8]| calico_render_tests::fuzz::selector(data));

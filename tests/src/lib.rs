@@ -7,6 +7,8 @@
 //! binary is fresh. That way a test never runs a stale binary. `CALICO_RENDER_E2E_BIN` points the
 //! tests at another binary instead.
 
+pub mod fuzz;
+
 use std::env;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
