@@ -24,6 +24,11 @@ use std::fmt;
 /// The longest label the tokenizer accepts.
 pub const MAX_LABEL_LEN: usize = 512;
 
+/// Deepest nesting of parentheses and `!` a selector may have. Real selectors nest a few
+/// levels; the parser recurses once per level, so without a bound a long run of `(` would
+/// overflow the stack (found by the `selector` fuzz target).
+pub const MAX_NESTING: usize = 100;
+
 /// Why a selector does not parse.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
@@ -54,6 +59,12 @@ pub enum SelectorError {
     #[error("label at offset {offset} is longer than 512 characters")]
     LabelTooLong {
         /// Byte offset of the label.
+        offset: usize,
+    },
+    /// Parentheses and `!` nested more than [`MAX_NESTING`] deep.
+    #[error("parentheses and `!` nest more than 100 deep at offset {offset}")]
+    TooDeep {
+        /// Byte offset where the limit is passed.
         offset: usize,
     },
     /// `has(` without a label and a closing parenthesis.
@@ -393,13 +404,30 @@ struct SelectorParser<'a> {
     lexer: Lexer<'a>,
     /// The token under the cursor and its offset.
     current: (Token<'a>, usize),
+    /// Parentheses and `!` open around the cursor.
+    depth: usize,
 }
 
 impl<'a> SelectorParser<'a> {
     fn new(input: &'a str) -> Result<SelectorParser<'a>, SelectorError> {
         let mut lexer = Lexer::new(input);
         let current = lexer.next_token()?;
-        Ok(SelectorParser { lexer, current })
+        Ok(SelectorParser {
+            lexer,
+            current,
+            depth: 0,
+        })
+    }
+
+    /// Goes `levels` deeper, refusing to pass [`MAX_NESTING`].
+    fn enter(&mut self, levels: usize) -> Result<(), SelectorError> {
+        self.depth += levels;
+        if self.depth > MAX_NESTING {
+            return Err(SelectorError::TooDeep {
+                offset: self.offset(),
+            });
+        }
+        Ok(())
     }
 
     fn peek(&self) -> &Token<'a> {
@@ -461,7 +489,9 @@ impl<'a> SelectorParser<'a> {
             self.advance()?;
             n_not += 1;
         }
+        self.enter(n_not)?;
         let mut term = self.term()?;
+        self.depth -= n_not;
         for _ in 0..n_not {
             term = Selector::Not(Box::new(term));
         }
@@ -484,7 +514,9 @@ impl<'a> SelectorParser<'a> {
             }
             Token::LParen => {
                 self.advance()?;
+                self.enter(1)?;
                 let inner = self.or()?;
+                self.depth -= 1;
                 if self.peek() != &Token::RParen {
                     return Err(self.unexpected("`)`"));
                 }
@@ -570,6 +602,25 @@ mod tests {
     fn check(input: &str, ok: bool) {
         let got = parse_selector(input);
         assert_eq!(got.is_ok(), ok, "{input:?}: {got:?}");
+    }
+
+    #[test]
+    fn nesting_is_bounded() {
+        let nested = |depth: usize| format!("{}a == 'b'{}", "(".repeat(depth), ")".repeat(depth));
+        check(&nested(MAX_NESTING), true);
+        check(&format!("{}has(a)", "!".repeat(MAX_NESTING)), true);
+        for deep in [
+            nested(MAX_NESTING + 1),
+            "(".repeat(100_000),
+            format!("{}has(a)", "!".repeat(100_000)),
+            format!("{}has(a)", "!(".repeat(60)),
+        ] {
+            assert!(
+                matches!(parse_selector(&deep), Err(SelectorError::TooDeep { .. })),
+                "{:?}",
+                parse_selector(&deep)
+            );
+        }
     }
 
     #[test]
