@@ -6,6 +6,7 @@
 //! --ignored`.
 
 mod cli_consistency;
+mod cluster_network_build;
 mod codegen_cli;
 mod codegen_compile;
 mod codegen_errors;

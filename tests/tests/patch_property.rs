@@ -547,7 +547,7 @@ fn compile_generated(value: &Value) -> Option<Vec<Value>> {
     {
         return None;
     }
-    let objects = cluster_network::compile(&cluster_network).ok()?;
+    let objects = cluster_network::compile_unchecked(&cluster_network).ok()?;
     Some(objects.iter().map(|object| object.to_value()).collect())
 }
 

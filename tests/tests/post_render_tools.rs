@@ -570,11 +570,12 @@ fn chart_values_give_our_objects() {
         let path = example(name);
         let text = fs::read_to_string(&path).expect("example");
         let parsed = calico_spec::cluster_network::parse(name, &text).expect("valid example");
-        let objects: Vec<Value> = calico_spec::cluster_network::compile(&parsed.cluster_network)
-            .expect("compiles")
-            .iter()
-            .map(calico_spec::objects::Object::to_value)
-            .collect();
+        let objects: Vec<Value> =
+            calico_spec::cluster_network::compile_unchecked(&parsed.cluster_network)
+                .expect("compiles")
+                .iter()
+                .map(calico_spec::objects::Object::to_value)
+                .collect();
         let chart_values = helm_values::to_chart_values(&objects);
         let dir = tempfile::tempdir().expect("temp dir");
         let values = dir.path().join("values.yaml");

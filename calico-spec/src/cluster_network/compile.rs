@@ -27,8 +27,8 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value, json};
 
 use super::spec::{
-    AutodetectionMethod, BgpPeer, ClusterNetwork, Dataplane, Encapsulation, Felix,
-    KubernetesProvider, LoadBalancerPool, PodPool, PodPoolUse,
+    AutodetectionMethod, BgpPeer, ClusterNetwork, Dataplane, Felix, KubernetesProvider,
+    LoadBalancerPool, PodPool,
 };
 use crate::objects::Object;
 
@@ -316,24 +316,25 @@ pub fn default_block_size(cidr: IpNet) -> u32 {
 
 /// A pod pool in the operator's terms, every field written out.
 fn pod_pool(pool: &PodPool) -> Value {
-    let encapsulation = pool
-        .encapsulation
-        .unwrap_or(Encapsulation::VxlanCrossSubnet);
+    let encapsulation = pool.encapsulation.unwrap_or(PodPool::DEFAULT_ENCAPSULATION);
     let nat_outgoing = pool
         .nat_outgoing
         .unwrap_or(matches!(pool.cidr, IpNet::V4(_)));
-    let allowed_uses: Vec<&str> = match &pool.allowed_uses {
-        Some(uses) => uses.iter().map(|use_| use_.as_str()).collect(),
-        None => vec![PodPoolUse::Workload.as_str(), PodPoolUse::Tunnel.as_str()],
-    };
+    let allowed_uses: Vec<&str> = pool
+        .allowed_uses
+        .as_deref()
+        .unwrap_or(PodPool::DEFAULT_ALLOWED_USES)
+        .iter()
+        .map(|use_| use_.as_str())
+        .collect();
     json!({
         "name": pool.name,
         "cidr": pool.cidr.to_string(),
         "blockSize": pool.block_size.unwrap_or_else(|| default_block_size(pool.cidr)),
         "encapsulation": encapsulation.operator_value(),
         "natOutgoing": if nat_outgoing { "Enabled" } else { "Disabled" },
-        "nodeSelector": pool.node_selector.as_deref().unwrap_or("all()"),
-        "disableBGPExport": pool.disable_bgp_export.unwrap_or(false),
+        "nodeSelector": pool.node_selector.as_deref().unwrap_or(PodPool::DEFAULT_NODE_SELECTOR),
+        "disableBGPExport": pool.disable_bgp_export.unwrap_or(PodPool::DEFAULT_DISABLE_BGP_EXPORT),
         "allowedUses": allowed_uses,
     })
 }

@@ -4,10 +4,12 @@
 //! engineer's terms, what the cluster's Calico network is: the dataplane, the pod pools, BGP,
 //! LoadBalancer pools, the API endpoint the nodes reach. The flow is
 //! [`parse`] (text -> [`ClusterNetwork`], strict, with positions) -> [`check`] (cross-field
-//! rules, run by `parse`) -> [`compile`] (-> wire objects in bundle order).
-//! [`load`] does all of it and also runs the rule catalogue over the compiled objects.
+//! rules, run by `parse`) -> [`compile_unchecked`] (-> wire objects in bundle order).
+//! [`load`] does all of it and also runs the rule catalogue over the compiled objects;
+//! [`ClusterNetwork::compile`] does the same for a value built in Rust (`build`).
 //! [`origin`] maps a field of a compiled object back to the ClusterNetwork field it came from.
 
+mod build;
 mod check;
 mod compile;
 mod load;
@@ -17,8 +19,9 @@ mod spec;
 
 pub use check::check;
 pub use compile::{
-    CompileError, DEFAULT_NAME, ENDPOINT_CONFIG_MAP, OPERATOR_NAMESPACE, compile,
-    default_block_size, default_load_balancer_block_size, origin, stated_objects,
+    CompileError, DEFAULT_NAME, ENDPOINT_CONFIG_MAP, OPERATOR_NAMESPACE,
+    compile as compile_unchecked, default_block_size, default_load_balancer_block_size, origin,
+    stated_objects,
 };
 pub use load::{Loaded, context, load, validate_objects};
 pub use parse::{ParseError, Parsed, parse};

@@ -12,7 +12,7 @@ use std::net::IpAddr;
 
 use ipnet::IpNet;
 use schemars::JsonSchema;
-use serde::Deserialize;
+use serde::{Deserialize, Serialize};
 
 pub use super::overrides::{
     EndpointOverride, ExtraObject, ObjectOverride, OverrideMetadata, Overrides,
@@ -29,7 +29,7 @@ pub const DEFAULT_API_PORT: u16 = 6443;
 
 /// A description of one cluster's Calico network, compiled by calico-render into the manifests
 /// the tigera-operator expects.
-#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 #[schemars(title = "ClusterNetwork")]
 pub struct ClusterNetwork {
@@ -38,70 +38,70 @@ pub struct ClusterNetwork {
     /// Always `ClusterNetwork`.
     pub kind: Kind,
     /// A name for this description; it does not name any rendered object.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub metadata: Metadata,
     /// The network itself.
     pub spec: ClusterNetworkSpec,
 }
 
 /// The only accepted `apiVersion`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 pub enum ApiVersion {
     /// `calico-render.dev/v1alpha1`.
+    #[default]
     #[serde(rename = "calico-render.dev/v1alpha1")]
     V1alpha1,
 }
 
 /// The only accepted `kind`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 pub enum Kind {
     /// `ClusterNetwork`.
+    #[default]
     ClusterNetwork,
 }
 
 /// Kubernetes-style metadata, kept so that KRM tools (kustomize, kpt) can carry the document.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Metadata {
     /// A name for the description (free text, used in messages only).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub name: Option<String>,
     /// Ignored; accepted because KRM tools may set it.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub namespace: Option<String>,
     /// Ignored; accepted because KRM tools may set labels.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub labels: std::collections::BTreeMap<String, String>,
     /// Ignored; accepted because KRM tools record file positions in annotations.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
     pub annotations: std::collections::BTreeMap<String, String>,
 }
 
 /// What the cluster's Calico network looks like.
-#[derive(Debug, Clone, PartialEq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ClusterNetworkSpec {
     /// The Calico release the cluster runs, `v3.32.<patch>`.
     /// It selects the rules the output is checked against; it does not appear in the output.
     #[serde(default = "default_calico_version")]
-    #[schemars(extend("default" = "v3.32.1"), regex(pattern = r"^v3\.32\.[0-9]+$"))]
+    #[schemars(regex(pattern = r"^v3\.32\.[0-9]+$"))]
     pub calico_version: String,
 
     /// Where the cluster runs. Several operator defaults depend on it.
     #[serde(default)]
-    #[schemars(extend("default" = "None"))]
     pub kubernetes_provider: KubernetesProvider,
 
     /// The address the nodes use to reach the Kubernetes API without the `kubernetes` Service
     /// (the load-balanced VIP or DNS name of the control plane).
     /// When set, the `kubernetes-services-endpoint` ConfigMap is rendered; the eBPF dataplane
     /// needs it because nothing resolves the Service before Calico runs.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_endpoint: Option<ApiEndpoint>,
 
     /// The Linux dataplane.
     #[serde(default)]
-    #[schemars(extend("default" = "Iptables"))]
     pub dataplane: Dataplane,
 
     /// Let the operator turn kube-proxy off while the BPF dataplane runs, and back on when it
@@ -109,7 +109,6 @@ pub struct ClusterNetworkSpec {
     /// selector on DaemonSet `kube-system/kube-proxy`). Default: false, removing kube-proxy is
     /// up to you, as in a kubeadm cluster initialised with `--skip-phases=addon/kube-proxy`.
     #[serde(default)]
-    #[schemars(extend("default" = false))]
     pub manage_kube_proxy: bool,
 
     /// With the BPF dataplane, let the operator find the API server itself, from the
@@ -118,11 +117,10 @@ pub struct ClusterNetworkSpec {
     /// that `apiEndpoint` renders. Requires `dataplane: BPF` and no `apiEndpoint`: the operator
     /// refuses to start while that ConfigMap exists. Default: false.
     #[serde(default)]
-    #[schemars(extend("default" = false))]
     pub bpf_network_bootstrap: bool,
 
     /// BGP routing. Off unless `enabled: true`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub bgp: Bgp,
 
     /// The pod address pools. They are rendered into the Installation, which owns them;
@@ -132,34 +130,33 @@ pub struct ClusterNetworkSpec {
 
     /// Pools LoadBalancer Services take their addresses from, rendered as
     /// projectcalico.org/v3 IPPools.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub load_balancer_pools: Vec<LoadBalancerPool>,
 
     /// How each node finds its own address. Default: `ipv4: {firstFound: true}` when there is an
     /// IPv4 pod pool (or the dataplane is BPF), and `ipv6: {firstFound: true}` when there is an
     /// IPv6 pod pool, as the operator would write.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub node_address_autodetection: NodeAddressAutodetection,
 
     /// Facts about the surrounding network that lints compare the pools against.
     /// Nothing here is rendered.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub network: NetworkFacts,
 
     /// Deploy the Calico API server (`APIServer default`), which serves projectcalico.org/v3.
     #[serde(default = "default_true", rename = "calicoAPIServer")]
-    #[schemars(extend("default" = true))]
     pub calico_api_server: bool,
 
     /// The pod network MTU. Default: detected by Calico.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     #[schemars(range(min = 576, max = 65535))]
     pub mtu: Option<u32>,
 
     /// Felix settings (FelixConfiguration `default`), rendered only when one is set.
     /// The fields the operator owns (`bpfEnabled`, `nftablesMode`, `healthPort`, `vxlanVNI`,
     /// `vxlanPort`, `programClusterRoutes`, `routeTableRange`) are deliberately not offered.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub felix: Felix,
 
     /// Upstream fields the vocabulary above does not offer, per rendered object, in upstream
@@ -176,6 +173,30 @@ pub struct ClusterNetworkSpec {
     pub extra_objects: Vec<ExtraObject>,
 }
 
+impl Default for ClusterNetworkSpec {
+    /// The documented defaults, and no pod pool yet (at least one is required).
+    fn default() -> Self {
+        ClusterNetworkSpec {
+            calico_version: default_calico_version(),
+            kubernetes_provider: KubernetesProvider::default(),
+            api_endpoint: None,
+            dataplane: Dataplane::default(),
+            manage_kube_proxy: false,
+            bpf_network_bootstrap: false,
+            bgp: Bgp::default(),
+            pod_pools: Vec::new(),
+            load_balancer_pools: Vec::new(),
+            node_address_autodetection: NodeAddressAutodetection::default(),
+            network: NetworkFacts::default(),
+            calico_api_server: default_true(),
+            mtu: None,
+            felix: Felix::default(),
+            overrides: Overrides::default(),
+            extra_objects: Vec::new(),
+        }
+    }
+}
+
 fn default_calico_version() -> String {
     DEFAULT_CALICO_VERSION.to_owned()
 }
@@ -184,8 +205,13 @@ fn default_true() -> bool {
     true
 }
 
+/// For `skip_serializing_if`: a nested section left as it defaults is not written out.
+fn is_default<T: Default + PartialEq>(value: &T) -> bool {
+    *value == T::default()
+}
+
 /// The Kubernetes distribution, as the operator's `kubernetesProvider` names it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 pub enum KubernetesProvider {
     /// kubeadm, bare metal or any cluster the operator does not detect as special.
     #[default]
@@ -231,14 +257,14 @@ impl KubernetesProvider {
 }
 
 /// The Kubernetes API address the nodes reach directly.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ApiEndpoint {
     /// A DNS name or an IP address (IPv6 without brackets).
     pub host: String,
     /// The API server port.
     #[serde(default = "default_api_port")]
-    #[schemars(extend("default" = 6443), range(min = 1))]
+    #[schemars(range(min = 1))]
     pub port: u16,
 }
 
@@ -247,7 +273,7 @@ fn default_api_port() -> u16 {
 }
 
 /// The Linux dataplane Calico programs.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 pub enum Dataplane {
     /// iptables rules, with kube-proxy serving Services.
     #[default]
@@ -271,32 +297,31 @@ impl Dataplane {
 }
 
 /// BGP: whether Calico speaks it, to whom, and what it announces.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Bgp {
     /// Run BGP (the Installation's `bgp: Enabled`). Without BGP every pod pool needs VXLAN.
     #[serde(default)]
-    #[schemars(extend("default" = false))]
     pub enabled: bool,
     /// The cluster's AS number, at most 2147483647 (the API server's CRD schema is int32):
     /// a private 2-byte AS is 64512-65534.
     /// Default: Calico's 64512, left unrendered.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub as_number: Option<u32>,
     /// Whether every node peers with every other node. Default: true (Calico's default),
     /// left unrendered unless other BGP settings are given.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node_to_node_mesh: Option<bool>,
     /// External BGP peers (routers), each rendered as a BGPPeer.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub peers: Vec<BgpPeer>,
     /// Which Service address ranges the nodes announce.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "is_default")]
     pub advertise: Advertise,
 }
 
 /// One external BGP peer.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct BgpPeer {
     /// The BGPPeer object name (a DNS-1123 subdomain).
@@ -307,28 +332,28 @@ pub struct BgpPeer {
     /// The router's AS number, at most 2147483647 (the API server's CRD schema is int32).
     pub as_number: u32,
     /// Which nodes peer with this router (Calico selector). Default: every node.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub node_selector: Option<String>,
     /// The session password (TCP MD5 signature), read from a Secret. The Secret must live in
     /// calico-node's namespace, `calico-system` with the operator. Default: no password.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub password: Option<SecretKeyRef>,
     /// The BGP keepalive interval towards this router, a Go duration such as `20s`.
     /// Default: Calico's.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub keepalive_time: Option<String>,
     /// How long this router keeps a restarting node's routes (graceful restart), a Go duration
     /// such as `120s`. Default: Calico's.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub max_restart_time: Option<String>,
     /// Which next hop the nodes announce to this router: `Auto` (Calico decides per session),
     /// `Self` (always the node itself) or `Keep` (the original next hop). Default: `Auto`.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_hop_mode: Option<NextHopMode>,
 }
 
 /// A key of a Kubernetes Secret.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct SecretKeyRef {
     /// The Secret's name.
@@ -338,7 +363,7 @@ pub struct SecretKeyRef {
 }
 
 /// The next hop the nodes announce to a BGP peer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 pub enum NextHopMode {
     /// Calico chooses: itself towards eBGP peers, the original next hop towards iBGP peers.
     Auto,
@@ -361,14 +386,15 @@ impl NextHopMode {
 }
 
 /// Service ranges announced over BGP (BGPConfiguration `default`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Advertise {
     /// Service ClusterIP ranges to announce.
     #[serde(
         default,
         rename = "serviceClusterIPs",
-        deserialize_with = "cidr_serde::many"
+        deserialize_with = "cidr_serde::many",
+        skip_serializing_if = "Vec::is_empty"
     )]
     #[schemars(with = "Vec<String>")]
     pub service_cluster_ips: Vec<IpNet>,
@@ -376,7 +402,8 @@ pub struct Advertise {
     #[serde(
         default,
         rename = "serviceExternalIPs",
-        deserialize_with = "cidr_serde::many"
+        deserialize_with = "cidr_serde::many",
+        skip_serializing_if = "Vec::is_empty"
     )]
     #[schemars(with = "Vec<String>")]
     pub service_external_ips: Vec<IpNet>,
@@ -384,7 +411,8 @@ pub struct Advertise {
     #[serde(
         default,
         rename = "serviceLoadBalancerIPs",
-        deserialize_with = "cidr_serde::many"
+        deserialize_with = "cidr_serde::many",
+        skip_serializing_if = "Vec::is_empty"
     )]
     #[schemars(with = "Vec<String>")]
     pub service_load_balancer_ips: Vec<IpNet>,
@@ -400,7 +428,7 @@ impl Advertise {
 }
 
 /// A pod address pool, owned by the Installation.
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct PodPool {
     /// The pool name. The operator calls its own pools `default-ipv4-ippool` and
@@ -412,32 +440,47 @@ pub struct PodPool {
     pub cidr: IpNet,
     /// Prefix length of the per-node blocks. Default: 26 (IPv4), 122 (IPv6).
     /// Valid: 20-32 for IPv4, 116-128 for IPv6, and not shorter than the pool's prefix.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block_size: Option<u32>,
     /// How pod traffic between nodes is carried. Default: `VXLANCrossSubnet`, which works with
     /// and without BGP and for both families.
-    #[serde(default)]
-    #[schemars(extend("default" = "VXLANCrossSubnet"))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = PodPool::DEFAULT_ENCAPSULATION))]
     pub encapsulation: Option<Encapsulation>,
     /// Masquerade traffic leaving the pool. Default: true (IPv4), false (IPv6).
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub nat_outgoing: Option<bool>,
     /// Which nodes take blocks from this pool (Calico selector).
-    #[serde(default)]
-    #[schemars(extend("default" = "all()"))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = PodPool::DEFAULT_NODE_SELECTOR))]
     pub node_selector: Option<String>,
     /// Keep this pool's routes out of BGP announcements.
-    #[serde(default, rename = "disableBGPExport")]
-    #[schemars(extend("default" = false))]
+    #[serde(
+        default,
+        rename = "disableBGPExport",
+        skip_serializing_if = "Option::is_none"
+    )]
+    #[schemars(extend("default" = PodPool::DEFAULT_DISABLE_BGP_EXPORT))]
     pub disable_bgp_export: Option<bool>,
     /// What the addresses are for.
-    #[serde(default)]
-    #[schemars(extend("default" = ["Workload", "Tunnel"]))]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(extend("default" = PodPool::DEFAULT_ALLOWED_USES))]
     pub allowed_uses: Option<Vec<PodPoolUse>>,
 }
 
+impl PodPool {
+    /// `encapsulation` when not given.
+    pub const DEFAULT_ENCAPSULATION: Encapsulation = Encapsulation::VxlanCrossSubnet;
+    /// `nodeSelector` when not given: every node.
+    pub const DEFAULT_NODE_SELECTOR: &str = "all()";
+    /// `disableBGPExport` when not given.
+    pub const DEFAULT_DISABLE_BGP_EXPORT: bool = false;
+    /// `allowedUses` when not given.
+    pub const DEFAULT_ALLOWED_USES: &[PodPoolUse] = &[PodPoolUse::Workload, PodPoolUse::Tunnel];
+}
+
 /// The encapsulation of a pod pool, in the operator's terms.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 pub enum Encapsulation {
     /// IP-in-IP always (IPv4 only, needs BGP).
     #[serde(rename = "IPIP")]
@@ -469,7 +512,9 @@ impl Encapsulation {
 }
 
 /// What a pod pool's addresses may be used for.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, JsonSchema)]
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Deserialize, Serialize, JsonSchema,
+)]
 pub enum PodPoolUse {
     /// Pod addresses.
     Workload,
@@ -489,7 +534,7 @@ impl PodPoolUse {
 
 /// A pool of LoadBalancer Service addresses (projectcalico.org/v3 IPPool, `allowedUses:
 /// [LoadBalancer]`).
-#[derive(Debug, Clone, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct LoadBalancerPool {
     /// The IPPool name (a DNS-1123 subdomain).
@@ -500,49 +545,53 @@ pub struct LoadBalancerPool {
     pub cidr: IpNet,
     /// Allocation block prefix length. Default: 26 (IPv4), 122 (IPv6), or the pool's own prefix
     /// length when the pool is smaller than that.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub block_size: Option<u32>,
 }
 
 /// Node address autodetection per family.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct NodeAddressAutodetection {
     /// How nodes pick their IPv4 address.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ipv4: Option<AutodetectionMethod>,
     /// How nodes pick their IPv6 address.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub ipv6: Option<AutodetectionMethod>,
 }
 
 /// One node address autodetection method: set exactly one field.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct AutodetectionMethod {
     /// Use the first valid address found on any interface.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub first_found: Option<bool>,
     /// Use the address Kubernetes reports for the node.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kubernetes: Option<KubernetesAddress>,
     /// Use the first interface whose name matches this regular expression.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub interface: Option<String>,
     /// Skip interfaces whose name matches this regular expression.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skip_interface: Option<String>,
     /// Use the interface that routes to this address or host name.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub can_reach: Option<String>,
     /// Use the address that lies in one of these ranges.
-    #[serde(default, deserialize_with = "cidr_serde::optional_many")]
+    #[serde(
+        default,
+        deserialize_with = "cidr_serde::optional_many",
+        skip_serializing_if = "Option::is_none"
+    )]
     #[schemars(with = "Option<Vec<String>>")]
     pub cidrs: Option<Vec<IpNet>>,
 }
 
 /// The node address Kubernetes reports.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 pub enum KubernetesAddress {
     /// The node's `InternalIP`.
     #[serde(rename = "NodeInternalIP")]
@@ -550,52 +599,85 @@ pub enum KubernetesAddress {
 }
 
 /// Facts about the network around the cluster, used only by lints.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct NetworkFacts {
     /// The subnets the nodes' own addresses are in.
-    #[serde(default, deserialize_with = "cidr_serde::many")]
+    #[serde(
+        default,
+        deserialize_with = "cidr_serde::many",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     #[schemars(with = "Vec<String>")]
     pub node_subnets: Vec<IpNet>,
     /// The Kubernetes Service ClusterIP ranges (kubeadm's `serviceSubnet`).
     #[serde(
         default,
         rename = "serviceCIDRs",
-        deserialize_with = "cidr_serde::many"
+        deserialize_with = "cidr_serde::many",
+        skip_serializing_if = "Vec::is_empty"
     )]
     #[schemars(with = "Vec<String>")]
     pub service_cidrs: Vec<IpNet>,
     /// Ranges in use elsewhere (home or office LANs, VPNs) that no pool may overlap.
-    #[serde(default, deserialize_with = "cidr_serde::many")]
+    #[serde(
+        default,
+        deserialize_with = "cidr_serde::many",
+        skip_serializing_if = "Vec::is_empty"
+    )]
     #[schemars(with = "Vec<String>")]
     pub avoid: Vec<IpNet>,
 }
 
 /// Felix settings a user chooses (FelixConfiguration `default`).
-#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct Felix {
     /// How LoadBalancer and NodePort traffic reaches a backend on another node in BPF mode.
-    #[serde(default, rename = "bpfExternalServiceMode")]
+    #[serde(
+        default,
+        rename = "bpfExternalServiceMode",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub bpf_external_service_mode: Option<BpfExternalServiceMode>,
     /// BPF program log level (`Debug` is very verbose).
-    #[serde(default, rename = "bpfLogLevel")]
+    #[serde(
+        default,
+        rename = "bpfLogLevel",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub bpf_log_level: Option<BpfLogLevel>,
     /// Remove kube-proxy's iptables rules when BPF mode starts (set false if kube-proxy keeps
     /// running).
-    #[serde(default, rename = "bpfKubeProxyIptablesCleanupEnabled")]
+    #[serde(
+        default,
+        rename = "bpfKubeProxyIptablesCleanupEnabled",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub bpf_kube_proxy_iptables_cleanup_enabled: Option<bool>,
     /// Connect-time load balancing in BPF mode.
-    #[serde(default, rename = "bpfConnectTimeLoadBalancing")]
+    #[serde(
+        default,
+        rename = "bpfConnectTimeLoadBalancing",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub bpf_connect_time_load_balancing: Option<BpfConnectTimeLoadBalancing>,
     /// NAT for host-networked traffic when connect-time load balancing is off.
-    #[serde(default, rename = "bpfHostNetworkedNATWithoutCTLB")]
+    #[serde(
+        default,
+        rename = "bpfHostNetworkedNATWithoutCTLB",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub bpf_host_networked_nat_without_ctlb: Option<EnabledDisabled>,
     /// Reverse-path filtering of workload traffic in BPF mode.
-    #[serde(default, rename = "bpfEnforceRPF")]
+    #[serde(
+        default,
+        rename = "bpfEnforceRPF",
+        skip_serializing_if = "Option::is_none"
+    )]
     pub bpf_enforce_rpf: Option<BpfEnforceRpf>,
     /// Felix's own log level.
-    #[serde(default)]
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     pub log_severity_screen: Option<LogSeverity>,
 }
 
@@ -607,7 +689,7 @@ impl Felix {
 }
 
 /// `bpfExternalServiceMode`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 pub enum BpfExternalServiceMode {
     /// Forward through the ingress node (Calico's default).
     Tunnel,
@@ -617,7 +699,7 @@ pub enum BpfExternalServiceMode {
 }
 
 /// `bpfLogLevel`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 pub enum BpfLogLevel {
     /// No BPF logging (Calico's default).
     Off,
@@ -628,7 +710,7 @@ pub enum BpfLogLevel {
 }
 
 /// `bpfConnectTimeLoadBalancing`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 pub enum BpfConnectTimeLoadBalancing {
     /// Only for TCP (Calico's default).
     #[serde(rename = "TCP")]
@@ -640,7 +722,7 @@ pub enum BpfConnectTimeLoadBalancing {
 }
 
 /// An `Enabled`/`Disabled` switch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 pub enum EnabledDisabled {
     /// On.
     Enabled,
@@ -649,7 +731,7 @@ pub enum EnabledDisabled {
 }
 
 /// `bpfEnforceRPF`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 pub enum BpfEnforceRpf {
     /// No check.
     Disabled,
@@ -660,7 +742,7 @@ pub enum BpfEnforceRpf {
 }
 
 /// Felix `logSeverityScreen`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 pub enum LogSeverity {
     /// Everything.
     Trace,
