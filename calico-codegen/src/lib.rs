@@ -10,14 +10,48 @@
 //! own data. The engine never depends on the code it generates, so a broken generated file
 //! can always be regenerated.
 //!
-//! ```no_run
-//! let sources = calico_codegen::load_sources(&["crds/ippools.yaml".to_string()])?;
+//! # Quick start
+//!
+//! Generate from CRD text held in memory ([`load_sources`] reads files, directories and
+//! multi-document bundles into the same [`Source`]s); each [`GeneratedFile`] is one module of
+//! the tree, and [`write_output`] writes them into a folder it owns (atomically, removing only
+//! stale files that carry [`HEADER_MARKER`]).
+//!
+//! ```
+//! let crd = "\
+//! apiVersion: apiextensions.k8s.io/v1
+//! kind: CustomResourceDefinition
+//! metadata: {name: widgets.example.com}
+//! spec:
+//!   group: example.com
+//!   names: {kind: Widget, plural: widgets}
+//!   scope: Namespaced
+//!   versions:
+//!     - name: v1
+//!       served: true
+//!       storage: true
+//!       schema:
+//!         openAPIV3Schema:
+//!           type: object
+//!           properties:
+//!             spec:
+//!               type: object
+//!               required: [size]
+//!               properties:
+//!                 size: {type: integer, minimum: 1, description: How big the widget is.}
+//!                 colour: {type: string, enum: [red, blue]}
+//! ";
+//! let sources = [calico_codegen::Source { name: "widgets.yaml".into(), text: crd.into() }];
 //! let options = calico_codegen::Options {
-//!     docs: false,
-//!     command: calico_codegen::command_line(&["crds/ippools.yaml".to_string()], "src/generated", false),
+//!     docs: true, // the CRD's descriptions become doc comments
+//!     command: calico_codegen::command_line(&["widgets.yaml".into()], "src/generated", true),
 //! };
 //! let files = calico_codegen::generate(&sources, &options)?;
-//! calico_codegen::write_output(std::path::Path::new("src/generated"), &files)?;
+//! let widget = files.iter().find(|file| file.path == "example_com/v1/widget.rs").expect("the kind's file");
+//! assert!(widget.contents.starts_with(calico_codegen::HEADER_MARKER));
+//! assert!(widget.contents.contains("pub struct WidgetSpec {"));
+//! assert!(widget.contents.contains("/// How big the widget is."));
+//! // calico_codegen::write_output(std::path::Path::new("src/generated"), &files)?;
 //! # Ok::<(), calico_codegen::CodegenError>(())
 //! ```
 //!

@@ -140,6 +140,50 @@ pub(crate) fn read<T: DeserializeOwned>(
     None
 }
 
+/// A field [`read_lenient`] took out of a document: its path as diagnostics write it, its JSON
+/// Pointer (RFC 6901) and its value.
+pub(crate) type TakenField = (String, String, Value);
+
+/// Type `value` as `T`, taking out the fields `T` does not have (returned with their values, in
+/// the order found) instead of refusing the document. Any other problem is still an error: its
+/// field path and a message in the user's terms.
+pub(crate) fn read_lenient<T: DeserializeOwned>(
+    mut value: Value,
+) -> Result<(T, Vec<TakenField>), (String, String)> {
+    let mut taken = Vec::new();
+    loop {
+        let (mut segments, message) = match deserialize_tracked::<T>(&value, Scalars::Kubernetes) {
+            Ok(typed) => return Ok((typed, taken)),
+            Err(err) => err,
+        };
+        let Some(field) = quoted_after(&message, "unknown field `") else {
+            return Err((render_path(&segments), readable(&message)));
+        };
+        // serde_path_to_error stops at the mapping that holds the unknown key.
+        if segments.last() != Some(&Segment::Key(field.clone())) {
+            segments.push(Segment::Key(field.clone()));
+        }
+        let pointer: String = segments
+            .iter()
+            .map(|segment| match segment {
+                Segment::Key(key) => format!("/{}", key.replace('~', "~0").replace('/', "~1")),
+                Segment::Index(idx) => format!("/{idx}"),
+            })
+            .collect();
+        let parent = &pointer[..pointer.rfind('/').unwrap_or(0)];
+        let removed = value
+            .pointer_mut(parent)
+            .and_then(Value::as_object_mut)
+            .and_then(|map| map.remove(&field));
+        // Each round takes one field out, so this ends; a field that cannot be taken out
+        // (serde named a key the document does not hold) is refused like any other problem.
+        let Some(removed) = removed else {
+            return Err((render_path(&segments), readable(&message)));
+        };
+        taken.push((render_path(&segments), pointer, removed));
+    }
+}
+
 /// One typing attempt with path tracking: the typed value, or the path and message of the
 /// first problem.
 fn deserialize_tracked<T: DeserializeOwned>(

@@ -1,6 +1,6 @@
 //! A dependent of calico-spec and calico-render on its own Kubernetes version: it names
-//! k8s-openapi and ipnet only through the re-exports, loads a ClusterNetwork, renders it and
-//! computes a patch.
+//! k8s-openapi and ipnet only through the re-exports, loads a ClusterNetwork, builds one in
+//! Rust, renders it, computes a patch and reads a live object leniently.
 
 use calico_render::bundle::{Format, RenderConfig, Stage, render_bundle};
 use calico_spec::ipnet::IpNet;
@@ -29,6 +29,31 @@ pub fn cidr(text: &str) -> Option<IpNet> {
     text.parse().ok()
 }
 
+/// The article's ClusterNetwork built in Rust and compiled with the checks `load` runs.
+pub fn article_in_rust() -> Result<calico_spec::cluster_network::Loaded, String> {
+    use calico_spec::cluster_network::{
+        ApiEndpoint, ClusterNetwork, ClusterNetworkSpec, Dataplane, NetworkFacts, PodPool,
+    };
+    let cidr = |text: &str| text.parse::<IpNet>().map_err(|err| err.to_string());
+    let cluster = ClusterNetwork::new(
+        "ha-ebpf",
+        ClusterNetworkSpec {
+            api_endpoint: Some(ApiEndpoint::new("control.k8s.example.com")),
+            dataplane: Dataplane::Bpf,
+            pod_pools: vec![PodPool {
+                disable_bgp_export: Some(true),
+                ..PodPool::new("default-ipv4-ippool", cidr("172.20.0.0/16")?)
+            }],
+            network: NetworkFacts {
+                avoid: vec![cidr("192.168.0.0/16")?],
+                ..NetworkFacts::default()
+            },
+            ..ClusterNetworkSpec::default()
+        },
+    );
+    cluster.compile().map_err(|err| err.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -53,5 +78,24 @@ mod tests {
         let ops: calico_render::json_patch::Patch =
             serde_json::from_value(patch.to_rfc6902()).expect("plain RFC 6902 reads back");
         assert_eq!(ops.0.len(), 1);
+
+        let built = article_in_rust().expect("the article built in Rust compiles");
+        let from_text = calico_spec::cluster_network::load("cluster.yaml", text).expect("loads");
+        let values = |loaded: &calico_spec::cluster_network::Loaded| -> Vec<serde_json::Value> {
+            loaded
+                .objects
+                .iter()
+                .map(|object| object.to_value())
+                .collect()
+        };
+        assert_eq!(values(&built), values(&from_text));
+
+        use calico_spec::generated::operator_tigera_io::v1::Installation;
+        let mut newer = live.clone();
+        newer["spec"]["calicoNetwork"]["fieldOfANewerOperator"] = serde_json::json!(1);
+        let read: calico_spec::live::Lenient<Installation> =
+            serde_json::from_value(newer.clone()).expect("read leniently");
+        assert_eq!(read.unknown.len(), 1);
+        assert_eq!(serde_json::to_value(&read).expect("writes"), newer);
     }
 }
