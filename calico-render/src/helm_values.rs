@@ -23,7 +23,7 @@
 use serde_json::{Map, Value};
 
 use crate::chart::{self, ENDPOINT_CONFIG_MAP, ENDPOINT_KEY, ENDPOINT_VALUES, FELIX, INSTALLATION};
-use crate::post_render::str_at;
+use crate::merge::str_at;
 use crate::yaml::{self, EmitError};
 
 /// Values for the chart, plus what the chart cannot express.

@@ -11,23 +11,26 @@
 //! `clusterNetwork` (the ClusterNetwork text itself). `kpt fn eval --exec calico-render -- file=cluster.yaml`
 //! produces the second form.
 //!
-//! Items are merged with the post-renderer's rule ([`crate::post_render`]): an item matching
+//! Items are matched and merged by the post-renderer's rule ([`crate::merge`]): an item matching
 //! one of our objects is merged into (its metadata, and so every `internal.config.kubernetes.io/*`,
 //! `config.kubernetes.io/*`, `config.k8s.io/id` and `kustomize.config.k8s.io/*` annotation, is
-//! kept), the rest of our objects are appended. The same code serves as a generator (items hold
-//! only the function config, which passes through with its `local-config` annotation) and as a
-//! transformer.
+//! kept), the items of a `List` item are looked into, one of our objects found twice is an
+//! error result, and the rest of our objects are appended. The same code serves as a generator
+//! (items hold only the function config, which passes through with its `local-config`
+//! annotation) and as a transformer.
 //!
 //! Items that are not ours are copied byte for byte from the input when the list is in the
-//! plain block style both tools write ([`crate::scan::root_sections`]); otherwise the whole
-//! list is written from its parsed form.
+//! plain block style both tools write ([`crate::scan::root_sections`]) and the copy reads back
+//! as the list it stands for; otherwise the whole list is written from its parsed form.
 
 use calico_spec::diag::{Diagnostic, Severity};
+use calico_spec::rules::catalogue::INPUT_NOT_PROCESSED;
 use serde::Serialize;
 use serde_json::{Map, Value};
 
-use crate::post_render::{Finish, group_of, groups_match, merge_object, str_at};
+use crate::merge::{self, Finish, Head, Matcher, Refused, str_at};
 use crate::scan::{self, RootSection};
+use crate::yaml::{EmitError, value_to_yaml};
 
 /// The two ResourceList versions kustomize and kpt speak.
 pub const API_VERSIONS: [&str; 2] = ["config.kubernetes.io/v1", "config.kubernetes.io/v1beta1"];
@@ -164,11 +167,12 @@ pub fn run(
             let generated = generate.generate(&origin, &text);
             diagnostics.extend(generated.diagnostics);
             if !has_errors(&diagnostics) {
-                let candidate = Plan::merge(&items, &generated.objects);
-                let merged: Vec<Value> = candidate.objects().cloned().collect();
-                diagnostics.extend(finish.check(&merged));
-                if !has_errors(&diagnostics) {
-                    plan = candidate;
+                match Plan::merge(&items, &generated.objects, finish)? {
+                    Merged::Done(merged, warnings) => {
+                        diagnostics.extend(warnings);
+                        plan = merged;
+                    }
+                    Merged::Refused(found) => diagnostics.extend(found),
                 }
             }
         }
@@ -182,11 +186,10 @@ pub fn run(
             .map(|diag| to_result(diag, reference.as_ref())),
     );
 
-    let copied = write_copying(input, &items, &plan, &results, finish);
-    let (text, copied_items) = match copied {
+    let (text, copied_items) = match write_copying(input, &list, &items, &plan, &results) {
         Some(text) => (text, true),
         None => (
-            write_parsed(&list, &items, &plan, &results, finish).map_err(|err| KrmError::Emit {
+            write_parsed(&list, &items, &plan, &results).map_err(|err| KrmError::Emit {
                 message: err.to_string(),
             })?,
             false,
@@ -230,7 +233,7 @@ fn cluster_network_text(
         "ClusterNetwork" => {
             // Prefer the config's own text, so that positions in messages point into it.
             let text = function_config_text(input)
-                .or_else(|| crate::post_render::value_to_yaml(config).ok())
+                .or_else(|| value_to_yaml(config).ok())
                 .unwrap_or_default();
             Ok((Origin::FunctionConfig, text))
         }
@@ -297,44 +300,114 @@ fn function_config_text(input: &str) -> Option<String> {
 /// What to write for each input item, and which of our objects to append.
 #[derive(Debug, Clone)]
 struct Plan {
-    /// For each input item: `Some(merged)` when one of our objects merged into it.
-    replaced: Vec<Option<Value>>,
-    /// Our objects no item matched, in bundle order.
-    appended: Vec<Value>,
+    /// For each input item, what becomes of it.
+    edits: Vec<Edit>,
+    /// The YAML texts of our objects no item matched, in bundle order.
+    appended: Vec<String>,
+}
+
+/// What becomes of one input item.
+#[derive(Debug, Clone)]
+enum Edit {
+    /// Written as it came.
+    Keep,
+    /// Replaced by one of our objects merged into it: its YAML text.
+    Object(String),
+    /// A list whose items at these indices are replaced by our merged objects' texts.
+    Items(Vec<(usize, String)>),
 }
 
 impl Plan {
     fn unchanged(n_items: usize) -> Self {
         Plan {
-            replaced: vec![None; n_items],
+            edits: vec![Edit::Keep; n_items],
             appended: Vec::new(),
         }
     }
 
-    fn merge(items: &[Value], ours: &[Value]) -> Self {
-        let mut plan = Plan::unchanged(items.len());
-        for object in ours {
-            let kind = str_at(object, &["kind"]);
-            let group = group_of(str_at(object, &["apiVersion"]));
-            let name = str_at(object, &["metadata", "name"]);
-            let hit = items.iter().position(|item| {
-                str_at(item, &["kind"]) == kind
-                    && str_at(item, &["metadata", "name"]) == name
-                    && groups_match(group, group_of(str_at(item, &["apiVersion"])))
-            });
-            match hit {
-                Some(idx) if plan.replaced[idx].is_none() => {
-                    plan.replaced[idx] = Some(merge_object(&items[idx], object));
+    /// Match and merge our objects into the items, and check and write the result; an error
+    /// for an object that cannot be written at all.
+    fn merge(items: &[Value], ours: &[Value], finish: &dyn Finish) -> Result<Merged, KrmError> {
+        let mut matcher = Matcher::new(ours);
+        // For each of ours: the chart object it matched, with its item (and list item) index.
+        let mut found: Vec<Option<(&Value, usize, Option<usize>)>> = vec![None; ours.len()];
+        let mut operator_namespace = None;
+        for (idx, item) in items.iter().enumerate() {
+            let objects: Vec<(Option<usize>, &Value)> = match merge::list_items(item) {
+                Some(entries) => entries
+                    .iter()
+                    .enumerate()
+                    .map(|(n, e)| (Some(n), e))
+                    .collect(),
+                None => vec![(None, item)],
+            };
+            for (entry, object) in objects {
+                let head = Head::of(object);
+                operator_namespace = operator_namespace.or(head.operator_namespace());
+                match matcher.claim(&head, idx) {
+                    Ok(Some(our)) => found[our] = Some((object, idx, entry)),
+                    Ok(None) => {}
+                    Err(twice) => return Ok(Merged::Refused(vec![duplicate(&twice)])),
                 }
-                _ => plan.appended.push(object.clone()),
             }
         }
-        plan
+        let chart: Vec<Option<&Value>> = found.iter().map(|f| f.map(|(v, _, _)| v)).collect();
+        let merged = merge::merged(ours, &chart, operator_namespace);
+        let finished = match merge::finish(&merged, finish) {
+            Ok(finished) => finished,
+            Err(Refused::Invalid(diagnostics)) => return Ok(Merged::Refused(diagnostics)),
+            Err(Refused::Emit {
+                kind,
+                name,
+                message,
+            }) => {
+                return Err(KrmError::Emit {
+                    message: format!("{kind} `{name}`: {message}"),
+                });
+            }
+        };
+        let mut plan = Plan::unchanged(items.len());
+        for (text, found) in finished.texts.into_iter().zip(found) {
+            match found {
+                None => plan.appended.push(text),
+                Some((_, idx, None)) => plan.edits[idx] = Edit::Object(text),
+                Some((_, idx, Some(entry))) => match &mut plan.edits[idx] {
+                    Edit::Items(replaced) => replaced.push((entry, text)),
+                    edit => *edit = Edit::Items(vec![(entry, text)]),
+                },
+            }
+        }
+        for edit in &mut plan.edits {
+            if let Edit::Items(replaced) = edit {
+                replaced.sort_by_key(|&(entry, _)| entry);
+            }
+        }
+        Ok(Merged::Done(plan, finished.warnings))
     }
+}
 
-    /// Our objects as they will be written (merged ones, then appended ones).
-    fn objects(&self) -> impl Iterator<Item = &Value> {
-        self.replaced.iter().flatten().chain(&self.appended)
+/// What [`Plan::merge`] came to.
+enum Merged {
+    /// The plan, and the check's warnings.
+    Done(Plan, Vec<Diagnostic>),
+    /// What refuses the merge: an object of ours found twice, or the check's findings.
+    Refused(Vec<Diagnostic>),
+}
+
+/// The result for one of our objects found twice among the items.
+fn duplicate(twice: &merge::Duplicate) -> Diagnostic {
+    Diagnostic {
+        severity: INPUT_NOT_PROCESSED.severity,
+        code: INPUT_NOT_PROCESSED.code,
+        path: "items".to_owned(),
+        message: format!(
+            "the ResourceList has {} `{}` twice (items[{}] and items[{}])",
+            twice.kind, twice.name, twice.first, twice.second
+        ),
+        hint: Some(
+            "keep one of them, so that calico-render knows which one to merge into".to_owned(),
+        ),
+        location: None,
     }
 }
 
@@ -455,32 +528,15 @@ impl Serialize for ResultOrder<'_> {
     }
 }
 
-/// An object's YAML as an entry of a block sequence whose `- ` markers sit at `indent`.
-fn as_entry(yaml: &str, indent: usize) -> String {
-    let pad = " ".repeat(indent);
-    let mut out = String::with_capacity(yaml.len() + 16);
-    for (idx, line) in yaml.lines().enumerate() {
-        if idx == 0 {
-            out.push_str(&pad);
-            out.push_str("- ");
-        } else if !line.is_empty() {
-            out.push_str(&pad);
-            out.push_str("  ");
-        }
-        out.push_str(line);
-        out.push('\n');
-    }
-    out
-}
-
 /// Write the output list copying the input's text for everything we do not change; `None` when
-/// the input is not in the plain block style (or the scan disagrees with the parser).
+/// the input is not in the plain block style, or the copy does not read back as the list it
+/// stands for.
 fn write_copying(
     input: &str,
+    list: &Value,
     items: &[Value],
     plan: &Plan,
     results: &[Value],
-    finish: &dyn Finish,
 ) -> Option<String> {
     let bytes = input.as_bytes();
     let sections = scan::root_sections(bytes)?;
@@ -489,21 +545,21 @@ fn write_copying(
         Some(section) => scan::sequence_entries(bytes, section)?,
         None => (0, Vec::new()),
     };
-    if entries.len() != items.len() || !entries_agree(bytes, &entries, indent, items) {
+    if entries.len() != items.len() {
         return None;
     }
-    let mut out = String::with_capacity(input.len() + 4096);
+    let mut out = Vec::with_capacity(input.len() + 4096);
     let first_start = sections.first().map_or(input.len(), |s| s.start);
-    out.push_str(&input[..first_start]);
+    out.extend_from_slice(&bytes[..first_start]);
     let mut wrote_items = false;
     for section in &sections {
         match section.key.as_str() {
             "items" => {
-                write_items_section(&mut out, input, section, indent, &entries, plan, finish)?;
+                write_items_section(&mut out, bytes, section, indent, &entries, items, plan)?;
                 wrote_items = true;
             }
             "results" => {}
-            _ => push_section(&mut out, &input[section.start..section.end]),
+            _ => push_section(&mut out, &bytes[section.start..section.end]),
         }
     }
     if !wrote_items {
@@ -512,70 +568,100 @@ fn write_copying(
             start: 0,
             end: 0,
         };
-        write_items_section(&mut out, "", &fake, 0, &[], plan, finish)?;
+        write_items_section(&mut out, b"", &fake, 0, &[], items, plan)?;
     }
     if let Some(results) = results_yaml(results) {
-        out.push_str(&results);
+        out.extend_from_slice(results.as_bytes());
     }
-    Some(out)
+    let out = String::from_utf8(out).ok()?;
+    merge::reads_as(out.as_bytes(), &expected_list(list, items, plan, results)).then_some(out)
 }
 
 /// Append a section's text, making sure it ends a line.
-fn push_section(out: &mut String, text: &str) {
-    out.push_str(text);
-    if !text.is_empty() && !text.ends_with('\n') {
-        out.push('\n');
+fn push_section(out: &mut Vec<u8>, text: &[u8]) {
+    out.extend_from_slice(text);
+    if !text.is_empty() && !text.ends_with(b"\n") {
+        out.push(b'\n');
     }
 }
 
 fn write_items_section(
-    out: &mut String,
-    input: &str,
+    out: &mut Vec<u8>,
+    input: &[u8],
     section: &RootSection,
     indent: usize,
     entries: &[(usize, usize)],
+    items: &[Value],
     plan: &Plan,
-    finish: &dyn Finish,
 ) -> Option<()> {
-    let n_out = plan.replaced.len() + plan.appended.len();
-    if n_out == 0 {
-        out.push_str("items: []\n");
+    if plan.edits.is_empty() && plan.appended.is_empty() {
+        out.extend_from_slice(b"items: []\n");
         return Some(());
     }
     match entries.first() {
         // The key line and any comments before the first entry, as written.
-        Some(&(first, _)) => out.push_str(&input[section.start..first]),
-        None => out.push_str("items:\n"),
+        Some(&(first, _)) => out.extend_from_slice(&input[section.start..first]),
+        None => out.extend_from_slice(b"items:\n"),
     }
-    for (idx, &(start, end)) in entries.iter().enumerate() {
-        match &plan.replaced[idx] {
-            None => push_section(out, &input[start..end]),
-            Some(merged) => out.push_str(&as_entry(&finish.to_yaml(merged).ok()?, indent)),
+    for ((&(start, end), edit), item) in entries.iter().zip(&plan.edits).zip(items) {
+        match edit {
+            Edit::Keep => push_section(out, &input[start..end]),
+            Edit::Object(text) => merge::push_entry(out, text, indent),
+            Edit::Items(replaced) => {
+                let body = dedent_entry(&input[start..end], indent);
+                let text = merge::list_with_items(&body, item, &as_refs(replaced)).ok()?;
+                merge::push_entry(out, std::str::from_utf8(&text).ok()?, indent);
+            }
         }
     }
-    for object in &plan.appended {
-        out.push_str(&as_entry(&finish.to_yaml(object).ok()?, indent));
+    for text in &plan.appended {
+        merge::push_entry(out, text, indent);
     }
     Some(())
 }
 
-/// Check that the scan's entries are the parser's items, one for one.
-fn entries_agree(bytes: &[u8], entries: &[(usize, usize)], indent: usize, items: &[Value]) -> bool {
-    entries.iter().zip(items).all(|(&(start, end), item)| {
-        let dedented = dedent_entry(&bytes[start..end], indent);
-        let docs = scan::scan_stream(&dedented);
-        let Some(doc) = docs.iter().find(|d| !d.is_empty()) else {
-            return false;
-        };
-        let same = |field: &scan::Field, value: &str| match field.as_plain() {
-            Some(text) => text == value,
-            None => true,
-        };
-        docs.len() == 1
-            && same(&doc.head.api_version, str_at(item, &["apiVersion"]))
-            && same(&doc.head.kind, str_at(item, &["kind"]))
-            && same(&doc.head.name, str_at(item, &["metadata", "name"]))
-    })
+fn as_refs(replaced: &[(usize, String)]) -> Vec<(usize, &str)> {
+    replaced
+        .iter()
+        .map(|(entry, text)| (*entry, text.as_str()))
+        .collect()
+}
+
+/// The list the output must read as: the input's other keys, every item as the plan makes it,
+/// the results.
+fn expected_list(list: &Value, items: &[Value], plan: &Plan, results: &[Value]) -> Value {
+    let read = |text: &str| merge::read_one(text.as_bytes()).unwrap_or(Value::Null);
+    let mut out_items: Vec<Value> = items
+        .iter()
+        .zip(&plan.edits)
+        .map(|(item, edit)| match edit {
+            Edit::Keep => item.clone(),
+            Edit::Object(text) => read(text),
+            Edit::Items(replaced) => {
+                let mut item = item.clone();
+                if let Some(entries) = item.get_mut("items").and_then(Value::as_array_mut) {
+                    for (entry, text) in replaced {
+                        entries[*entry] = read(text);
+                    }
+                }
+                item
+            }
+        })
+        .collect();
+    out_items.extend(plan.appended.iter().map(|text| read(text)));
+    let mut out = Map::new();
+    if let Value::Object(map) = list {
+        for (key, value) in map {
+            if key != "items" && key != "results" {
+                out.insert(key.clone(), value.clone());
+            }
+        }
+    }
+    out.insert("items".to_owned(), Value::Array(out_items));
+    if !results.is_empty() {
+        out.insert("results".to_owned(), Value::Array(results.to_vec()));
+    }
+    Value::Object(out)
 }
 
 /// The text of a sequence entry as a document of its own: the `- ` marker and the entry's
@@ -595,31 +681,45 @@ fn dedent_entry(text: &[u8], indent: usize) -> Vec<u8> {
     out
 }
 
-/// Write the output list from the parsed input (for lists not in the plain block style).
+/// Write the output list from the parsed input (for lists not in the plain block style): the
+/// list's other keys, then every item, ours as the finish wrote them, then the results.
 fn write_parsed(
     list: &Value,
     items: &[Value],
     plan: &Plan,
     results: &[Value],
-    finish: &dyn Finish,
-) -> Result<String, crate::yaml::EmitError> {
-    let mut out_items: Vec<Value> = items
-        .iter()
-        .zip(&plan.replaced)
-        .map(|(item, merged)| merged.clone().unwrap_or_else(|| item.clone()))
-        .collect();
-    out_items.extend(plan.appended.iter().cloned());
-    let mut out = Map::new();
+) -> Result<String, EmitError> {
+    let mut out = Vec::new();
     if let Value::Object(map) = list {
-        for (key, value) in map {
-            if key != "items" && key != "results" {
-                out.insert(key.clone(), value.clone());
-            }
-        }
+        let head: Map<String, Value> = map
+            .iter()
+            .filter(|(key, _)| *key != "items" && *key != "results")
+            .map(|(key, value)| (key.clone(), value.clone()))
+            .collect();
+        out.extend_from_slice(value_to_yaml(&Value::Object(head))?.as_bytes());
     }
-    out.insert("items".to_owned(), Value::Array(out_items));
-    if !results.is_empty() {
-        out.insert("results".to_owned(), Value::Array(results.to_vec()));
+    if plan.edits.is_empty() && plan.appended.is_empty() {
+        out.extend_from_slice(b"items: []\n");
+    } else {
+        out.extend_from_slice(b"items:\n");
     }
-    finish.to_yaml(&Value::Object(out))
+    for (item, edit) in items.iter().zip(&plan.edits) {
+        let text = match edit {
+            Edit::Keep => value_to_yaml(item)?.into_bytes(),
+            Edit::Object(text) => text.clone().into_bytes(),
+            Edit::Items(replaced) => merge::list_with_items(b"", item, &as_refs(replaced))?,
+        };
+        merge::push_entry(&mut out, &String::from_utf8_lossy(&text), 0);
+    }
+    for text in &plan.appended {
+        merge::push_entry(&mut out, text, 0);
+    }
+    if let Some(results) = results_yaml(results) {
+        out.extend_from_slice(results.as_bytes());
+    }
+    // Every piece is text, so this only refuses on a bug.
+    String::from_utf8(out).map_err(|err| EmitError::Serialize {
+        document_idx: 0,
+        message: err.to_string(),
+    })
 }

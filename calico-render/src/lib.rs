@@ -110,6 +110,7 @@ pub mod chart;
 pub mod chart_values;
 pub mod helm_values;
 pub mod krm;
+pub mod merge;
 pub mod patch;
 pub mod post_render;
 pub mod report;

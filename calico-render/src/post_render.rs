@@ -1,35 +1,17 @@
 //! Helm post-renderer: put our objects into a rendered chart stream and pass everything else
 //! through byte for byte.
 //!
-//! # The merge rule
-//! A chart document *matches* one of our objects when it has the same `kind` and
-//! `metadata.name` and a compatible API group: the same group, or, for Calico kinds, either of
-//! `projectcalico.org` and `crd.projectcalico.org` (the tigera-operator chart renders
-//! FelixConfiguration with the latter when it cannot see the former). The endpoint ConfigMap
-//! matches by name whatever its namespace. For a match:
-//! - every field our object sets wins; mappings merge key by key, recursively; lists and scalars
-//!   are replaced whole (so `spec.calicoNetwork.ipPools` is ours entirely, never interleaved);
-//! - every field only the chart sets is kept: `spec.registry`, `spec.imagePullSecrets`, extra
-//!   ConfigMap keys, and all of the chart's labels and annotations, among them Helm 4's
-//!   `postrenderer.helm.sh/postrender-filename` and any `helm.sh/*` annotations;
-//! - `metadata.namespace` stays the chart's (the ConfigMap lands in the release namespace);
-//! - the document keeps its place in the stream, its `---` line and the comments before its
-//!   first key (Helm's `# Source:` line); it is then written fresh from the merged object.
-//!
-//! A `kind: List` document (or a typed `<Kind>List`, such as `InstallationList`), as charts and
-//! `kubectl get -o yaml` dumps carry, is looked into: each of its `items` is matched like a
-//! document. A list with no item of ours passes through byte for byte. Otherwise each such item
-//! is merged by the rule above, the list is written again around them (in the plain block
-//! style, only those items' lines change; otherwise the whole list is written from its parsed
-//! value), and the object counts as found: it is not appended again. An object of ours found
-//! twice, in lists or documents, is an error, as for two documents.
-//!
-//! Our objects the chart does not render are appended at the end, in bundle order. A ConfigMap
-//! we add goes into the namespace of the chart's `tigera-operator` Deployment when the chart has
-//! one (that is the release namespace), else into the namespace we rendered.
+//! Chart documents are matched to our objects and merged by the rule in [`crate::merge`]. A
+//! merged document keeps its place in the stream, its `---` line and the comments before its
+//! first key (Helm's `# Source:` line); it is then written fresh from the merged object. A list
+//! document with an item of ours is written again around it: in the plain block style only
+//! those items' lines change, otherwise the whole list is written from its parsed value; a list
+//! with no item of ours passes through byte for byte. Our objects the chart does not render are
+//! appended at the end, in bundle order.
 //!
 //! # Validity and memory
-//! The merged objects are checked (by the caller's [`Finish`]) before one byte is written: if
+//! The merged objects are checked (by the caller's [`Finish`], [`crate::merge::Checked`] in the
+//! CLI) before one byte is written: if
 //! they are invalid, nothing reaches the output. To know that, the whole stream has to be read
 //! first, since the chart's Installation may come last. The stream is therefore spooled: its
 //! first [`Options::spool_memory`] bytes in memory, the rest in an anonymous temporary file,
@@ -52,35 +34,9 @@ use std::sync::{Mutex, MutexGuard, PoisonError, mpsc};
 use calico_spec::diag::{Diagnostic, Severity};
 use serde_json::Value;
 
+use crate::merge::{self, Finish, Head, Matcher, Refused};
 use crate::scan::{Scanned, StreamScanner};
-use crate::yaml::EmitError;
 pub use crate::yaml::value_to_yaml;
-
-/// What the post-renderer needs from the rest of calico-render: a check of the merged objects
-/// and their YAML text. The CLI implements it with the rule catalogue and the YAML emitter; tests
-/// can use [`PlainFinish`].
-pub trait Finish {
-    /// Check the objects that will be written (our objects after the merge, in bundle order).
-    /// Any diagnostic with [`Severity::Error`] stops the post-renderer.
-    fn check(&self, objects: &[Value]) -> Vec<Diagnostic>;
-
-    /// The YAML text of one object: no leading `---`, ending in a line break.
-    fn to_yaml(&self, object: &Value) -> Result<String, EmitError>;
-}
-
-/// A [`Finish`] that checks nothing and writes YAML with [`value_to_yaml`].
-#[derive(Debug, Clone, Copy, Default)]
-pub struct PlainFinish;
-
-impl Finish for PlainFinish {
-    fn check(&self, _objects: &[Value]) -> Vec<Diagnostic> {
-        Vec::new()
-    }
-
-    fn to_yaml(&self, object: &Value) -> Result<String, EmitError> {
-        value_to_yaml(object)
-    }
-}
 
 /// Tuning knobs (the defaults suit Helm).
 #[derive(Debug, Clone)]
@@ -245,28 +201,24 @@ where
         ..
     } = state;
 
-    let merged: Vec<Value> = ours
+    let chart: Vec<Option<&Value>> = matched
         .iter()
-        .zip(&matched)
-        .map(|(object, hit)| match hit {
-            Some(hit) => merge_object(&hit.value, object),
-            None => place_added(object, operator_namespace.as_deref()),
-        })
+        .map(|hit| hit.as_ref().map(|hit| &hit.value))
         .collect();
-    let diagnostics = finish.check(&merged);
-    if diagnostics.iter().any(|d| d.severity == Severity::Error) {
-        return Err(PostRenderError::Invalid { diagnostics });
-    }
-    let texts = merged
-        .iter()
-        .map(|object| {
-            finish.to_yaml(object).map_err(|err| PostRenderError::Emit {
-                kind: str_at(object, &["kind"]).to_owned(),
-                name: str_at(object, &["metadata", "name"]).to_owned(),
-                message: err.to_string(),
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()?;
+    let merged = merge::merged(ours, &chart, operator_namespace.as_deref());
+    let finished = merge::finish(&merged, finish).map_err(|refused| match refused {
+        Refused::Invalid(diagnostics) => PostRenderError::Invalid { diagnostics },
+        Refused::Emit {
+            kind,
+            name,
+            message,
+        } => PostRenderError::Emit {
+            kind,
+            name,
+            message,
+        },
+    })?;
+    let texts = finished.texts;
     if texts.is_empty() && spool.is_blank() {
         return Err(PostRenderError::Empty);
     }
@@ -276,9 +228,10 @@ where
             .iter()
             .zip(&matched)
             .map(|(object, hit)| {
+                let head = Head::of(object);
                 (
-                    str_at(object, &["kind"]).to_owned(),
-                    str_at(object, &["metadata", "name"]).to_owned(),
+                    head.kind.to_owned(),
+                    head.name.to_owned(),
                     match hit {
                         Some(hit) => Placement::Merged {
                             line: hit.scanned.line,
@@ -288,7 +241,7 @@ where
                 )
             })
             .collect(),
-        warnings: diagnostics,
+        warnings: finished.warnings,
         documents,
         parsed_fallback,
         bytes: spool.len,
@@ -332,10 +285,11 @@ fn write_result<W: Write + ?Sized>(
                     .iter()
                     .filter_map(|(hit, text)| hit.item.as_ref().map(|item| (item.0, *text)))
                     .collect();
-                list_text = list_with_items(&body, list, &replacements).map_err(|err| {
+                list_text = merge::list_with_items(&body, list, &replacements).map_err(|err| {
+                    let head = Head::of(list);
                     PostRenderError::Emit {
-                        kind: str_at(list, &["kind"]).to_owned(),
-                        name: str_at(list, &["metadata", "name"]).to_owned(),
+                        kind: head.kind.to_owned(),
+                        name: head.name.to_owned(),
                         message: err.to_string(),
                     }
                 })?;
@@ -372,68 +326,6 @@ fn write_result<W: Write + ?Sized>(
         out.bytes(text.as_bytes())?;
     }
     out.inner.flush().map_err(PostRenderError::Write)
-}
-
-/// The text of a list document (`body`: from its first key on) with the items at the given
-/// indices replaced by the given YAML texts. Where the list is in the plain block style, only
-/// those items' lines change and the rest stays byte for byte; otherwise the whole list is
-/// written again from its parsed value.
-fn list_with_items(
-    body: &[u8],
-    list: &Value,
-    replacements: &[(usize, &str)],
-) -> Result<Vec<u8>, EmitError> {
-    let items = list
-        .get("items")
-        .and_then(Value::as_array)
-        .map_or(&[][..], Vec::as_slice);
-    let spliced = crate::scan::root_sections(body).and_then(|sections| {
-        let section = sections.iter().find(|section| section.key == "items")?;
-        let (indent, entries) = crate::scan::sequence_entries(body, section)?;
-        (entries.len() == items.len()).then_some((indent, entries))
-    });
-    if let Some((indent, entries)) = spliced {
-        let mut text = Vec::with_capacity(body.len());
-        let mut pos = 0;
-        for &(item, yaml) in replacements {
-            let (start, end) = entries[item];
-            text.extend_from_slice(&body[pos..start]);
-            push_entry(&mut text, yaml, indent);
-            pos = end;
-        }
-        text.extend_from_slice(&body[pos..]);
-        return Ok(text);
-    }
-    // Written again: the list's other keys, then every item, ours as given.
-    let mut text = Vec::new();
-    if let Value::Object(map) = list {
-        let mut head = map.clone();
-        head.remove("items");
-        if !head.is_empty() {
-            text.extend_from_slice(value_to_yaml(&Value::Object(head))?.as_bytes());
-        }
-    }
-    text.extend_from_slice(b"items:\n");
-    for (idx, item) in items.iter().enumerate() {
-        match replacements.iter().find(|(at, _)| *at == idx) {
-            Some((_, yaml)) => push_entry(&mut text, yaml, 0),
-            None => push_entry(&mut text, &value_to_yaml(item)?, 0),
-        }
-    }
-    Ok(text)
-}
-
-/// Append `yaml` (a mapping, one or more lines) as a block sequence entry whose `- ` marker is
-/// `indent` spaces in. Empty lines stay empty, which keeps block scalars intact.
-fn push_entry(text: &mut Vec<u8>, yaml: &str, indent: usize) {
-    for (idx, line) in yaml.lines().enumerate() {
-        if !line.is_empty() {
-            text.extend(std::iter::repeat_n(b' ', indent));
-            text.extend_from_slice(if idx == 0 { b"- " } else { b"  " });
-            text.extend_from_slice(line.as_bytes());
-        }
-        text.push(b'\n');
-    }
 }
 
 fn starts_with_document_marker(text: &[u8]) -> bool {
@@ -614,8 +506,7 @@ fn read_up_to<R: Read + ?Sized>(
 
 /// First-pass state: what the scan found that matters.
 struct FirstPass<'a> {
-    /// `(kind, group, name)` of each of our objects.
-    keys: Vec<(&'a str, &'a str, &'a str)>,
+    matcher: Matcher<'a>,
     matched: Vec<Option<Matched>>,
     operator_namespace: Option<String>,
     documents: usize,
@@ -624,18 +515,8 @@ struct FirstPass<'a> {
 
 impl<'a> FirstPass<'a> {
     fn new(ours: &'a [Value]) -> Self {
-        let keys = ours
-            .iter()
-            .map(|o| {
-                (
-                    str_at(o, &["kind"]),
-                    group_of(str_at(o, &["apiVersion"])),
-                    str_at(o, &["metadata", "name"]),
-                )
-            })
-            .collect();
         FirstPass {
-            keys,
+            matcher: Matcher::new(ours),
             matched: ours.iter().map(|_| None).collect(),
             operator_namespace: None,
             documents: 0,
@@ -646,13 +527,13 @@ impl<'a> FirstPass<'a> {
     /// The kinds whose names matter: ours, and the Deployment that tells the operator's
     /// namespace.
     fn kinds(&self) -> Vec<String> {
-        let mut kinds: Vec<String> = self.keys.iter().map(|(k, _, _)| (*k).to_owned()).collect();
+        let mut kinds: Vec<String> = self.matcher.kinds().map(str::to_owned).collect();
         kinds.push("Deployment".to_owned());
         kinds
     }
 
     fn interesting_kind(&self, kind: &str) -> bool {
-        kind == "Deployment" || self.keys.iter().any(|(k, _, _)| *k == kind)
+        kind == "Deployment" || self.matcher.is_our_kind(kind)
     }
 
     /// Look at one scanned document. Returns the document when the caller may recycle it
@@ -676,21 +557,24 @@ impl<'a> FirstPass<'a> {
         } else {
             let kind = doc.head.kind.as_plain().unwrap_or_default();
             // Most documents of a chart stop here, before anything is allocated.
-            if !self.interesting_kind(kind) && !is_list_kind(kind) {
+            if !self.interesting_kind(kind) && !merge::is_list_kind(kind) {
                 return Ok(Some(doc));
             }
-            if is_list_kind(kind) || doc.head.name.is_unclear() || doc.head.namespace.is_unclear() {
+            if merge::is_list_kind(kind)
+                || doc.head.name.is_unclear()
+                || doc.head.namespace.is_unclear()
+            {
                 Some(parse_document(&doc, &lock(spool))?)
             } else {
                 None
             }
         };
-        if let Some(list) = parsed.as_ref().filter(|value| is_list(value)) {
-            return self.list_document(doc, list, spool);
+        if let Some(items) = parsed.as_ref().and_then(merge::list_items) {
+            return self.list_document(doc, parsed.as_ref().unwrap_or(&Value::Null), items, spool);
         }
         let head = match &parsed {
-            Some(value) => head_of(value),
-            None => DocHead {
+            Some(value) => Head::of(value),
+            None => Head {
                 api_version: doc.head.api_version.as_plain().unwrap_or_default(),
                 kind: doc.head.kind.as_plain().unwrap_or_default(),
                 name: doc.head.name.as_plain().unwrap_or_default(),
@@ -698,7 +582,7 @@ impl<'a> FirstPass<'a> {
             },
         };
         self.note_operator(&head);
-        let Some(our_idx) = self.ours_at(&head, &doc)? else {
+        let Some(our_idx) = self.matcher.claim(&head, doc.line).map_err(duplicate)? else {
             return Ok(Some(doc));
         };
         let value = match parsed {
@@ -715,33 +599,21 @@ impl<'a> FirstPass<'a> {
         Ok(None)
     }
 
-    /// A `kind: List` (or `*List`) document: each item is looked at as a document would be.
-    /// The document passes through untouched unless an item is ours; then each such item is
-    /// merged like a document, and the list is written again around them.
+    /// A list document: each item is matched as a document would be. The document passes
+    /// through untouched unless an item is ours; then each such item is merged like a document,
+    /// and the list is written again around them.
     fn list_document(
         &mut self,
         doc: Scanned,
         list: &Value,
+        items: &[Value],
         spool: &Mutex<Spool>,
     ) -> Result<Option<Scanned>, PostRenderError> {
-        let items = list
-            .get("items")
-            .and_then(Value::as_array)
-            .map_or(&[][..], Vec::as_slice);
         let mut hits = Vec::new();
         for (item_idx, item) in items.iter().enumerate() {
-            let head = head_of(item);
+            let head = Head::of(item);
             self.note_operator(&head);
-            if let Some(our_idx) = self.ours_at(&head, &doc)? {
-                // Two items of one list can match the same object too.
-                if hits.iter().any(|&(_, ours)| ours == our_idx) {
-                    return Err(PostRenderError::DuplicateMatch {
-                        kind: head.kind.to_owned(),
-                        name: head.name.to_owned(),
-                        first_line: doc.line,
-                        second_line: doc.line,
-                    });
-                }
+            if let Some(our_idx) = self.matcher.claim(&head, doc.line).map_err(duplicate)? {
                 hits.push((item_idx, our_idx));
             }
         }
@@ -762,35 +634,9 @@ impl<'a> FirstPass<'a> {
     }
 
     /// Remember the namespace of the chart's operator Deployment (the release namespace).
-    fn note_operator(&mut self, head: &DocHead<'_>) {
-        if head.kind == "Deployment"
-            && head.name == "tigera-operator"
-            && group_of(head.api_version) == "apps"
-            && self.operator_namespace.is_none()
-            && !head.namespace.is_empty()
-        {
-            self.operator_namespace = Some(head.namespace.to_owned());
-        }
-    }
-
-    /// Which of our objects the chart object with `head` (in document `doc`) matches, if any;
-    /// an error when an earlier document matched it already.
-    fn ours_at(&self, head: &DocHead<'_>, doc: &Scanned) -> Result<Option<usize>, PostRenderError> {
-        let Some(our_idx) = self.keys.iter().position(|&(kind, group, name)| {
-            kind == head.kind
-                && name == head.name
-                && groups_match(group, group_of(head.api_version))
-        }) else {
-            return Ok(None);
-        };
-        match &self.matched[our_idx] {
-            Some(first) => Err(PostRenderError::DuplicateMatch {
-                kind: head.kind.to_owned(),
-                name: head.name.to_owned(),
-                first_line: first.scanned.line,
-                second_line: doc.line,
-            }),
-            None => Ok(Some(our_idx)),
+    fn note_operator(&mut self, head: &Head<'_>) {
+        if self.operator_namespace.is_none() {
+            self.operator_namespace = head.operator_namespace().map(str::to_owned);
         }
     }
 
@@ -881,21 +727,20 @@ fn read_and_scan<R: Read + Send + ?Sized>(
     result
 }
 
+/// The error for one of our objects found twice.
+fn duplicate(found: merge::Duplicate) -> PostRenderError {
+    PostRenderError::DuplicateMatch {
+        kind: found.kind,
+        name: found.name,
+        first_line: found.first,
+        second_line: found.second,
+    }
+}
+
 /// The spool behind its lock. A panic elsewhere cannot leave it half-changed in a way that
 /// matters (it would end the run anyway), so a poisoned lock is simply taken over.
 fn lock(spool: &Mutex<Spool>) -> MutexGuard<'_, Spool> {
     spool.lock().unwrap_or_else(PoisonError::into_inner)
-}
-
-/// True for the kinds of list documents: `List` (what `kubectl get -o yaml` writes for several
-/// objects) and the typed `<Kind>List` of every API (`InstallationList`, `ConfigMapList`).
-fn is_list_kind(kind: &str) -> bool {
-    kind.ends_with("List")
-}
-
-/// True when a parsed document is a list of objects: a list kind and an `items` sequence.
-fn is_list(value: &Value) -> bool {
-    is_list_kind(str_at(value, &["kind"])) && value.get("items").is_some_and(Value::is_array)
 }
 
 /// True when the last line of a document's text that is not blank is a `...` marker.
@@ -904,23 +749,6 @@ fn ends_with_marker(text: &[u8]) -> bool {
         .map(|line| line.strip_suffix(b"\r").unwrap_or(line))
         .rfind(|line| !line.iter().all(u8::is_ascii_whitespace))
         .is_some_and(|line| line.starts_with(b"..."))
-}
-
-/// The identifying fields of a document, borrowed from its scan or its parsed value.
-struct DocHead<'a> {
-    api_version: &'a str,
-    kind: &'a str,
-    name: &'a str,
-    namespace: &'a str,
-}
-
-fn head_of(value: &Value) -> DocHead<'_> {
-    DocHead {
-        api_version: str_at(value, &["apiVersion"]),
-        kind: str_at(value, &["kind"]),
-        name: str_at(value, &["metadata", "name"]),
-        namespace: str_at(value, &["metadata", "namespace"]),
-    }
 }
 
 /// Options for parsing documents written by other tools: the same YAML 1.1 reading kubectl
@@ -960,72 +788,4 @@ fn parse_document(doc: &Scanned, spool: &Spool) -> Result<Value, PostRenderError
             doc.line,
         )),
     }
-}
-
-/// The string at `path` in `value`, or `""`.
-pub(crate) fn str_at<'v>(value: &'v Value, path: &[&str]) -> &'v str {
-    let mut node = value;
-    for key in path {
-        match node.get(key) {
-            Some(next) => node = next,
-            None => return "",
-        }
-    }
-    node.as_str().unwrap_or_default()
-}
-
-/// The API group of an `apiVersion` (`""` for the core group).
-pub(crate) fn group_of(api_version: &str) -> &str {
-    api_version
-        .rsplit_once('/')
-        .map_or("", |(group, _version)| group)
-}
-
-/// True when two groups name the same resources: equal, or the two Calico groups.
-pub(crate) fn groups_match(ours: &str, theirs: &str) -> bool {
-    const CALICO: [&str; 2] = ["projectcalico.org", "crd.projectcalico.org"];
-    ours == theirs || (CALICO.contains(&ours) && CALICO.contains(&theirs))
-}
-
-/// Merge our object into the chart's document, by the rule in the module docs.
-pub fn merge_object(chart: &Value, ours: &Value) -> Value {
-    let mut merged = chart.clone();
-    merge_into(&mut merged, ours);
-    // The chart's namespace wins: it is the release namespace, where the operator runs.
-    if let (Some(namespace), Some(meta)) = (
-        chart.pointer("/metadata/namespace").cloned(),
-        merged.get_mut("metadata").and_then(Value::as_object_mut),
-    ) {
-        meta.insert("namespace".to_owned(), namespace);
-    }
-    merged
-}
-
-fn merge_into(target: &mut Value, ours: &Value) {
-    match (target, ours) {
-        (Value::Object(target), Value::Object(ours)) => {
-            for (key, value) in ours {
-                match target.get_mut(key) {
-                    Some(slot) => merge_into(slot, value),
-                    None => {
-                        target.insert(key.clone(), value.clone());
-                    }
-                }
-            }
-        }
-        (target, ours) => *target = ours.clone(),
-    }
-}
-
-/// Our object as added to the stream: a namespaced object follows the operator's namespace.
-fn place_added(ours: &Value, operator_namespace: Option<&str>) -> Value {
-    let mut object = ours.clone();
-    if let (Some(namespace), Some(meta)) = (
-        operator_namespace,
-        object.get_mut("metadata").and_then(Value::as_object_mut),
-    ) && meta.contains_key("namespace")
-    {
-        meta.insert("namespace".to_owned(), Value::String(namespace.to_owned()));
-    }
-    object
 }

@@ -120,6 +120,81 @@ impl Object {
         serde_json::to_value(self)
             .expect("invariant: wire objects hold only strings, numbers, booleans, lists and maps")
     }
+
+    /// Read a wire object back from its untyped form, the inverse of [`Object::to_value`]: the
+    /// `kind` chooses the type, which then takes the whole value through the typed pass (as
+    /// `validate` reads a document). A field of the wrong type, or one the generated CRD types
+    /// do not know, is refused with the field path of the first problem.
+    ///
+    /// # Errors
+    /// [`FromValueError`] when the kind is not one of ours or the value does not fit its type.
+    pub fn from_value(value: serde_json::Value) -> Result<Object, FromValueError> {
+        fn read<T: serde::de::DeserializeOwned>(
+            value: &serde_json::Value,
+        ) -> Result<T, FromValueError> {
+            let mut problems = Vec::new();
+            let typed =
+                crate::typed::read(value, crate::source::Scalars::Kubernetes, &mut problems);
+            match (typed, problems.into_iter().next()) {
+                (Some(typed), None) => Ok(typed),
+                (_, Some(problem)) => Err(FromValueError::Invalid {
+                    path: problem.path,
+                    message: in_words(problem.kind),
+                }),
+                (None, None) => Err(FromValueError::Invalid {
+                    path: String::new(),
+                    message: "expected a mapping".to_owned(),
+                }),
+            }
+        }
+        let kind = value
+            .get("kind")
+            .and_then(serde_json::Value::as_str)
+            .unwrap_or_default();
+        Ok(match kind {
+            "ConfigMap" => Object::ConfigMap(read(&value)?),
+            "Installation" => Object::Installation(Box::new(read(&value)?)),
+            "APIServer" => Object::APIServer(read(&value)?),
+            "FelixConfiguration" => Object::FelixConfiguration(Box::new(read(&value)?)),
+            "BGPConfiguration" => Object::BGPConfiguration(read(&value)?),
+            "BGPPeer" => Object::BGPPeer(read(&value)?),
+            "IPPool" => Object::IPPool(read(&value)?),
+            other => return Err(FromValueError::UnknownKind(other.to_owned())),
+        })
+    }
+}
+
+/// A problem of the typed pass as `validate` words it.
+fn in_words(kind: crate::typed::ProblemKind) -> String {
+    use crate::typed::ProblemKind;
+    match kind {
+        ProblemKind::UnknownField { field, .. } => format!("unknown field `{field}`"),
+        ProblemKind::MissingField { field } => format!("required field `{field}` is missing"),
+        ProblemKind::UnknownValue { value, expected } => {
+            format!(
+                "unknown value `{value}`; valid values: {}",
+                expected.join(", ")
+            )
+        }
+        ProblemKind::Invalid { message } => message,
+    }
+}
+
+/// Why an untyped value is not one of the wire objects ([`Object::from_value`]).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum FromValueError {
+    /// The kind is not one calico-render renders.
+    #[error("calico-render does not render kind `{0}`")]
+    UnknownKind(String),
+    /// The value does not fit the kind's schema.
+    #[error("{}{message}", if path.is_empty() { String::new() } else { format!("{path}: ") })]
+    Invalid {
+        /// The field path of the first problem (empty for the object itself).
+        path: String,
+        /// What is wrong there, in the user's terms.
+        message: String,
+    },
 }
 
 impl Serialize for Object {
@@ -167,6 +242,56 @@ impl<'a> From<&'a ConfigMap> for OrderedConfigMap<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn from_value_reads_what_to_value_writes() {
+        let config_map = Object::ConfigMap(ConfigMap {
+            metadata: ObjectMeta {
+                name: Some("kubernetes-services-endpoint".into()),
+                namespace: Some("tigera-operator".into()),
+                ..ObjectMeta::default()
+            },
+            data: Some(BTreeMap::from([("K".to_owned(), "v".to_owned())])),
+            ..ConfigMap::default()
+        });
+        let installation: Object = Object::from_value(serde_json::json!({
+            "apiVersion": "operator.tigera.io/v1", "kind": "Installation",
+            "metadata": {"name": "default"},
+            "spec": {"calicoNetwork": {"bgp": "Disabled"}, "registry": "r/"}}))
+        .expect("an Installation");
+        for object in [config_map, installation] {
+            assert_eq!(Object::from_value(object.to_value()), Ok(object.clone()));
+        }
+    }
+
+    #[test]
+    fn from_value_refuses_other_kinds_and_wrong_fields() {
+        let check = |value: serde_json::Value, expected: &str| {
+            let err = Object::from_value(value).expect_err("refused");
+            assert_eq!(err.to_string(), expected);
+        };
+        check(
+            serde_json::json!({"apiVersion": "v1", "kind": "Secret"}),
+            "calico-render does not render kind `Secret`",
+        );
+        check(
+            serde_json::json!({}),
+            "calico-render does not render kind ``",
+        );
+        check(
+            serde_json::json!({"apiVersion": "operator.tigera.io/v1", "kind": "Installation",
+                "metadata": {"name": "default"}, "spec": {"typhaMetricsPort": "many"}}),
+            "spec.typhaMetricsPort: expected an integer from -2147483648 to 2147483647, found string \"many\"",
+        );
+        let err = Object::from_value(serde_json::json!({"apiVersion": "projectcalico.org/v3",
+            "kind": "IPPool", "metadata": {"name": "p"}, "spec": {"cidr": "10.0.0.0/16", "bogus": 1}}))
+        .expect_err("unknown field");
+        assert!(
+            err.to_string()
+                .starts_with("spec.bogus: unknown field `bogus`"),
+            "{err}"
+        );
+    }
 
     #[test]
     fn config_map_keys_in_wire_order() {

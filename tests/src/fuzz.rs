@@ -4,7 +4,8 @@
 //! memory, and asserts the target's invariant (fuzz/README.md) with a panic when it breaks.
 
 use calico_render::krm::{Generate, Generated, Origin};
-use calico_render::post_render::{Options, PlainFinish};
+use calico_render::merge::Checked;
+use calico_render::post_render::Options;
 use serde_json::Value;
 use std::sync::OnceLock;
 
@@ -103,7 +104,7 @@ pub fn post_render(data: &[u8]) {
         &mut input,
         &mut output,
         ours(),
-        &PlainFinish,
+        &Checked,
         &options,
     );
     let Ok(chart) = std::str::from_utf8(data) else {
@@ -146,7 +147,7 @@ impl Generate for FuzzGenerate {
 /// The KRM ResourceList path over arbitrary text.
 pub fn krm(data: &[u8]) {
     if let Ok(text) = std::str::from_utf8(data) {
-        let _ = calico_render::krm::run(text, &FuzzGenerate, &PlainFinish);
+        let _ = calico_render::krm::run(text, &FuzzGenerate, &Checked);
     }
 }
 

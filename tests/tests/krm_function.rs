@@ -1,8 +1,8 @@
 //! The KRM function through the library, with a stand-in for ClusterNetwork compilation:
 //! generator and transformer use, annotation preservation, results, function config forms.
 
+use crate::post_render_stream::PlainFinish;
 use calico_render::krm::{self, Generate, Generated, Origin};
-use calico_render::post_render::PlainFinish;
 use calico_spec::diag::{Diagnostic, Location, Severity};
 use serde_json::{Value, json};
 

@@ -1,11 +1,25 @@
 //! The post-render stream transformer, driven through the library with hand-written objects:
 //! pass-through byte for byte, the merge rule, validity before output, spooling, fallbacks.
 
-use calico_render::post_render::{
-    Finish, Options, Placement, PlainFinish, PostRenderError, merge_object, post_render,
-};
+use calico_render::merge::{Finish, merge_object};
+use calico_render::post_render::{Options, Placement, PostRenderError, post_render};
 use calico_spec::diag::{Diagnostic, Severity};
 use serde_json::{Value, json};
+
+/// A finish that checks nothing and writes YAML with the library's plain writer, so that these
+/// tests can use hand-written objects and see the merge alone; `adapters_agree` runs the real
+/// check.
+pub(crate) struct PlainFinish;
+
+impl Finish for PlainFinish {
+    fn check(&self, _objects: &[Value]) -> Vec<Diagnostic> {
+        Vec::new()
+    }
+
+    fn to_yaml(&self, object: &Value) -> Result<String, calico_render::yaml::EmitError> {
+        calico_render::yaml::value_to_yaml(object)
+    }
+}
 
 /// A chart stream as Helm 4 writes it for a post-renderer, with the documents a scanner must
 /// not be fooled by: comment-only and empty documents, flow style, an anchor, a block scalar
@@ -519,4 +533,172 @@ fn lists_and_documents_match_once() {
         &format!("kind: List\nitems:\n{item}{item}"),
         "Installation `default` twice (lines 1 and 1)",
     );
+}
+
+/// Post-render and the KRM function on the same chart objects, with the check the CLI runs
+/// ([`calico_render::merge::Checked`]): a stream of documents for one, a ResourceList of items
+/// for the other. Both must merge the same objects into the same places, append the same
+/// ones, look into lists alike and refuse the same inputs.
+mod adapters {
+    use calico_render::krm::{self, Generate, Generated, Origin};
+    use calico_render::merge::Checked;
+    use calico_render::post_render::{Options, post_render, value_to_yaml};
+    use serde_json::{Value, json};
+
+    fn ours() -> Vec<Value> {
+        vec![
+            json!({"apiVersion": "v1", "kind": "ConfigMap",
+                   "metadata": {"name": "kubernetes-services-endpoint", "namespace": "tigera-operator"},
+                   "data": {"KUBERNETES_SERVICE_HOST": "api.example", "KUBERNETES_SERVICE_PORT": "6443"}}),
+            json!({"apiVersion": "operator.tigera.io/v1", "kind": "Installation",
+                   "metadata": {"name": "default"},
+                   "spec": {"calicoNetwork": {"bgp": "Enabled"}}}),
+            json!({"apiVersion": "operator.tigera.io/v1", "kind": "APIServer",
+                   "metadata": {"name": "default"}, "spec": {}}),
+        ]
+    }
+
+    /// Our objects, whatever the function config says.
+    struct Ours;
+
+    impl Generate for Ours {
+        fn generate(&self, _origin: &Origin, _text: &str) -> Generated {
+            Generated {
+                objects: ours(),
+                diagnostics: Vec::new(),
+            }
+        }
+    }
+
+    fn sa() -> Value {
+        json!({"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "tigera-operator"}})
+    }
+
+    fn installation(spec: Value) -> Value {
+        json!({"apiVersion": "operator.tigera.io/v1", "kind": "Installation",
+               "metadata": {"name": "default", "annotations": {"chart": "kept"}}, "spec": spec})
+    }
+
+    fn list(items: Vec<Value>) -> Value {
+        json!({"apiVersion": "v1", "kind": "List", "items": items})
+    }
+
+    /// What an adapter made of the chart objects: the objects it wrote, or the message that
+    /// refused them.
+    type Outcome = Result<Vec<Value>, String>;
+
+    fn through_post_render(chart: &[Value]) -> Outcome {
+        let mut stream = String::new();
+        for object in chart {
+            stream.push_str("---\n# Source: chart/templates/x.yaml\n");
+            stream.push_str(&value_to_yaml(object).expect("YAML"));
+        }
+        let mut output = Vec::new();
+        match post_render(
+            &mut stream.as_bytes(),
+            &mut output,
+            &ours(),
+            &Checked,
+            &Options::default(),
+        ) {
+            Ok(_) => Ok(serde_saphyr::from_slice_multiple(&output).expect("the output is YAML")),
+            Err(err) => {
+                assert!(output.is_empty(), "nothing written on {err}");
+                Err(match err {
+                    calico_render::post_render::PostRenderError::Invalid { diagnostics } => {
+                        diagnostics
+                            .iter()
+                            .map(|d| format!("{}: {}", d.code, d.message))
+                            .collect::<Vec<_>>()
+                            .join("; ")
+                    }
+                    other => other.to_string(),
+                })
+            }
+        }
+    }
+
+    /// The KRM function on a ResourceList of the chart objects, in block style (items copied)
+    /// and as JSON (the list written from its parsed form): both must come out the same.
+    fn through_krm(chart: &[Value]) -> Outcome {
+        let list = json!({
+            "apiVersion": "config.kubernetes.io/v1", "kind": "ResourceList", "items": chart,
+            "functionConfig": {"apiVersion": "v1", "kind": "ConfigMap", "data": {"clusterNetwork": "x"}},
+        });
+        let block = krm_outcome(&value_to_yaml(&list).expect("YAML"), chart, true);
+        let json = krm_outcome(&list.to_string(), chart, false);
+        assert_eq!(block, json, "block style and JSON input");
+        block
+    }
+
+    fn krm_outcome(input: &str, chart: &[Value], copied: bool) -> Outcome {
+        let output = krm::run(input, &Ours, &Checked).expect("a ResourceList comes out");
+        assert_eq!(output.copied_items, copied, "{}", output.text);
+        let list: Value = serde_saphyr::from_str(&output.text).expect("the output is YAML");
+        let items = list["items"].as_array().cloned().unwrap_or_default();
+        if output.failed {
+            // The items come back unchanged, the reason as an error result.
+            assert_eq!(items, chart, "items unchanged on failure");
+            let errors: Vec<String> = output
+                .diagnostics
+                .iter()
+                .map(|d| format!("{}: {}", d.code, d.message))
+                .collect();
+            return Err(errors.join("; "));
+        }
+        Ok(items)
+    }
+
+    #[test]
+    fn adapters_agree() {
+        let merged = installation(json!({"registry": "r/", "calicoNetwork": {"bgp": "Enabled"}}));
+        let appended = |chart_namespace: &str| {
+            let mut all = ours();
+            all[0]["metadata"]["namespace"] = json!(chart_namespace);
+            all
+        };
+        let operator = json!({"apiVersion": "apps/v1", "kind": "Deployment",
+            "metadata": {"name": "tigera-operator", "namespace": "calico-system"}});
+        #[rustfmt::skip]
+        let cases: Vec<(&str, Vec<Value>, Outcome)> = vec![
+            ("nothing of ours: everything appended",
+             vec![sa(), json!({"apiVersion": "operator.tigera.io/v1", "kind": "Installation", "metadata": {"name": "other"}})],
+             Ok([vec![sa(), json!({"apiVersion": "operator.tigera.io/v1", "kind": "Installation", "metadata": {"name": "other"}})], ours()].concat())),
+            ("ours with changes: merged in place, chart-only fields and annotations kept",
+             vec![sa(), installation(json!({"registry": "r/", "calicoNetwork": {"bgp": "Disabled"}}))],
+             Ok(vec![sa(), merged.clone(), ours()[0].clone(), ours()[2].clone()])),
+            ("an added ConfigMap goes into the operator's namespace",
+             vec![operator.clone()],
+             Ok([vec![operator.clone()], appended("calico-system")].concat())),
+            ("a list is looked into: its item is merged, not appended",
+             vec![list(vec![sa(), installation(json!({"registry": "r/"}))])],
+             Ok(vec![list(vec![sa(), merged.clone()]), ours()[0].clone(), ours()[2].clone()])),
+            ("a list with nothing of ours is kept",
+             vec![list(vec![sa()])],
+             Ok([vec![list(vec![sa()])], ours()].concat())),
+            ("ours twice: refused",
+             vec![installation(json!({})), installation(json!({}))],
+             Err("Installation `default` twice".into())),
+            ("ours in a list and as an object: refused",
+             vec![list(vec![installation(json!({}))]), installation(json!({}))],
+             Err("Installation `default` twice".into())),
+            ("a chart field of the wrong type: refused by the check",
+             vec![installation(json!({"typhaMetricsPort": "many"}))],
+             Err("CR0000: the merged Installation `default` does not fit its CRD schema: spec.typhaMetricsPort: expected an integer from -2147483648 to 2147483647, found string \"many\"".into())),
+        ];
+        for (what, chart, expected) in cases {
+            for (adapter, outcome) in [
+                ("post-render", through_post_render(&chart)),
+                ("krm", through_krm(&chart)),
+            ] {
+                match (&outcome, &expected) {
+                    (Ok(got), Ok(want)) => assert_eq!(got, want, "{adapter}: {what}"),
+                    (Err(got), Err(want)) => {
+                        assert!(got.contains(want.as_str()), "{adapter}: {what}: {got}")
+                    }
+                    _ => panic!("{adapter}: {what}: got {outcome:?}, expected {expected:?}"),
+                }
+            }
+        }
+    }
 }

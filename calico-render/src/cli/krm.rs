@@ -6,6 +6,7 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use calico_render::krm::{self, Generate, Generated, KrmError, Origin};
+use calico_render::merge::Checked;
 use calico_render::report::{LevelNotes, LintLevels};
 use calico_spec::diag::{Diagnostic, Severity};
 use calico_spec::objects::Object;
@@ -13,7 +14,6 @@ use calico_spec::source::{self, Limits};
 use serde_json::Value;
 
 use super::input::{CompileFailure, LintArgs, compile_text, print_diagnostics_with};
-use super::post_render::CliFinish;
 use super::{EXIT_INVALID, EXIT_USAGE};
 
 // Arguments of `calico-render krm`.
@@ -23,7 +23,9 @@ The functionConfig is a ClusterNetwork, or a ConfigMap with `data.file` (a Clust
 file, relative to the directory the tool runs the function in) or `data.clusterNetwork` (its \
 text). Works as a generator and as a transformer: items with the kind and name of one of our \
 objects are merged into (their annotations, kustomize's and kpt's internal ones included, are \
-kept), our other objects are appended, every other item is copied unchanged.
+kept), the items of a `List` item are looked into the same way, our other objects are \
+appended, every other item is copied unchanged. One of our objects found twice is an error, as \
+for post-render.
 
 kustomize: list a ClusterNetwork with the annotation
   config.kubernetes.io/function: |
@@ -62,7 +64,7 @@ pub fn run(args: Args) -> super::Outcome {
     let generate = CliGenerate {
         levels: config_levels(&args.lints, &input),
     };
-    let output = match krm::run(&input, &generate, &CliFinish) {
+    let output = match krm::run(&input, &generate, &Checked) {
         Ok(output) => output,
         Err(err @ KrmError::NotYaml { .. }) => {
             eprintln!("error: {err}");

@@ -3,8 +3,8 @@
 //!
 //! Helm 3 runs the binary itself (`--post-renderer calico-render --post-renderer-args=post-render
 //! --post-renderer-args=--filename=cluster.yaml`); Helm 4 runs it through the plugin in
-//! `integrations/helm-plugin/`. This module also holds what `krm` shares with it: the check and
-//! YAML writing of merged objects.
+//! `integrations/helm-plugin/`. The merged objects are checked by the library's
+//! [`Checked`] finish, as for `krm`.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -13,9 +13,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use calico_render::post_render::{self, Finish, Options, Placement, PostRenderError};
-use calico_render::yaml::EmitError;
-use calico_spec::diag::{Diagnostic, Severity};
+use calico_render::merge::Checked;
+use calico_render::post_render::{self, Options, Placement, PostRenderError};
 use calico_spec::objects::Object;
 use serde_json::Value;
 
@@ -100,7 +99,7 @@ pub fn run(args: Args) -> super::Outcome {
         &mut input,
         &mut output,
         &ours,
-        &CliFinish,
+        &Checked,
         &Options::default(),
     );
     match result {
@@ -152,104 +151,4 @@ mod log {
             eprintln!("note: {kind} `{name}` is not in the chart; appended");
         }
     }
-}
-
-/// The check and YAML writing of merged objects: each must read back into its wire type (the
-/// merge may have brought a chart field of the wrong type or unknown to our CRD version), and
-/// is then written by the same emitter as `render`, in schema key order.
-pub(super) struct CliFinish;
-
-impl CliFinish {
-    fn typed(object: &Value) -> Result<Object, String> {
-        use calico_spec::generated::operator_tigera_io::v1;
-        use calico_spec::generated::projectcalico_org::v3;
-        fn read<T: serde::de::DeserializeOwned>(object: &Value) -> Result<T, String> {
-            serde_json::from_value(object.clone()).map_err(|err| err.to_string())
-        }
-        let kind = object.get("kind").and_then(Value::as_str).unwrap_or("");
-        Ok(match kind {
-            "ConfigMap" => Object::ConfigMap(read(object)?),
-            "Installation" => Object::Installation(Box::new(read::<v1::Installation>(object)?)),
-            "APIServer" => Object::APIServer(read::<v1::APIServer>(object)?),
-            "FelixConfiguration" => {
-                Object::FelixConfiguration(Box::new(read::<v3::FelixConfiguration>(object)?))
-            }
-            "BGPConfiguration" => Object::BGPConfiguration(read::<v3::BGPConfiguration>(object)?),
-            "BGPPeer" => Object::BGPPeer(read::<v3::BGPPeer>(object)?),
-            "IPPool" => Object::IPPool(read::<v3::IPPool>(object)?),
-            other => return Err(format!("calico-render does not render kind `{other}`")),
-        })
-    }
-}
-
-impl Finish for CliFinish {
-    fn check(&self, objects: &[Value]) -> Vec<Diagnostic> {
-        let mut diagnostics: Vec<Diagnostic> = objects
-            .iter()
-            .filter_map(|object| {
-                let err = Self::typed(object).err()?;
-                let kind = object.get("kind").and_then(Value::as_str).unwrap_or("");
-                let name = object
-                    .pointer("/metadata/name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                Some(Diagnostic {
-                    severity: calico_spec::rules::catalogue::INPUT_NOT_PROCESSED.severity,
-                    code: calico_spec::rules::catalogue::INPUT_NOT_PROCESSED.code,
-                    path: String::new(),
-                    message: format!(
-                        "the merged {kind} `{name}` does not fit its CRD schema: {err}"
-                    ),
-                    hint: Some(
-                        "the chart sets a field of another type or one this Calico version does \
-                         not know; remove it from the chart values or set it in the ClusterNetwork"
-                            .to_owned(),
-                    ),
-                    location: None,
-                })
-            })
-            .collect();
-        if diagnostics.is_empty() {
-            diagnostics = rule_errors(objects);
-        }
-        diagnostics
-    }
-
-    fn to_yaml(&self, object: &Value) -> Result<String, EmitError> {
-        // `check` has refused objects that do not type, so this is not reached for them.
-        let typed = Self::typed(object).map_err(|message| EmitError::Serialize {
-            document_idx: 0,
-            message,
-        })?;
-        calico_render::yaml::to_yaml(&typed)
-    }
-}
-
-/// The rule catalogue's errors for the merged objects, each named after its object.
-///
-/// Warnings are left out on purpose: our objects' lints were reported when the ClusterNetwork
-/// was checked, and the lints' assumed context (LAN ranges, Service range) would only repeat
-/// them or guess about the chart's fields.
-fn rule_errors(objects: &[Value]) -> Vec<Diagnostic> {
-    calico_spec::rules::validate_values(objects, &calico_spec::rules::Context::assumed())
-        .into_iter()
-        .filter(|diag| diag.severity == Severity::Error)
-        .map(|mut diag| {
-            let object = diag
-                .location
-                .as_ref()
-                .and_then(|loc| objects.get(loc.document));
-            if let Some(object) = object {
-                let kind = object.get("kind").and_then(Value::as_str).unwrap_or("");
-                let name = object
-                    .pointer("/metadata/name")
-                    .and_then(Value::as_str)
-                    .unwrap_or("");
-                diag.message = format!("merged {kind} `{name}`: {}", diag.message);
-            }
-            // The positions would point into a document nobody wrote; the path says where.
-            diag.location = None;
-            diag
-        })
-        .collect()
 }
