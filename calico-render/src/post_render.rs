@@ -11,8 +11,7 @@
 //!
 //! # Validity and memory
 //! The merged objects are checked (by the caller's [`Finish`], [`crate::merge::Checked`] in the
-//! CLI) before one byte is written: if
-//! they are invalid, nothing reaches the output. To know that, the whole stream has to be read
+//! CLI) before one byte is written: if they are invalid, nothing reaches the output. To know that, the whole stream has to be read
 //! first, since the chart's Installation may come last. The stream is therefore spooled: its
 //! first [`Options::spool_memory`] bytes in memory, the rest in an anonymous temporary file,
 //! and scanned on the way in ([`crate::scan`]). Only documents that may be ours, and documents
@@ -20,22 +19,21 @@
 //! buffer, the read buffer, the parsed documents that are ours.
 //!
 //! # Throughput
-//! A reader thread fills large buffers from the input and appends them to the spool while this
-//! thread scans the previous buffer in place with [`StreamScanner::push_chunk`], which passes
-//! over the lines it does not need in bulk. The output gets large writes only, the file part
-//! through [`io::copy`] from the file to the output, which the standard library turns into
-//! `sendfile` or `splice` when the output is a pipe or a file (no copy through our memory).
+//! One loop reads the input into a [`LineBuffer`], appends each read to the spool and scans the
+//! whole lines it completed, passing over the lines it does not need in bulk. The output gets
+//! large writes only, the file part through [`io::copy`] from the file to the output, which the
+//! standard library turns into `sendfile` or `splice` when the output is a pipe or a file (no
+//! copy through our memory).
 
 use std::fs::File;
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
-use std::sync::{Mutex, MutexGuard, PoisonError, mpsc};
 
 use calico_spec::diag::{Diagnostic, Severity};
 use serde_json::Value;
 
 use crate::merge::{self, Finish, Head, Matcher, Refused};
-use crate::scan::{Scanned, StreamScanner};
+use crate::scan::{LineBuffer, Scanned, StreamScanner};
 pub use crate::yaml::value_to_yaml;
 
 /// Tuning knobs (the defaults suit Helm).
@@ -44,23 +42,20 @@ pub struct Options {
     /// Bytes at the start of the stream kept in memory; the rest goes to a temporary file.
     /// Memory use is bounded by this plus [`Options::read_buffer`], whatever the stream size.
     pub spool_memory: usize,
-    /// Bytes read (and scanned, and written to the spool file) at a time; three buffers of
-    /// this size are in flight between the reader thread and the scan.
+    /// Size of the line buffer the input is read into (and scanned from) at a time. A line
+    /// longer than this is scanned from its first bytes, so its document goes to the real
+    /// parser; lines are still copied whole.
     pub read_buffer: usize,
-    /// Longest prefix the scanner keeps of a line cut by the end of a read (at least 4 bytes); a
-    /// field on a longer cut line is left to the real parser. Lines are still copied whole.
-    pub line_prefix: usize,
 }
 
 impl Default for Options {
     fn default() -> Self {
         // 8 MiB in memory holds a whole real chart (about 1 MB) with room to spare and keeps
-        // the peak under 20 MiB on any stream; 1 MiB reads keep syscalls and hand-overs
-        // between the threads rare while a buffer still fits in a second-level cache.
+        // the peak under 20 MiB on any stream; 1 MiB reads keep syscalls rare while the buffer
+        // still fits in a second-level cache.
         Options {
             spool_memory: 8 << 20,
             read_buffer: 1 << 20,
-            line_prefix: 4 << 10,
         }
     }
 }
@@ -176,8 +171,7 @@ struct Matched {
 /// `ours` are our objects in bundle order, as JSON values (`apiVersion`, `kind`, `metadata`
 /// ...). Nothing is written unless the result is valid.
 ///
-/// `input` is read on a helper thread (hence `Send`) while this one scans. The output gets
-/// large writes only; when it is a `File` (a pipe or a regular file, bare or in a `BufWriter`)
+/// The output gets large writes only; when it is a `File` (a pipe or a regular file, bare or in a `BufWriter`)
 /// or standard output, most of the bytes go to it without passing through our memory.
 pub fn post_render<R, W>(
     input: &mut R,
@@ -187,7 +181,7 @@ pub fn post_render<R, W>(
     options: &Options,
 ) -> Result<Summary, PostRenderError>
 where
-    R: Read + Send + ?Sized,
+    R: Read + ?Sized,
     W: Write + ?Sized,
 {
     let mut spool = Spool::new(options.spool_memory);
@@ -491,19 +485,6 @@ impl Spool {
     }
 }
 
-/// Read from `input` onto the end of `buffer` until it has grown by `want` bytes or the input
-/// ends; returns the bytes read. Reads straight into the vector's spare capacity.
-fn read_up_to<R: Read + ?Sized>(
-    input: &mut R,
-    buffer: &mut Vec<u8>,
-    want: usize,
-) -> Result<usize, PostRenderError> {
-    // `read_to_end` retries on `Interrupted` and stops at the end of the input or of `want`.
-    Read::take(&mut *input, want as u64)
-        .read_to_end(buffer)
-        .map_err(PostRenderError::Read)
-}
-
 /// First-pass state: what the scan found that matters.
 struct FirstPass<'a> {
     matcher: Matcher<'a>,
@@ -536,41 +517,34 @@ impl<'a> FirstPass<'a> {
         kind == "Deployment" || self.matcher.is_our_kind(kind)
     }
 
-    /// Look at one scanned document. Returns the document when the caller may recycle it
-    /// ([`StreamScanner::recycle`]), that is, unless it was kept as a match.
-    ///
-    /// The spool is locked only to read a document that must be parsed (rarely): the reader
-    /// thread holds the lock while it appends a buffer, and waiting for that on every document
-    /// would stall the scan.
-    fn document(
-        &mut self,
-        doc: Scanned,
-        spool: &Mutex<Spool>,
-    ) -> Result<Option<Scanned>, PostRenderError> {
+    /// Look at one scanned document.
+    fn document(&mut self, doc: Scanned, spool: &Spool) -> Result<(), PostRenderError> {
         self.documents += 1;
         if doc.is_empty() {
-            return Ok(Some(doc));
+            return Ok(());
         }
         let parsed = if doc.needs_parse() {
             self.parsed_fallback += 1;
-            Some(parse_document(&doc, &lock(spool))?)
+            Some(parse_document(&doc, spool)?)
         } else {
             let kind = doc.head.kind.as_plain().unwrap_or_default();
-            // Most documents of a chart stop here, before anything is allocated.
+            // Most documents of a chart stop here (their kind is not even reported).
             if !self.interesting_kind(kind) && !merge::is_list_kind(kind) {
-                return Ok(Some(doc));
+                return Ok(());
             }
             if merge::is_list_kind(kind)
                 || doc.head.name.is_unclear()
                 || doc.head.namespace.is_unclear()
             {
-                Some(parse_document(&doc, &lock(spool))?)
+                Some(parse_document(&doc, spool)?)
             } else {
                 None
             }
         };
-        if let Some(items) = parsed.as_ref().and_then(merge::list_items) {
-            return self.list_document(doc, parsed.as_ref().unwrap_or(&Value::Null), items, spool);
+        if let Some(list) = &parsed
+            && let Some(items) = merge::list_items(list)
+        {
+            return self.list_document(doc, list, items, spool);
         }
         let head = match &parsed {
             Some(value) => Head::of(value),
@@ -583,20 +557,20 @@ impl<'a> FirstPass<'a> {
         };
         self.note_operator(&head);
         let Some(our_idx) = self.matcher.claim(&head, doc.line).map_err(duplicate)? else {
-            return Ok(Some(doc));
+            return Ok(());
         };
         let value = match parsed {
             Some(value) => value,
-            None => parse_document(&doc, &lock(spool))?,
+            None => parse_document(&doc, spool)?,
         };
-        let ends_with_marker = ends_with_marker(&lock(spool).read_range(doc.start, doc.end)?);
+        let ends_with_marker = ends_with_marker(&spool.read_range(doc.start, doc.end)?);
         self.matched[our_idx] = Some(Matched {
             scanned: doc,
             value,
             ends_with_marker,
             item: None,
         });
-        Ok(None)
+        Ok(())
     }
 
     /// A list document: each item is matched as a document would be. The document passes
@@ -607,8 +581,8 @@ impl<'a> FirstPass<'a> {
         doc: Scanned,
         list: &Value,
         items: &[Value],
-        spool: &Mutex<Spool>,
-    ) -> Result<Option<Scanned>, PostRenderError> {
+        spool: &Spool,
+    ) -> Result<(), PostRenderError> {
         let mut hits = Vec::new();
         for (item_idx, item) in items.iter().enumerate() {
             let head = Head::of(item);
@@ -618,9 +592,9 @@ impl<'a> FirstPass<'a> {
             }
         }
         if hits.is_empty() {
-            return Ok(Some(doc));
+            return Ok(());
         }
-        let ends_with_marker = ends_with_marker(&lock(spool).read_range(doc.start, doc.end)?);
+        let ends_with_marker = ends_with_marker(&spool.read_range(doc.start, doc.end)?);
         let shared = std::rc::Rc::new(list.clone());
         for (item_idx, our_idx) in hits {
             self.matched[our_idx] = Some(Matched {
@@ -630,7 +604,7 @@ impl<'a> FirstPass<'a> {
                 item: Some((item_idx, shared.clone())),
             });
         }
-        Ok(None)
+        Ok(())
     }
 
     /// Remember the namespace of the chart's operator Deployment (the release namespace).
@@ -640,91 +614,37 @@ impl<'a> FirstPass<'a> {
         }
     }
 
-    /// Look at each document in `done` (emptying it), handing the strings back to `scanner`.
-    fn documents(
-        &mut self,
-        done: &mut Vec<Scanned>,
-        scanner: &mut StreamScanner,
-        spool: &Mutex<Spool>,
-    ) -> Result<(), PostRenderError> {
+    /// Look at each document in `done`, emptying it.
+    fn documents(&mut self, done: &mut Vec<Scanned>, spool: &Spool) -> Result<(), PostRenderError> {
         for doc in done.drain(..) {
-            if let Some(doc) = self.document(doc, spool)? {
-                scanner.recycle(doc);
-            }
+            self.document(doc, spool)?;
         }
         Ok(())
     }
 }
 
-/// Read the whole input into the spool, scanning it as it passes.
-///
-/// Two threads share the work so that reading and writing (system time, and waiting on the
-/// pipe) overlap with the scan (user time): a reader fills buffers from the input and appends
-/// each to the spool, then hands it to this thread, which scans it and hands it back. Three
-/// buffers circulate, so memory stays flat.
-fn read_and_scan<R: Read + Send + ?Sized>(
+/// Read the whole input into the spool, scanning it as it passes: each read goes to the spool,
+/// then the whole lines it completed are scanned and the documents they completed looked at.
+fn read_and_scan<R: Read + ?Sized>(
     input: &mut R,
     spool: &mut Spool,
     state: &mut FirstPass<'_>,
     options: &Options,
 ) -> Result<(), PostRenderError> {
-    const BUFFERS: usize = 3;
-    let mut scanner = StreamScanner::new()
-        .only_kinds(state.kinds())
-        .line_prefix(options.line_prefix);
+    let mut scanner = StreamScanner::new().only_kinds(state.kinds());
+    let mut lines = LineBuffer::new(options.read_buffer);
     let mut done: Vec<Scanned> = Vec::new();
-    let piece = options.read_buffer.max(1);
-    let shared = Mutex::new(std::mem::replace(spool, Spool::new(0)));
-    let result = std::thread::scope(|scope| {
-        let (full_tx, full_rx) = mpsc::sync_channel::<Result<Vec<u8>, PostRenderError>>(BUFFERS);
-        let (free_tx, free_rx) = mpsc::sync_channel::<Vec<u8>>(BUFFERS);
-        for _ in 0..BUFFERS {
-            // The receiver is alive here; a failed send only means one buffer fewer.
-            let _ = free_tx.send(Vec::with_capacity(piece));
+    loop {
+        let read = lines.read(input).map_err(PostRenderError::Read)?;
+        if read.is_empty() {
+            break;
         }
-        let shared = &shared;
-        scope.spawn(move || {
-            // Stops at the end of the input, on an error, or when the scan has stopped (its
-            // channel ends are dropped).
-            while let Ok(mut buffer) = free_rx.recv() {
-                buffer.clear();
-                let read = read_up_to(input, &mut buffer, piece).and_then(|got| {
-                    lock(shared).append(&buffer)?;
-                    Ok(got)
-                });
-                let (message, last) = match read {
-                    Ok(got) => (Ok(buffer), got < piece),
-                    Err(err) => (Err(err), true),
-                };
-                if full_tx.send(message).is_err() || last {
-                    break;
-                }
-            }
-        });
-        for message in full_rx {
-            let buffer = message?;
-            // Documents are looked at every 64 KiB, so that the strings they hand back are
-            // reused while the scanner's pool of them is still small and in cache.
-            for piece in buffer.chunks(64 << 10) {
-                scanner.push_chunk(piece, &mut done);
-                if !done.is_empty() {
-                    state.documents(&mut done, &mut scanner, shared)?;
-                }
-            }
-            // The reader may have stopped already; the buffer is then simply dropped.
-            let _ = free_tx.send(buffer);
-        }
-        Ok(())
-    });
-    let result = result.and_then(|()| {
-        scanner.finish_into(&mut done);
-        for doc in done {
-            state.document(doc, &shared)?;
-        }
-        Ok(())
-    });
-    *spool = shared.into_inner().unwrap_or_else(PoisonError::into_inner);
-    result
+        spool.append(read)?;
+        lines.scan(&mut scanner, &mut done);
+        state.documents(&mut done, spool)?;
+    }
+    lines.finish(scanner, &mut done);
+    state.documents(&mut done, spool)
 }
 
 /// The error for one of our objects found twice.
@@ -735,12 +655,6 @@ fn duplicate(found: merge::Duplicate) -> PostRenderError {
         first_line: found.first,
         second_line: found.second,
     }
-}
-
-/// The spool behind its lock. A panic elsewhere cannot leave it half-changed in a way that
-/// matters (it would end the run anyway), so a poisoned lock is simply taken over.
-fn lock(spool: &Mutex<Spool>) -> MutexGuard<'_, Spool> {
-    spool.lock().unwrap_or_else(PoisonError::into_inner)
 }
 
 /// True when the last line of a document's text that is not blank is a `...` marker.

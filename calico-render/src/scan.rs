@@ -1,4 +1,4 @@
-//! A fast, line-based scan of YAML streams we only pass through (Helm output, KRM items).
+//! A line-based scan of YAML streams we only pass through (Helm output, KRM items).
 //!
 //! The scanner finds document boundaries (`---` lines, `...` end markers) and, for each
 //! document, the root `apiVersion` and `kind` and the `metadata.name` and `metadata.namespace`
@@ -10,19 +10,20 @@
 //! YAML 1.1 would not read as a string) the document is flagged, and the caller must parse it with
 //! the real YAML parser before trusting anything about it.
 //!
-//! The scan is one pass over the bytes and looks only at the start of each line. Lines that
+//! The scan is one pass over whole lines and looks only at the start of each line. Lines that
 //! cannot matter (indented lines under root keys other than `metadata`, comments, blank lines)
-//! are passed over by a search for the next line break. The lines of the usual document head
-//! (a bare `---`, `apiVersion: `, `kind: `, `metadata:`, and `name: `/`namespace: ` under it,
-//! with a plain ASCII value) are recognised from their first bytes, without the general line
-//! classification; every other line takes the general path, which reads those lines the same
-//! way (the chunk tests feed every piece size to hold the two together). The strings it
-//! records reuse the ones the caller hands back.
+//! are passed over in bulk by a search for the next line break; every other line is classified
+//! ([`StreamScanner::push_line`]). With [`StreamScanner::only_kinds`], a document's kind is
+//! classified when its `kind:` line is read, and a document of another kind costs no allocation:
+//! its fields are reported as [`Field::NotRead`]. [`LineBuffer`] feeds the scanner from a reader
+//! through one buffer that carries an unfinished line over to the next read.
 
 use std::fmt;
+use std::io;
 
-/// Default for [`StreamScanner::line_prefix`].
-const DEFAULT_LINE_PREFIX: usize = 4 << 10;
+/// Bytes kept of a line longer than the [`LineBuffer`] (enough to tell a `---` or `...` line
+/// and a key); a field on such a line is unclear.
+const LONG_LINE_PREFIX: usize = 4 << 10;
 
 /// What the scan knows about one field of a document head.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -34,8 +35,8 @@ pub enum Field {
     Plain(String),
     /// The field is present but written in a way only a real parser can read.
     Unclear,
-    /// Not read: the document's kind is not one the scanner was asked about
-    /// ([`StreamScanner::only_kinds`]), so its `metadata` was skipped.
+    /// Not reported: the document's kind is not one the scanner was asked about
+    /// ([`StreamScanner::only_kinds`]); its `metadata` was skipped.
     NotRead,
 }
 
@@ -166,13 +167,44 @@ enum Section {
     Other,
 }
 
-/// Which head field the last key line with an inline plain value was.
+/// Which head field a key line sets (the index of its [`Slot`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Which {
-    ApiVersion,
-    Kind,
-    Name,
-    Namespace,
+    ApiVersion = 0,
+    Kind = 1,
+    Name = 2,
+    Namespace = 3,
+}
+
+/// What was read of one head field so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+enum Seen {
+    #[default]
+    Absent,
+    /// The slot's text.
+    Plain,
+    Unclear,
+}
+
+/// One head field of the document being read. The text stays between documents, so that
+/// reading a field allocates only when its document is reported.
+#[derive(Debug, Default)]
+struct Slot {
+    seen: Seen,
+    text: String,
+}
+
+impl Slot {
+    /// The field as reported, and the slot emptied for the next document.
+    fn take(&mut self, reported: bool) -> Field {
+        let seen = std::mem::take(&mut self.seen);
+        match seen {
+            _ if !reported => Field::NotRead,
+            Seen::Absent => Field::Absent,
+            Seen::Plain => Field::Plain(self.text.clone()),
+            Seen::Unclear => Field::Unclear,
+        }
+    }
 }
 
 /// Scan state of the document being read.
@@ -182,7 +214,8 @@ struct DocState {
     line: usize,
     has_bytes: bool,
     content_start: Option<u64>,
-    head: Head,
+    /// `apiVersion`, `kind`, `metadata.name`, `metadata.namespace` (by [`Which`]).
+    fields: [Slot; 4],
     unusual: Option<Unusual>,
     ended: bool,
     section: Section,
@@ -192,17 +225,11 @@ struct DocState {
     /// indentation: a deeper line right after it means the value continues (a multi-line
     /// plain scalar), which only a real parser can join.
     pending: Option<(Which, usize)>,
-    /// Kinds whose `metadata.name`/`namespace` are wanted; `None` for every kind.
-    only_kinds: Option<std::sync::Arc<[String]>>,
-    /// [`DocState::wants_metadata`], worked out when `kind` is read.
-    wants_metadata: bool,
-    /// Strings of earlier documents handed back with [`StreamScanner::recycle`], reused for
-    /// the fields read so that a long stream does not allocate for each document.
-    spare: Vec<String>,
-    /// The last few distinct values of `apiVersion`, `kind` and `namespace` read by the fast
-    /// path, and the slot the next new one replaces.
-    recent: Vec<String>,
-    recent_next: usize,
+    /// Kinds asked about; `None` for every kind.
+    only_kinds: Option<Vec<String>>,
+    /// False once the document's kind is read and is not among [`DocState::only_kinds`]: its
+    /// `metadata` is then skipped and its fields are not reported.
+    wanted: bool,
 }
 
 impl DocState {
@@ -212,7 +239,7 @@ impl DocState {
             line,
             has_bytes: false,
             content_start: None,
-            head: Head::default(),
+            fields: Default::default(),
             unusual: None,
             ended: false,
             section: Section::Start,
@@ -220,42 +247,7 @@ impl DocState {
             seen_metadata: false,
             pending: None,
             only_kinds: None,
-            wants_metadata: true,
-            spare: Vec::new(),
-            recent: Vec::new(),
-            recent_next: 0,
-        }
-    }
-
-    /// An owned copy of a value the fast path read (ASCII), in a spare string.
-    fn ascii_text(&mut self, bytes: &[u8], which: Which) -> Option<String> {
-        let mut owned = self.spare.pop().unwrap_or_default();
-        owned.clear();
-        // API versions, kinds and namespaces repeat all along a stream: a value seen lately is
-        // copied from a string already known to be text, which costs less than checking the
-        // bytes again.
-        if let Some(known) = self.recent.iter().find(|known| known.as_bytes() == bytes) {
-            owned.push_str(known);
-        } else {
-            let text = std::str::from_utf8(bytes).ok()?;
-            owned.push_str(text);
-            if which != Which::Name {
-                self.remember(text);
-            }
-        }
-        Some(owned)
-    }
-
-    /// Add a value to [`DocState::recent`], in place of the oldest once it is full.
-    fn remember(&mut self, text: &str) {
-        const RECENT: usize = 16;
-        if self.recent.len() < RECENT {
-            self.recent.push(text.to_owned());
-        } else {
-            let slot = &mut self.recent[self.recent_next];
-            slot.clear();
-            slot.push_str(text);
-            self.recent_next = (self.recent_next + 1) % RECENT;
+            wanted: true,
         }
     }
 
@@ -266,20 +258,6 @@ impl DocState {
         self.section == Section::Other && self.pending.is_none() && !self.ended
     }
 
-    /// False when the document's kind is known and not among the wanted ones: its metadata
-    /// fields are then not read at all (most documents of a chart stream).
-    fn wants_metadata(&self) -> bool {
-        self.wants_metadata
-    }
-
-    /// Work out [`DocState::wants_metadata`] after `kind` changed.
-    fn update_wants_metadata(&mut self) {
-        self.wants_metadata = match (&self.only_kinds, &self.head.kind) {
-            (Some(kinds), Field::Plain(kind)) => kinds.iter().any(|k| k == kind),
-            _ => true,
-        };
-    }
-
     fn flag(&mut self, why: Unusual) {
         // Keep the first reason: it is the one closest to the top of the document.
         if self.unusual.is_none() {
@@ -287,42 +265,30 @@ impl DocState {
         }
     }
 
-    fn field_mut(&mut self, which: Which) -> &mut Field {
-        match which {
-            Which::ApiVersion => &mut self.head.api_version,
-            Which::Kind => &mut self.head.kind,
-            Which::Name => &mut self.head.name,
-            Which::Namespace => &mut self.head.namespace,
-        }
-    }
-
     /// Record a key the scan reads; `indent` is the key line's indentation.
     fn set(&mut self, which: Which, value: Value<'_>, indent: usize) {
-        if !matches!(self.field_mut(which), Field::Absent) {
+        let slot = &mut self.fields[which as usize];
+        if slot.seen != Seen::Absent {
+            slot.seen = Seen::Unclear;
             self.flag(Unusual::DuplicateKey);
-            *self.field_mut(which) = Field::Unclear;
+        } else if let Value::Plain(text) = value {
+            slot.seen = Seen::Plain;
+            slot.text.clear();
+            slot.text.push_str(text);
+            self.pending = Some((which, indent));
         } else {
-            let field = match value {
-                Value::Plain(text) => {
-                    self.pending = Some((which, indent));
-                    let mut owned = self.spare.pop().unwrap_or_default();
-                    owned.clear();
-                    owned.push_str(text);
-                    Field::Plain(owned)
-                }
-                Value::Ascii(bytes) => {
-                    self.pending = Some((which, indent));
-                    // Never `None` in practice: the fast path only passes ASCII.
-                    self.ascii_text(bytes, which)
-                        .map_or(Field::Unclear, Field::Plain)
-                }
-                // An empty value may continue on the next, deeper line; a real parser decides.
-                Value::Empty | Value::Unclear => Field::Unclear,
-            };
-            *self.field_mut(which) = field;
+            // An empty value may continue on the next, deeper line; a real parser decides.
+            slot.seen = Seen::Unclear;
         }
         if which == Which::Kind {
-            self.update_wants_metadata();
+            // The kind is classified here, from the slot's text: no string per document.
+            let kind = &self.fields[Which::Kind as usize];
+            self.wanted = match (&self.only_kinds, kind.seen) {
+                (Some(kinds), Seen::Plain) => {
+                    is_list_kind(&kind.text) || kinds.contains(&kind.text)
+                }
+                _ => true,
+            };
         }
     }
 
@@ -396,7 +362,7 @@ impl DocState {
         }
         if let Some((which, key_indent)) = self.pending {
             if indent > key_indent {
-                *self.field_mut(which) = Field::Unclear;
+                self.fields[which as usize].seen = Seen::Unclear;
                 self.pending = None;
                 return;
             }
@@ -474,27 +440,30 @@ impl DocState {
         self.metadata_indent = None;
         if !matches!(value, Value::Empty) {
             self.flag(Unusual::UnusualMetadata);
-        } else if self.wants_metadata() {
+        } else if self.wanted {
             self.section = Section::Metadata;
-        } else {
-            // The kind is known and not wanted: nothing under `metadata` can change what the
-            // caller does with the document (a column-0 line ends the block whatever it holds),
-            // so the block is passed over in bulk like any other root key's, unread.
-            self.head.name = Field::NotRead;
-            self.head.namespace = Field::NotRead;
         }
+        // Otherwise the kind is known and not wanted: nothing under `metadata` can change what
+        // the caller does with the document (a column-0 line ends the block whatever it holds),
+        // so the block is passed over in bulk like any other root key's, unread.
     }
 
     /// End this document at `end` and start the next one in place at the same offset, on
-    /// line `line`, keeping the kinds wanted and the spare strings.
+    /// line `line`, keeping the kinds asked about and the slots' text.
     fn restart(&mut self, index: usize, end: u64, line: usize) -> Scanned {
+        let [api_version, kind, name, namespace] = &mut self.fields;
         let scanned = Scanned {
             index,
             start: self.start,
             end,
             line: self.line,
             content_start: self.content_start,
-            head: std::mem::take(&mut self.head),
+            head: Head {
+                api_version: api_version.take(self.wanted),
+                kind: kind.take(self.wanted),
+                name: name.take(self.wanted),
+                namespace: namespace.take(self.wanted),
+            },
             unusual: self.unusual,
         };
         self.start = end;
@@ -507,21 +476,15 @@ impl DocState {
         self.metadata_indent = None;
         self.seen_metadata = false;
         self.pending = None;
-        self.wants_metadata = true;
+        self.wanted = true;
         scanned
     }
+}
 
-    fn finish(self, index: usize, end: u64) -> Scanned {
-        Scanned {
-            index,
-            start: self.start,
-            end,
-            line: self.line,
-            content_start: self.content_start,
-            head: self.head,
-            unusual: self.unusual,
-        }
-    }
+/// True for the kinds of list documents (`List`, `InstallationList`), whose items may be of any
+/// kind: they are always reported.
+fn is_list_kind(kind: &str) -> bool {
+    kind.ends_with("List")
 }
 
 /// A key line split into key and the text after the colon.
@@ -577,8 +540,6 @@ enum Value<'a> {
     Empty,
     /// A string every YAML 1.1 reader reads the same way.
     Plain(&'a str),
-    /// The same, known to be ASCII ([`simple_value`]).
-    Ascii(&'a [u8]),
     /// Anything else.
     Unclear,
 }
@@ -705,21 +666,16 @@ fn marker(line: &[u8]) -> Marker {
 
 /// Push-based scanner over a stream of lines.
 ///
-/// Feed every line of the stream, in order, with [`StreamScanner::push_line`]; each call that
-/// starts a new document returns the one just completed. [`StreamScanner::finish`] returns the
-/// last one.
+/// Feed the stream, in order, as whole lines: a block of them at a time with
+/// [`StreamScanner::push_lines`] (or through a [`LineBuffer`]), or one at a time with
+/// [`StreamScanner::push_line`]; both give the same documents. [`StreamScanner::finish`] returns
+/// the last one.
 #[derive(Debug)]
 pub struct StreamScanner {
     doc: DocState,
     offset: u64,
     line: usize,
     index: usize,
-    only_kinds: Option<std::sync::Arc<[String]>>,
-    /// The first bytes (at most `line_prefix`) of a line that a [`StreamScanner::push_chunk`]
-    /// call left unfinished, and the full length seen so far in `partial_len`.
-    partial: Vec<u8>,
-    partial_len: u64,
-    line_prefix: usize,
 }
 
 impl Default for StreamScanner {
@@ -736,30 +692,17 @@ impl StreamScanner {
             offset: 0,
             line: 1,
             index: 0,
-            only_kinds: None,
-            partial: Vec::new(),
-            partial_len: 0,
-            line_prefix: DEFAULT_LINE_PREFIX,
         }
     }
 
-    /// Keep at most `bytes` of a line that spans two [`StreamScanner::push_chunk`] calls; a
-    /// field read from a longer line is reported as unclear. The default is 4 KiB; at least 4
-    /// bytes are kept, enough to tell a `---` or `...` line.
-    pub fn line_prefix(mut self, bytes: usize) -> Self {
-        self.line_prefix = bytes.max(4);
-        self
-    }
-
-    /// Read `metadata.name` and `metadata.namespace` only for documents of these kinds (and for
-    /// documents whose `kind` comes after `metadata`); for the others they are
-    /// [`Field::NotRead`], and their `metadata` block is passed over in bulk like any other
-    /// root key's, so nothing in it is flagged either: the root `kind` already says the
-    /// document does not matter. Saves work on long streams where few documents matter.
+    /// Report the fields only of documents of these kinds, of list documents (`List`,
+    /// `<Kind>List`), and of documents whose kind is not plainly readable or comes after
+    /// `metadata`. A document of any other kind is classified when its `kind:` line is read: its
+    /// fields are [`Field::NotRead`], and its `metadata` block is passed over in bulk like any
+    /// other root key's, so nothing in it is flagged either. Saves work on long streams where
+    /// few documents matter.
     pub fn only_kinds<I: IntoIterator<Item = String>>(mut self, kinds: I) -> Self {
-        let kinds: std::sync::Arc<[String]> = kinds.into_iter().collect();
-        self.doc.only_kinds = Some(kinds.clone());
-        self.only_kinds = Some(kinds);
+        self.doc.only_kinds = Some(kinds.into_iter().collect());
         self
     }
 
@@ -800,24 +743,14 @@ impl StreamScanner {
         done
     }
 
-    /// Feed the next bytes of the stream, cut anywhere (mid-line included); every document
-    /// completed by them is pushed onto `done`. Gives the same documents as feeding each line to
-    /// [`StreamScanner::push_line`], faster: lines the scan would not look at (the indented
-    /// lines under a root key other than `metadata`, which are most of a chart) are passed over
-    /// with a vectorised search for the next line break, never handled one by one. A line cut by
-    /// the end of `bytes` is kept (its first [`StreamScanner::line_prefix`] bytes) until the next
-    /// call; [`StreamScanner::finish_into`] ends the stream.
-    pub fn push_chunk(&mut self, bytes: &[u8], done: &mut Vec<Scanned>) {
+    /// Feed the next whole lines of the stream: `bytes` ends with a line break, unless it ends
+    /// the stream. Every document completed by them is pushed onto `done`. Gives what
+    /// [`StreamScanner::push_line`] gives line by line; the lines the scan would not look at
+    /// (the indented lines under a root key other than `metadata`, which are most of a chart,
+    /// and comments and blank lines) are passed over by a search for the next line break, never
+    /// handled one by one.
+    pub fn push_lines(&mut self, bytes: &[u8], done: &mut Vec<Scanned>) {
         let mut pos = 0;
-        if self.partial_len > 0 {
-            let Some(nl) = find_newline(bytes) else {
-                self.keep_partial(bytes);
-                return;
-            };
-            self.keep_partial(&bytes[..=nl]);
-            self.push_partial(done);
-            pos = nl + 1;
-        }
         while pos < bytes.len() {
             let skip = match bytes[pos] {
                 b' ' => self.doc.skips_indented(),
@@ -827,39 +760,15 @@ impl StreamScanner {
                 _ => false,
             };
             if skip {
-                match skip_lines(&bytes[pos..], self.doc.skips_indented()) {
-                    Skipped::UpTo(len, lines) => {
-                        self.offset += len as u64;
-                        self.line += lines;
-                        pos += len;
-                        continue;
-                    }
-                    Skipped::Unfinished(len, lines) => {
-                        // Whole lines are done with; the cut one waits for the next call.
-                        self.offset += len as u64;
-                        self.line += lines;
-                        self.keep_partial(&bytes[pos + len..]);
-                        return;
-                    }
-                }
-            }
-            if let Some(len) = self.fast_line(&bytes[pos..], done) {
+                let (len, lines) = skip_lines(&bytes[pos..], self.doc.skips_indented());
                 self.offset += len as u64;
-                self.line += 1;
+                self.line += lines;
                 pos += len;
                 continue;
             }
-            match find_newline(&bytes[pos..]) {
-                Some(nl) => {
-                    let line = &bytes[pos..=pos + nl];
-                    done.extend(self.push_line(line, line.len() as u64, false));
-                    pos += nl + 1;
-                }
-                None => {
-                    self.keep_partial(&bytes[pos..]);
-                    return;
-                }
-            }
+            let end = find_newline(&bytes[pos..]).map_or(bytes.len(), |nl| pos + nl + 1);
+            done.extend(self.push_line(&bytes[pos..end], (end - pos) as u64, false));
+            pos = end;
         }
     }
 
@@ -870,181 +779,117 @@ impl StreamScanner {
         done
     }
 
-    /// The common lines of a chart stream, recognised from their first bytes without the
-    /// general line classification: a bare `---` line, a root `apiVersion: `, `kind: ` or
-    /// `metadata:` line, and `name: `/`namespace: ` directly under a `metadata` being read,
-    /// each with a [`simple_value`] and ending in a bare line break. `bytes` starts at a line
-    /// start and holds at least one byte. Returns the length of the line handled (line break
-    /// included), or `None`, having changed nothing, for any other line: the caller then takes
-    /// the general path, which reads these lines in exactly the same way (the chunk tests hold
-    /// the two together).
-    fn fast_line(&mut self, bytes: &[u8], done: &mut Vec<Scanned>) -> Option<usize> {
-        let doc = &self.doc;
-        // After a `...` marker any content line starts a new document: the general path.
-        if doc.ended {
-            return None;
-        }
-        let (which, value_at) = match bytes[0] {
-            b'-' if bytes.starts_with(b"---\n") => {
-                if doc.has_bytes {
-                    let finished = self.next_document();
-                    done.push(finished);
-                }
-                self.doc.has_bytes = true;
-                return Some(4);
-            }
-            b'a' if bytes.starts_with(b"apiVersion: ") => (Which::ApiVersion, 12),
-            b'k' if bytes.starts_with(b"kind: ") => (Which::Kind, 6),
-            b'm' if bytes.starts_with(b"metadata:\n") => {
-                let doc = &mut self.doc;
-                doc.has_bytes = true;
-                doc.mark_content(self.offset);
-                doc.pending = None;
-                doc.section = Section::Other;
-                doc.metadata_key(Value::Empty);
-                return Some(10);
-            }
-            b' ' if doc.section == Section::Metadata => {
-                return self.fast_metadata_child(bytes);
-            }
-            _ => return None,
-        };
-        let len = simple_value(&bytes[value_at..])?;
-        let doc = &mut self.doc;
-        doc.has_bytes = true;
-        doc.mark_content(self.offset);
-        doc.pending = None;
-        doc.section = Section::Other;
-        doc.set(which, Value::Ascii(&bytes[value_at..value_at + len]), 0);
-        Some(value_at + len + 1)
-    }
-
-    /// [`StreamScanner::fast_line`] for an indented line in the `metadata` block: `name: ` or
-    /// `namespace: ` at the block's indentation with a simple value.
-    fn fast_metadata_child(&mut self, bytes: &[u8]) -> Option<usize> {
-        let indent = bytes.iter().take_while(|&&b| b == b' ').count();
-        let doc = &mut self.doc;
-        if doc.metadata_indent.is_some_and(|meta| meta != indent)
-            || doc
-                .pending
-                .is_some_and(|(_, key_indent)| indent > key_indent)
-        {
-            return None;
-        }
-        let rest = &bytes[indent..];
-        let (which, value_at) = if rest.starts_with(b"name: ") {
-            (Which::Name, 6)
-        } else if rest.starts_with(b"namespace: ") {
-            (Which::Namespace, 11)
-        } else {
-            return None;
-        };
-        let len = simple_value(&rest[value_at..])?;
-        doc.pending = None;
-        doc.metadata_indent = Some(indent);
-        doc.set(which, Value::Ascii(&rest[value_at..value_at + len]), indent);
-        Some(indent + value_at + len + 1)
-    }
-
-    /// Hand back a document the caller is done with: the strings of its head are reused for
-    /// the documents still to come (up to a few thousand strings are kept).
-    pub fn recycle(&mut self, doc: Scanned) {
-        let Head {
-            api_version,
-            kind,
-            name,
-            namespace,
-        } = doc.head;
-        for field in [api_version, kind, name, namespace] {
-            if let Field::Plain(text) = field
-                && self.doc.spare.len() < 4096
-            {
-                self.doc.spare.push(text);
-            }
-        }
-    }
-
-    /// Remember (the prefix of) a piece of an unfinished line.
-    fn keep_partial(&mut self, piece: &[u8]) {
-        let room = self.line_prefix.saturating_sub(self.partial.len());
-        self.partial
-            .extend_from_slice(&piece[..piece.len().min(room)]);
-        self.partial_len += piece.len() as u64;
-    }
-
-    /// Feed the line gathered by [`StreamScanner::keep_partial`].
-    fn push_partial(&mut self, done: &mut Vec<Scanned>) {
-        let partial = std::mem::take(&mut self.partial);
-        let truncated = self.partial_len > partial.len() as u64;
-        done.extend(self.push_line(&partial, self.partial_len, truncated));
-        self.partial = partial;
-        self.partial.clear();
-        self.partial_len = 0;
-    }
-
-    /// End of a stream fed with [`StreamScanner::push_chunk`]: the unfinished last line, then
-    /// the last document, go onto `done`.
-    pub fn finish_into(mut self, done: &mut Vec<Scanned>) {
-        if self.partial_len > 0 {
-            self.push_partial(done);
-        }
-        done.extend(self.finish());
-    }
-
     /// End of stream: the last document, unless the stream ended right after a boundary.
-    pub fn finish(self) -> Option<Scanned> {
-        if self.doc.has_bytes {
-            Some(self.doc.finish(self.index, self.offset))
-        } else {
-            None
-        }
+    pub fn finish(mut self) -> Option<Scanned> {
+        self.doc.has_bytes.then(|| self.next_document())
     }
 }
 
 /// Scan a whole in-memory stream.
 pub fn scan_stream(text: &[u8]) -> Vec<Scanned> {
-    let mut scanner = StreamScanner::new().line_prefix(usize::MAX);
+    let mut scanner = StreamScanner::new();
     let mut docs = Vec::new();
-    scanner.push_chunk(text, &mut docs);
-    scanner.finish_into(&mut docs);
+    scanner.push_lines(text, &mut docs);
+    docs.extend(scanner.finish());
     docs
 }
 
-/// Bytes a [`simple_value`] may hold after its first byte: ASCII letters, digits, `.`, `-`,
-/// `_` and `/` (API versions, kinds and object names).
-const SIMPLE: [bool; 256] = {
-    let mut table = [false; 256];
-    let mut byte = 0;
-    while byte < 256 {
-        let b = byte as u8;
-        table[byte] = b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b'_' | b'/');
-        byte += 1;
-    }
-    table
-};
+/// Feeds a [`StreamScanner`] from a reader through one fixed buffer, as ripgrep's line buffer
+/// does: each read appends to the buffer, the whole lines in it are scanned, and the
+/// unfinished last line moves to the front to be completed by the next read. A line longer
+/// than the buffer is scanned from its first [`LONG_LINE_PREFIX`] bytes (a field on it is then
+/// unclear).
+/// Memory stays at the buffer's size whatever the stream.
+#[derive(Debug)]
+pub struct LineBuffer {
+    buffer: Vec<u8>,
+    /// Bytes at the start of `buffer` that continue from the last read: an unfinished line.
+    kept: usize,
+    /// Bytes read into `buffer` by the last [`LineBuffer::read`], after `kept`.
+    fresh: usize,
+    /// A line longer than the buffer, being passed over: its first bytes and its length so far.
+    long: Option<(Vec<u8>, u64)>,
+}
 
-/// The length of the value at the start of `bytes` when it is one a YAML 1.1 reader can only
-/// read as that very string and a bare line break ends it: an ASCII letter, then [`SIMPLE`]
-/// bytes, and not one of the words such a reader turns into a boolean or null (`yes`, `on`,
-/// `null` ...). `None` for anything else (quotes, comments, spaces, `\r`, a cut line), which
-/// the general path reads instead.
-fn simple_value(bytes: &[u8]) -> Option<usize> {
-    if !bytes.first()?.is_ascii_alphabetic() {
-        return None;
+impl LineBuffer {
+    /// A buffer of `capacity` bytes (at least one).
+    pub fn new(capacity: usize) -> Self {
+        LineBuffer {
+            buffer: vec![0; capacity.max(1)],
+            kept: 0,
+            fresh: 0,
+            long: None,
+        }
     }
-    let len = 1 + bytes[1..]
-        .iter()
-        .take_while(|&&b| SIMPLE[usize::from(b)])
-        .count();
-    if bytes.get(len) != Some(&b'\n')
-        || len <= 5
-            && WORDS
-                .iter()
-                .any(|word| word.as_bytes().eq_ignore_ascii_case(&bytes[..len]))
-    {
-        return None;
+
+    /// Read once from `input` (retrying when interrupted) and return the bytes read: empty at
+    /// the end of the input. Call [`LineBuffer::scan`] before the next read.
+    pub fn read<R: io::Read + ?Sized>(&mut self, input: &mut R) -> io::Result<&[u8]> {
+        let room = &mut self.buffer[self.kept..];
+        let got = loop {
+            match input.read(room) {
+                Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
+                got => break got?,
+            }
+        };
+        self.fresh = got;
+        Ok(&self.buffer[self.kept..self.kept + got])
     }
-    Some(len)
+
+    /// Scan the whole lines the last read completed.
+    pub fn scan(&mut self, scanner: &mut StreamScanner, done: &mut Vec<Scanned>) {
+        let filled = self.kept + std::mem::take(&mut self.fresh);
+        let bytes = &self.buffer[..filled];
+        let mut start = 0;
+        if let Some((prefix, len)) = &mut self.long {
+            let Some(nl) = find_newline(bytes) else {
+                keep_prefix(prefix, bytes);
+                *len += filled as u64;
+                self.kept = 0;
+                return;
+            };
+            keep_prefix(prefix, &bytes[..=nl]);
+            let len = *len + nl as u64 + 1;
+            done.extend(scanner.push_line(prefix, len, len > prefix.len() as u64));
+            self.long = None;
+            start = nl + 1;
+        }
+        let tail = match memchr::memrchr(b'\n', &bytes[start..]) {
+            Some(last) => {
+                scanner.push_lines(&bytes[start..=start + last], done);
+                start + last + 1
+            }
+            None if start == 0 && filled == self.buffer.len() => {
+                // A line longer than the buffer: pass over it, keeping its first bytes.
+                let mut prefix = Vec::new();
+                keep_prefix(&mut prefix, bytes);
+                self.long = Some((prefix, filled as u64));
+                self.kept = 0;
+                return;
+            }
+            None => start,
+        };
+        self.buffer.copy_within(tail..filled, 0);
+        self.kept = filled - tail;
+    }
+
+    /// End of the input: scan the last line (which has no line break) and end the stream.
+    pub fn finish(self, mut scanner: StreamScanner, done: &mut Vec<Scanned>) {
+        match self.long {
+            Some((prefix, len)) => {
+                let truncated = len > prefix.len() as u64;
+                done.extend(scanner.push_line(&prefix, len, truncated));
+            }
+            None => scanner.push_lines(&self.buffer[..self.kept], done),
+        }
+        done.extend(scanner.finish());
+    }
+}
+
+/// Add the start of `bytes` to `prefix`, up to [`LONG_LINE_PREFIX`] bytes in all.
+fn keep_prefix(prefix: &mut Vec<u8>, bytes: &[u8]) {
+    let room = LONG_LINE_PREFIX.saturating_sub(prefix.len());
+    prefix.extend_from_slice(&bytes[..bytes.len().min(room)]);
 }
 
 /// The position of the first line break in `bytes`. On x86-64 this is memchr's SSE2 search,
@@ -1059,35 +904,33 @@ fn find_newline(bytes: &[u8]) -> Option<usize> {
     memchr::memchr(b'\n', bytes)
 }
 
-/// How far [`skip_lines`] got.
-enum Skipped {
-    /// This many bytes, that many whole lines; a line that matters starts right after.
-    UpTo(usize, usize),
-    /// This many bytes, that many whole lines; the rest of the bytes is a line with no break
-    /// yet, which matters or not depending on bytes not seen.
-    Unfinished(usize, usize),
-}
-
 /// Pass over the lines at the start of `bytes` that the document being scanned does nothing
 /// with: comments and empty lines, and indented lines too when `indented` (the
-/// [`DocState::skips_indented`] state). `bytes` starts with such a line. Only the byte after
-/// each line break is looked at, so this runs at the speed of the line break search.
-fn skip_lines(bytes: &[u8], indented: bool) -> Skipped {
+/// [`DocState::skips_indented`] state). `bytes` holds whole lines and starts with such a line.
+/// Returns the bytes and the lines passed over; a line that matters starts right after, unless
+/// that is the end of `bytes`. Only the byte after each line break is looked at, so this runs
+/// at the speed of the line break search.
+fn skip_lines(bytes: &[u8], indented: bool) -> (usize, usize) {
     let mut lines = 0;
     let mut next = 0;
-    while let Some(nl) = find_newline(&bytes[next..]) {
-        lines += 1;
-        next += nl + 1;
+    loop {
+        match find_newline(&bytes[next..]) {
+            // The stream's last line, without a line break.
+            None => return (bytes.len(), lines + 1),
+            Some(nl) => {
+                lines += 1;
+                next += nl + 1;
+            }
+        }
         let skip = match bytes.get(next) {
             Some(b'#' | b'\n') => true,
             Some(b' ') => indented,
             _ => false,
         };
         if !skip {
-            return Skipped::UpTo(next, lines);
+            return (next, lines);
         }
     }
-    Skipped::Unfinished(next, lines)
 }
 
 /// One root key of a single-document mapping, with the byte range of its key line and every
@@ -1404,6 +1247,8 @@ mod tests {
             "---\nkind: A\nmetadata:\n  labels: {}\n---\nkind: A\nmetadata:\n  \"name\": x\n\tz: 1\n",
             // A root line still counts.
             "---\nkind: A\nmetadata: {name: x}\n",
+            // Lists are always reported; a kind that cannot be read too.
+            "---\nkind: List\nitems: []\n---\nkind: \"B\"\nmetadata:\n  name: q\n",
         );
         for line in stream.split_inclusive('\n') {
             docs.extend(scanner.push_line(line.as_bytes(), line.len() as u64, false));
@@ -1411,17 +1256,37 @@ mod tests {
         docs.extend(scanner.finish());
         let got: Vec<_> = docs
             .iter()
-            .map(|d| (d.head.name.clone(), d.head.namespace.clone(), d.unusual))
+            .map(|d| {
+                (
+                    d.head.kind.clone(),
+                    d.head.name.clone(),
+                    d.head.namespace.clone(),
+                    d.unusual,
+                )
+            })
             .collect();
+        use Field::{Absent, NotRead, Unclear};
         #[rustfmt::skip]
         assert_eq!(got, [
-            (Field::NotRead, Field::NotRead, None),
-            (plain("b"), Field::Absent, None),
-            (plain("c"), Field::Absent, None),
-            (Field::NotRead, Field::NotRead, None),
-            (Field::NotRead, Field::NotRead, Some(Unusual::TabIndentation)),
-            (Field::Absent, Field::Absent, Some(Unusual::UnusualMetadata)),
+            (NotRead, NotRead, NotRead, None),
+            (plain("B"), plain("b"), Absent, None),
+            // Read before the kind was known, but not reported.
+            (NotRead, NotRead, NotRead, None),
+            (NotRead, NotRead, NotRead, None),
+            (NotRead, NotRead, NotRead, Some(Unusual::TabIndentation)),
+            (NotRead, NotRead, NotRead, Some(Unusual::UnusualMetadata)),
+            (plain("List"), Absent, Absent, None),
+            (plain("B"), plain("q"), Absent, None),
         ]);
+        // An unreadable kind leaves the document reported.
+        let mut scanner = StreamScanner::new().only_kinds(["B".to_owned()]);
+        let mut docs = Vec::new();
+        scanner.push_lines(b"kind: *k\nmetadata:\n  name: q\n", &mut docs);
+        docs.extend(scanner.finish());
+        assert_eq!(
+            (&docs[0].head.kind, &docs[0].head.name),
+            (&Unclear, &plain("q"))
+        );
     }
 
     /// Every document of `input` as `push_line` sees it, one whole line at a time.
@@ -1442,10 +1307,11 @@ mod tests {
         }
     }
 
-    /// Feeding a stream in pieces of any size gives the documents that feeding it line by line
-    /// gives: the bulk skip of indented lines and the lines cut between pieces change nothing.
+    /// Feeding a stream in blocks of lines or through a [`LineBuffer`] in reads of any size
+    /// gives the documents that feeding it line by line gives: the bulk skip of indented lines
+    /// and the lines carried over between reads change nothing.
     #[test]
-    fn chunks_give_what_lines_give() {
+    fn blocks_and_reads_give_what_lines_give() {
         let stream = concat!(
             "# lead\n---\n# Source: a\napiVersion: v1\nkind: ConfigMap\nmetadata:\n",
             "  name: one\n  namespace: ns\ndata:\n  a: |\n    ---\n    kind: Installation\n",
@@ -1456,33 +1322,83 @@ mod tests {
             "---\nkind: A\nspec:\n\tx: 1\n---\nkind: \"quoted\"\nmetadata: {name: f}\n",
             "---\n%YAML 1.1\n---\n  indented: root\n---\nkind: Last\nmetadata:\n  name: end",
         );
-        check_chunks(stream.as_bytes(), 11);
+        check_feeding(stream.as_bytes(), 11);
     }
 
-    /// Feed `bytes` in pieces of every size, with and without a kind filter, and compare with
-    /// line-by-line feeding (which never takes the fast paths of `push_chunk`).
-    fn check_chunks(bytes: &[u8], documents: usize) {
+    /// A reader that hands out at most `piece` bytes per read.
+    struct Pieces<'a> {
+        bytes: &'a [u8],
+        piece: usize,
+    }
+
+    impl io::Read for Pieces<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> io::Result<usize> {
+            let n = self.piece.min(buf.len()).min(self.bytes.len());
+            buf[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
+    /// The documents of `bytes` read through a [`LineBuffer`] of `capacity` bytes in reads of
+    /// at most `piece` bytes.
+    fn through_buffer(
+        bytes: &[u8],
+        kinds: Option<&[&str]>,
+        piece: usize,
+        capacity: usize,
+    ) -> Vec<Scanned> {
+        let mut scanner = scanner_for(kinds);
+        let mut lines = LineBuffer::new(capacity);
+        let mut input = Pieces { bytes, piece };
+        let mut docs = Vec::new();
+        while !lines.read(&mut input).expect("in memory").is_empty() {
+            lines.scan(&mut scanner, &mut docs);
+        }
+        lines.finish(scanner, &mut docs);
+        docs
+    }
+
+    /// Feed `bytes` in blocks of every number of lines and through a line buffer in reads of
+    /// every size, with and without a kind filter, and compare with line-by-line feeding
+    /// (which never passes over lines in bulk).
+    fn check_feeding(bytes: &[u8], documents: usize) {
+        let longest = bytes
+            .split_inclusive(|&b| b == b'\n')
+            .map(<[u8]>::len)
+            .max()
+            .unwrap_or(0);
         for kinds in [None, Some(&["ConfigMap", "A", "Installation"][..])] {
             let expected = line_by_line(bytes, kinds);
             assert_eq!(expected.len(), documents, "{expected:#?}");
-            for piece in 1..=bytes.len() {
+            let lines: Vec<&[u8]> = bytes.split_inclusive(|&b| b == b'\n').collect();
+            for block in 1..=lines.len() {
                 let mut scanner = scanner_for(kinds);
                 let mut docs = Vec::new();
-                for chunk in bytes.chunks(piece) {
-                    scanner.push_chunk(chunk, &mut docs);
+                for group in lines.chunks(block) {
+                    scanner.push_lines(&group.concat(), &mut docs);
                 }
-                scanner.finish_into(&mut docs);
-                assert_eq!(docs, expected, "pieces of {piece} bytes, kinds {kinds:?}");
+                docs.extend(scanner.finish());
+                assert_eq!(docs, expected, "blocks of {block} lines, kinds {kinds:?}");
+            }
+            for piece in 1..=bytes.len() {
+                for capacity in [longest + 1, longest + 7, 4096] {
+                    let docs = through_buffer(bytes, kinds, piece, capacity);
+                    assert_eq!(
+                        docs, expected,
+                        "reads of {piece} bytes into {capacity}, kinds {kinds:?}"
+                    );
+                }
             }
         }
         assert_eq!(scan_stream(bytes), line_by_line(bytes, None));
     }
 
     /// Heads that look like the common `---` / `apiVersion` / `kind` / `metadata` shape but
-    /// that the fast path must leave to the general one; fed in pieces of every size, they give
-    /// what line-by-line feeding gives.
+    /// are not; fed in blocks
+    /// and reads of every size, they give what line-by-line feeding gives.
     #[test]
-    fn fast_path_refuses_odd_heads() {
+    fn odd_heads_fed_any_way() {
         let stream = concat!(
             // The common shape, for reference.
             "---\n# Source: a\napiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: a\n",
@@ -1514,67 +1430,45 @@ mod tests {
             "---\nkind: A\nmetadata:\n  name: x\nspec:\n  metadata:\n    name: inner\n",
             "---\nkind: A\nmetadata:\n  name: last",
         );
-        check_chunks(stream.as_bytes(), 36);
+        check_feeding(stream.as_bytes(), 36);
     }
 
-    /// A line cut between pieces keeps only its first `line_prefix` bytes: a field read from
+    /// A line longer than the line buffer is scanned from its first bytes: a field read from
     /// such a line is unclear, and the document's offsets still count every byte.
     #[test]
-    fn cut_long_lines_keep_a_prefix() {
-        let check = |prefix: usize, piece: usize, kind: Field, name: Field| {
-            let input = b"kind: LongKindName\nmetadata:\n  name: x\n";
-            let mut scanner = StreamScanner::new().line_prefix(prefix);
-            let mut docs = Vec::new();
-            for chunk in input.chunks(piece) {
-                scanner.push_chunk(chunk, &mut docs);
-            }
-            scanner.finish_into(&mut docs);
+    fn lines_longer_than_the_buffer() {
+        // Lines longer than the buffer but not than the kept prefix read as usual.
+        let input = b"kind: LongKindName\nmetadata:\n  name: x\n";
+        let docs = through_buffer(input, None, 3, 5);
+        assert_eq!(docs, scan_stream(input));
+        // A field on a line longer than the prefix is unclear.
+        let long = "x".repeat(LONG_LINE_PREFIX);
+        let input = format!("kind: A\nmetadata:\n  name: {long}\n  namespace: ns\n");
+        for (capacity, name) in [(64, Field::Unclear), (2 * LONG_LINE_PREFIX, plain(&long))] {
+            let docs = through_buffer(input.as_bytes(), None, 1000, capacity);
             assert_eq!(docs.len(), 1);
-            assert_eq!(
-                docs[0].head.kind, kind,
-                "prefix {prefix}, pieces of {piece}"
-            );
-            assert_eq!(
-                docs[0].head.name, name,
-                "prefix {prefix}, pieces of {piece}"
-            );
+            assert_eq!(docs[0].head.name, name, "buffer of {capacity}");
+            assert_eq!(docs[0].head.namespace, plain("ns"));
             assert_eq!(docs[0].end, input.len() as u64);
-        };
-        // The cut lines keep `kind` and `  na`, which are no key lines: the document is flagged
-        // and the real parser reads it.
-        check(4, 5, Field::Absent, Field::Absent);
-        check(64, 5, plain("LongKindName"), plain("x"));
-        check(4, 100, plain("LongKindName"), plain("x"));
-
-        // A `---` line cut after its first bytes may carry content: the document is flagged.
-        let mut scanner = StreamScanner::new().line_prefix(4);
-        let mut docs = Vec::new();
-        for chunk in b"a: 1\n---     {b: 2}\nc: 3\n".chunks(6) {
-            scanner.push_chunk(chunk, &mut docs);
         }
-        scanner.finish_into(&mut docs);
+
+        // A long `---` line may carry content: the document is flagged.
+        let docs = through_buffer(b"a: 1\n---     {b: 2}\nc: 3\n", None, 6, 6);
         assert_eq!(docs.len(), 2);
         assert_eq!(docs[1].unusual, Some(Unusual::ContentOnDocumentStart));
+        assert_eq!(docs[1].start, 5);
 
-        // A cut line that kept only indentation is no blank line: it may hold a key.
+        // A long line that kept only indentation is no blank line: it may hold a key.
+        let spaces = " ".repeat(LONG_LINE_PREFIX + 10);
         for input in [
-            &b"kind: A
-metadata:
-      <<: *b
-"[..],
-            b"---
-      kind: A
-",
+            format!("kind: A\nmetadata:\n{spaces}<<: *b\n"),
+            format!("---\n{spaces}kind: A\n"),
         ] {
-            let mut scanner = StreamScanner::new().line_prefix(4);
-            let mut docs = Vec::new();
-            for chunk in input.chunks(input.len() - 3) {
-                scanner.push_chunk(chunk, &mut docs);
-            }
-            scanner.finish_into(&mut docs);
+            let docs = through_buffer(input.as_bytes(), None, 4096, 4096);
             assert_eq!(docs.len(), 1);
             assert_eq!(docs[0].unusual, Some(Unusual::LongLine), "{input:?}");
             assert!(docs[0].needs_parse() && !docs[0].is_empty());
+            assert_eq!(docs[0].end, input.len() as u64);
         }
     }
 
