@@ -99,10 +99,15 @@ pub enum KrmError {
         /// The kind found.
         kind: String,
     },
-    /// `items` is not a list of objects.
-    #[error("`items` of the ResourceList must be a list of objects; item {index} is not an object")]
+    /// `items` is not a list.
+    #[error("`items` of the ResourceList must be a list of objects")]
+    ItemsNotList,
+    /// An item is not an object.
+    #[error(
+        "`items` of the ResourceList must be a list of objects; items[{index}] is not an object"
+    )]
     BadItems {
-        /// Index of the first bad item.
+        /// Zero-based index of the first bad item (as in the field path `items[0]`).
         index: usize,
     },
     /// The output list could not be written as YAML.
@@ -148,7 +153,7 @@ pub fn run(
     let items: Vec<Value> = match list.get("items") {
         None | Some(Value::Null) => Vec::new(),
         Some(Value::Array(items)) => items.clone(),
-        Some(_) => return Err(KrmError::BadItems { index: 0 }),
+        Some(_) => return Err(KrmError::ItemsNotList),
     };
     if let Some(index) = items.iter().position(|item| !item.is_object()) {
         return Err(KrmError::BadItems { index });

@@ -72,9 +72,12 @@ pub enum PostRenderError {
     #[error("writing the post-rendered stream failed: {0}")]
     Write(#[source] io::Error),
     /// A document the scan could not read is not YAML either.
-    #[error("document {document} of the rendered chart (line {line}) is not valid YAML: {message}")]
+    #[error(
+        "document {} of the rendered chart (line {line}) is not valid YAML: {message}",
+        document + 1
+    )]
     NotYaml {
-        /// Zero-based document index in the stream.
+        /// Zero-based document index in the stream (the message counts from 1).
         document: usize,
         /// One-based line of the problem in the stream.
         line: usize,

@@ -303,6 +303,22 @@ fn refuses_what_is_not_a_resource_list() {
     check("[unclosed\n", "not YAML");
     check(
         "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- 1\n",
-        "item 0 is not an object",
+        "items[0] is not an object",
+    );
+    check(
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {}\n- 1\n",
+        "items[1] is not an object",
+    );
+    // Not a list at all: no item to name.
+    let err = krm::run(
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: {}\n",
+        &Fake,
+        &PlainFinish,
+    )
+    .expect_err("refused");
+    assert!(
+        err.to_string()
+            .ends_with("`items` of the ResourceList must be a list of objects"),
+        "{err}"
     );
 }

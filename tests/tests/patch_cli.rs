@@ -169,7 +169,7 @@ fn bad_input_exits_1_and_unreadable_input_exits_2() {
         "apiVersion: operator.tigera.io/v1\nkind: Installation\n",
         1,
         "",
-        &["DESIRED document 0 has no metadata.name"],
+        &["DESIRED document 1 has no metadata.name"],
     );
     // Not YAML at all.
     check(

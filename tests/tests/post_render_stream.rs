@@ -318,7 +318,7 @@ fn failures_write_nothing() {
         "kind: A\n---\n[unclosed\n",
         &ours(),
         &PlainFinish,
-        "document 1 of the rendered chart (line 3) is not valid YAML",
+        "document 2 of the rendered chart (line 3) is not valid YAML",
     );
     check(
         "apiVersion: operator.tigera.io/v1\nkind: Installation\nmetadata:\n  name: default\n---\n\

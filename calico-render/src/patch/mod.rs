@@ -334,24 +334,26 @@ pub enum PatchError {
     },
     /// A document is not a mapping.
     #[error(
-        "{side} document {document} is not a mapping; expected a Kubernetes object with \
-         apiVersion, kind and metadata.name"
+        "{side} document {} is not a mapping; expected a Kubernetes object with \
+         apiVersion, kind and metadata.name",
+        document + 1
     )]
     NotAnObject {
         /// Which input the document is in.
         side: Side,
-        /// Zero-based index of the object in its (flattened) stream.
+        /// Zero-based index of the object in its (flattened) stream (the message counts from 1).
         document: usize,
     },
     /// A document lacks one of the fields that identify an object.
     #[error(
-        "{side} document {document} has no {field}; every object needs apiVersion, kind and \
-         metadata.name"
+        "{side} document {} has no {field}; every object needs apiVersion, kind and \
+         metadata.name",
+        document + 1
     )]
     MissingIdentity {
         /// Which input the document is in.
         side: Side,
-        /// Zero-based index of the object in its (flattened) stream.
+        /// Zero-based index of the object in its (flattened) stream (the message counts from 1).
         document: usize,
         /// The missing field, e.g. `metadata.name`.
         field: &'static str,
