@@ -277,6 +277,29 @@ fn cluster_network_text(
     }
 }
 
+/// The ResourceList's `functionConfig`, read from its own section of the input when the list is
+/// in plain block style (so a long list of items is not parsed twice), else from the whole list.
+/// `None` when there is none or the input is not YAML ([`run`] reports that).
+pub fn function_config(input: &str) -> Option<Value> {
+    let text = match scan::root_sections(input.as_bytes()) {
+        Some(sections) => {
+            let section = sections.iter().find(|s| s.key == "functionConfig")?;
+            &input[section.start..section.end]
+        }
+        None => input,
+    };
+    // A ResourceList is written by a tool and may be large: the generated-stream budgets.
+    let documents =
+        calico_spec::source::parse_stream(text, &calico_spec::source::Limits::LARGE_STREAMS)
+            .ok()?;
+    documents
+        .into_iter()
+        .next()?
+        .value
+        .get("functionConfig")
+        .cloned()
+}
+
 /// The text of the `functionConfig` section, dedented, when the list is in plain block style.
 fn function_config_text(input: &str) -> Option<String> {
     let sections = scan::root_sections(input.as_bytes())?;

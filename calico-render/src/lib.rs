@@ -106,6 +106,9 @@
 //! ```
 
 pub mod bundle;
+// Not API: what the tigera-operator chart does with its values, public for the chart round trip
+// in tests/ only.
+#[doc(hidden)]
 pub mod chart;
 pub mod chart_values;
 pub mod helm_values;
@@ -114,6 +117,8 @@ pub mod merge;
 pub mod patch;
 pub mod post_render;
 pub mod report;
+// Not API: the post-render scanner, public only for its differential test in tests/.
+#[doc(hidden)]
 pub mod scan;
 pub mod schema;
 pub mod yaml;

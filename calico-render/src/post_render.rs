@@ -34,7 +34,6 @@ use serde_json::Value;
 
 use crate::merge::{self, Finish, Head, Matcher, Refused};
 use crate::scan::{LineBuffer, Scanned, StreamScanner};
-pub use crate::yaml::value_to_yaml;
 
 /// Tuning knobs (the defaults suit Helm).
 #[derive(Debug, Clone)]

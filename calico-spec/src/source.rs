@@ -221,6 +221,8 @@ impl SpanMap {
 }
 
 /// The parent of a field path: `a.b[0].c` -> `a.b[0]` -> `a.b` -> `a` -> `` (the root).
+// Not API: a helper calico-render's chart-values reader shares.
+#[doc(hidden)]
 pub fn parent_path(path: &str) -> Option<&str> {
     if path.is_empty() {
         return None;
@@ -246,6 +248,8 @@ pub fn parent_path(path: &str) -> Option<&str> {
 /// Append a mapping key to a field path: `spec` + `cidr` -> `spec.cidr`. Keys that are not
 /// plain identifiers (ConfigMap keys, label names) are written in brackets and quoted:
 /// `metadata.labels["app.kubernetes.io/name"]`.
+// Not API: a helper calico-render's chart readers share.
+#[doc(hidden)]
 pub fn join_key(parent: &str, key: &str) -> String {
     let plain = !key.is_empty()
         && key
@@ -268,7 +272,7 @@ pub fn join_key(parent: &str, key: &str) -> String {
 }
 
 /// Append a sequence index to a field path: `spec.ipPools` + 0 -> `spec.ipPools[0]`.
-pub fn join_index(parent: &str, idx: usize) -> String {
+pub(crate) fn join_index(parent: &str, idx: usize) -> String {
     format!("{parent}[{idx}]")
 }
 
@@ -694,7 +698,7 @@ fn scalar_key(value: &Value) -> String {
 
 /// Resolve a plain scalar the way Kubernetes' YAML reader (go-yaml v2, YAML 1.1 rules) does:
 /// null, booleans including `yes`/`no`/`on`/`off`/`y`/`n`, integers, floats, otherwise a string.
-pub fn resolve_plain(text: &str) -> Value {
+pub(crate) fn resolve_plain(text: &str) -> Value {
     if is_null(text) {
         return Value::Null;
     }

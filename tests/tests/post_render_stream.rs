@@ -545,7 +545,8 @@ fn lists_and_documents_match_once() {
 mod adapters {
     use calico_render::krm::{self, Generate, Generated, Origin};
     use calico_render::merge::Checked;
-    use calico_render::post_render::{Options, post_render, value_to_yaml};
+    use calico_render::post_render::{Options, post_render};
+    use calico_render::yaml::value_to_yaml;
     use serde_json::{Value, json};
 
     fn ours() -> Vec<Value> {

@@ -10,7 +10,6 @@ use calico_render::merge::Checked;
 use calico_render::report::{LevelNotes, LintLevels};
 use calico_spec::diag::{Diagnostic, Severity};
 use calico_spec::objects::Object;
-use calico_spec::source::{self, Limits};
 use serde_json::Value;
 
 use super::input::{CompileFailure, LintArgs, compile_text, print_diagnostics_with};
@@ -94,7 +93,7 @@ pub fn run(args: Args) -> super::Outcome {
 /// the functionConfig's are refused.
 fn config_levels(flags: &LintArgs, input: &str) -> Result<LintLevels, Box<Diagnostic>> {
     let (mut deny, mut allow) = (flags.deny.clone(), flags.allow.clone());
-    let config = function_config(input).unwrap_or(Value::Null);
+    let config = krm::function_config(input).unwrap_or(Value::Null);
     // (where the settings live, how results name it, the allow key, the deny key)
     let (settings, path, allow_key, deny_key) = match config.get("kind").and_then(Value::as_str) {
         Some("ConfigMap") => (config.get("data"), "functionConfig.data", "allow", "deny"),
@@ -130,27 +129,6 @@ fn config_levels(flags: &LintArgs, input: &str) -> Result<LintLevels, Box<Diagno
             location: None,
         })
     })
-}
-
-/// The ResourceList's `functionConfig`, read from its own section of the input when the list is
-/// in plain block style (so a long list of items is not parsed twice), else from the whole list.
-/// `None` when there is none or the input is not YAML (`krm::run` reports that).
-fn function_config(input: &str) -> Option<Value> {
-    let text = match calico_render::scan::root_sections(input.as_bytes()) {
-        Some(sections) => {
-            let section = sections.iter().find(|s| s.key == "functionConfig")?;
-            &input[section.start..section.end]
-        }
-        None => input,
-    };
-    // A ResourceList is written by a tool and may be large: the generated-stream budgets.
-    let documents = source::parse_stream(text, &Limits::LARGE_STREAMS).ok()?;
-    documents
-        .into_iter()
-        .next()?
-        .value
-        .get("functionConfig")
-        .cloned()
 }
 
 /// ClusterNetwork text to objects, as `render` does it, with the lint levels applied; the first
