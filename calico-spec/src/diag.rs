@@ -70,3 +70,16 @@ impl fmt::Display for Diagnostic {
         Ok(())
     }
 }
+
+/// Put diagnostics in the order every report shows them (by position, then code, field path
+/// and message) and drop exact repeats.
+pub fn sort_diagnostics(diagnostics: &mut Vec<Diagnostic>) {
+    diagnostics.sort_by(|a, b| {
+        a.location
+            .cmp(&b.location)
+            .then(a.code.cmp(b.code))
+            .then(a.path.cmp(&b.path))
+            .then(a.message.cmp(&b.message))
+    });
+    diagnostics.dedup();
+}

@@ -634,13 +634,7 @@ pub fn apply_to_outcome(
         let restated = diag.code == c::UNKNOWN_FIELD.code && at(&replaced, diag);
         !(set_aside || restated)
     });
-    outcome.diagnostics.sort_by(|a, b| {
-        a.location
-            .cmp(&b.location)
-            .then(a.code.cmp(b.code))
-            .then(a.path.cmp(&b.path))
-            .then(a.message.cmp(&b.message))
-    });
+    crate::diag::sort_diagnostics(&mut outcome.diagnostics);
 }
 
 /// Whether the release of `version` (the newest when it names none) has the field at `path`

@@ -101,14 +101,7 @@ pub fn validate_texts(
         check_values(values, ctx, &mut outcome);
     }
     outcome.diagnostics.append(&mut found.diagnostics);
-    outcome.diagnostics.sort_by(|a, b| {
-        a.location
-            .cmp(&b.location)
-            .then(a.code.cmp(b.code))
-            .then(a.path.cmp(&b.path))
-            .then(a.message.cmp(&b.message))
-    });
-    outcome.diagnostics.dedup();
+    calico_spec::diag::sort_diagnostics(&mut outcome.diagnostics);
     let order: BTreeMap<&str, usize> = texts
         .iter()
         .enumerate()

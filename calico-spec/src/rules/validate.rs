@@ -200,7 +200,7 @@ pub fn validate_texts(
     let mut outcome = validate(&inputs, ctx);
     outcome.checked += checked_cluster_networks;
     outcome.diagnostics.extend(extra);
-    sort(&mut outcome.diagnostics);
+    crate::diag::sort_diagnostics(&mut outcome.diagnostics);
     Ok(outcome)
 }
 
@@ -240,17 +240,6 @@ fn validate_cluster_network(file: &str, text: &str) -> Vec<Diagnostic> {
             diagnostics
         }
     }
-}
-
-fn sort(diagnostics: &mut Vec<Diagnostic>) {
-    diagnostics.sort_by(|a, b| {
-        a.location
-            .cmp(&b.location)
-            .then(a.code.cmp(b.code))
-            .then(a.path.cmp(&b.path))
-            .then(a.message.cmp(&b.message))
-    });
-    diagnostics.dedup();
 }
 
 /// Validate objects that were built in memory rather than read from text (compiled or merged
@@ -356,7 +345,7 @@ fn run(inputs: &[InputDocument<'_>], ctx: &Context, typing: Typing) -> Validatio
     for (input_idx, sink) in cross::check(&facts, ctx) {
         attach(&mut outcome.diagnostics, sink, &inputs[input_idx]);
     }
-    sort(&mut outcome.diagnostics);
+    crate::diag::sort_diagnostics(&mut outcome.diagnostics);
     outcome
 }
 
