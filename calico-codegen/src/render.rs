@@ -30,6 +30,10 @@ const SUPPORT_TEMPLATE: &str = include_str!("../templates/support.rs.jinja");
 
 /// The template environment: strict undefined values, no escaping, block tags that leave no
 /// blank lines behind.
+#[expect(
+    clippy::expect_used,
+    reason = "the templates are bundled; every codegen test renders all three"
+)]
 pub fn environment() -> Environment<'static> {
     let mut env = Environment::new();
     env.set_undefined_behavior(UndefinedBehavior::Strict);

@@ -17,6 +17,8 @@
 //! To compare two builds side by side, set `BENCH_BASELINE` to another `calico-render` binary
 //! (an older build): `cat`, it and this build then take turns, run after run, so a change in
 //! the machine's load hits all three alike; its output must be byte-identical to this build's.
+// A bench is a harness, not input handling: it may unwrap and panic.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 use std::fmt::Write as _;
 use std::io::{Read, Write};

@@ -183,6 +183,7 @@ fn file_name(position: usize, object: &Object) -> String {
 }
 
 /// A `v1` `List`, pretty-printed, as `kubectl create -f` reads it.
+#[expect(clippy::expect_used, reason = "typed wire objects always serialize")]
 fn to_json_list(items: &[&Object]) -> String {
     #[derive(Serialize)]
     struct List<'a> {

@@ -179,6 +179,10 @@ pub fn role(key: &str) -> Option<Role> {
 }
 
 /// The chart's default values, parsed once.
+#[expect(
+    clippy::expect_used,
+    reason = "the chart values are embedded; provenance and chart tests parse them"
+)]
 pub fn defaults() -> &'static Value {
     static DEFAULTS: OnceLock<Value> = OnceLock::new();
     DEFAULTS.get_or_init(|| {

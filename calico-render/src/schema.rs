@@ -6,6 +6,10 @@
 use calico_spec::cluster_network::ClusterNetwork;
 
 /// The schema as pretty-printed JSON with a final newline.
+#[expect(
+    clippy::expect_used,
+    reason = "a JSON Schema is plain JSON and always serializes"
+)]
 pub fn cluster_network_schema() -> String {
     let generator = schemars::generate::SchemaSettings::draft07().into_generator();
     let schema = generator.into_root_schema_for::<ClusterNetwork>();

@@ -116,6 +116,10 @@ impl Object {
     }
 
     /// The wire form as an untyped JSON value (keys sorted, as serde_json's map keeps them).
+    #[expect(
+        clippy::expect_used,
+        reason = "serializing typed wire objects into a JSON value cannot fail"
+    )]
     pub fn to_value(&self) -> serde_json::Value {
         serde_json::to_value(self)
             .expect("invariant: wire objects hold only strings, numbers, booleans, lists and maps")

@@ -6,6 +6,8 @@
 //! calico-render` for the same profile, target and target directory, which is a no-op when the
 //! binary is fresh. That way a test never runs a stale binary. `CALICO_RENDER_E2E_BIN` points the
 //! tests at another binary instead.
+// Test code: an unwrap or a panic is a failing test, which is what a test should do.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 pub mod fuzz;
 

@@ -4,6 +4,8 @@
 //! `codegen_compile` is ignored by default: it compiles a scratch crate of every pinned CRD,
 //! which takes minutes on two cores. CI runs it with `cargo test -p calico-render-tests --
 //! --ignored`.
+// Test code: an unwrap or a panic is a failing test, which is what a test should do.
+#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
 mod cli_consistency;
 mod cluster_network_build;

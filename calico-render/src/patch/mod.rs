@@ -120,6 +120,10 @@ impl ObjectPatch {
     /// );
     /// # Ok::<(), calico_render::patch::PatchError>(())
     /// ```
+    #[expect(
+        clippy::expect_used,
+        reason = "a patch built from serde_json values always serializes"
+    )]
     pub fn to_rfc6902(&self) -> Value {
         serde_json::to_value(&self.patch)
             .expect("a JSON patch built from serde_json values serializes")
@@ -133,6 +137,10 @@ impl ObjectPatch {
     /// The patch as one JSON object on one line:
     /// `{"apiVersion","kind","name","namespace","patch":[...]}` (namespace omitted for
     /// cluster-scoped objects).
+    #[expect(
+        clippy::expect_used,
+        reason = "a patch built from serde_json values always serializes"
+    )]
     pub fn to_json_line(&self) -> String {
         /// The wire shape of one line; a struct keeps the key order fixed.
         #[derive(serde::Serialize)]
@@ -157,6 +165,10 @@ impl ObjectPatch {
 }
 
 /// Serialize a patch as a compact JSON array.
+#[expect(
+    clippy::expect_used,
+    reason = "a patch built from serde_json values always serializes"
+)]
 pub(crate) fn patch_to_json(patch: &json_patch::Patch) -> String {
     serde_json::to_string(patch).expect("a JSON patch built from serde_json values serializes")
 }

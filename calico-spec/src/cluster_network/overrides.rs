@@ -234,6 +234,10 @@ mod erased {
         fn to_value(&self) -> serde_json::Value;
     }
     impl<T: serde::Serialize> ToValue for T {
+        #[expect(
+            clippy::expect_used,
+            reason = "overrides hold only JSON values, which always serialize"
+        )]
         fn to_value(&self) -> serde_json::Value {
             serde_json::to_value(self)
                 .expect("invariant: overrides hold only JSON values and serialize")

@@ -53,14 +53,21 @@ pub struct Context {
     pub node_subnets: Vec<IpNet>,
 }
 
+/// 192.168.0.0/16, checked when compiled.
+const ASSUMED_LAN: ipnet::Ipv4Net =
+    ipnet::Ipv4Net::new_assert(std::net::Ipv4Addr::new(192, 168, 0, 0), 16);
+/// 10.96.0.0/12, checked when compiled.
+const ASSUMED_SERVICES: ipnet::Ipv4Net =
+    ipnet::Ipv4Net::new_assert(std::net::Ipv4Addr::new(10, 96, 0, 0), 12);
+
 impl Context {
     /// What we assume when nothing is declared: no provider, the common LAN range
     /// 192.168.0.0/16 and kubeadm's default Service range 10.96.0.0/12.
     pub fn assumed() -> Context {
         Context {
             provider: None,
-            lans: vec!["192.168.0.0/16".parse().expect("literal CIDR")],
-            service_cidrs: vec!["10.96.0.0/12".parse().expect("literal CIDR")],
+            lans: vec![IpNet::V4(ASSUMED_LAN)],
+            service_cidrs: vec![IpNet::V4(ASSUMED_SERVICES)],
             node_subnets: Vec::new(),
         }
     }

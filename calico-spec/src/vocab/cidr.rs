@@ -181,14 +181,16 @@ pub fn parse_ip_or_cidr(value: &str) -> Result<IpNet, CidrError> {
 
 /// The IPv4 link-local range, 169.254.0.0/16.
 pub fn link_local_v4() -> IpNet {
-    IpNet::V4(Ipv4Net::new(std::net::Ipv4Addr::new(169, 254, 0, 0), 16).expect("16 <= 32"))
+    // Checked when compiled: a constant prefix length within range.
+    const LINK_LOCAL: Ipv4Net = Ipv4Net::new_assert(std::net::Ipv4Addr::new(169, 254, 0, 0), 16);
+    IpNet::V4(LINK_LOCAL)
 }
 
 /// The IPv6 link-local range, fe80::/10.
 pub fn link_local_v6() -> IpNet {
-    IpNet::V6(
-        Ipv6Net::new(std::net::Ipv6Addr::new(0xfe80, 0, 0, 0, 0, 0, 0, 0), 10).expect("10 <= 128"),
-    )
+    const LINK_LOCAL: Ipv6Net =
+        Ipv6Net::new_assert(std::net::Ipv6Addr::new(0xfe80, 0, 0, 0, 0, 0, 0, 0), 10);
+    IpNet::V6(LINK_LOCAL)
 }
 
 /// The link-local range of the network's family, when the network overlaps it.
