@@ -139,3 +139,27 @@ impl Rng {
         &items[self.below(items.len())]
     }
 }
+
+/// Run `calico-render` with `args` in `dir`, `stdin` written from a thread (so a large input
+/// cannot dead-lock against a full stdout pipe), and collect its output. A child that stops
+/// reading early (a refused input, a usage error) is not a failure of the run.
+pub fn run_calico_render(args: &[&str], dir: &Path, stdin: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut child = Command::new(calico_render())
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("calico-render starts");
+    let mut child_stdin = child.stdin.take().expect("stdin is piped");
+    let input = stdin.to_vec();
+    let writer = std::thread::spawn(move || {
+        let _ = child_stdin.write_all(&input);
+    });
+    let output = child.wait_with_output().expect("calico-render finishes");
+    writer.join().expect("the stdin writer ends");
+    output
+}

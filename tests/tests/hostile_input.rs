@@ -2,7 +2,7 @@
 //! (exit code, message, nothing on standard output when refused). The table there and these
 //! tests change together.
 
-use calico_render_tests::{calico_render, workspace_root};
+use calico_render_tests::{calico_render, run_calico_render, workspace_root};
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -14,23 +14,7 @@ fn example() -> String {
 }
 
 fn run(args: &[&str], stdin: &[u8]) -> Output {
-    let mut child = Command::new(calico_render())
-        .args(args)
-        .current_dir(workspace_root())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("calico-render starts");
-    let mut child_stdin = child.stdin.take().expect("stdin");
-    let input = stdin.to_vec();
-    let writer = std::thread::spawn(move || {
-        // The child may stop reading early (a refused input): a broken pipe here is fine.
-        let _ = child_stdin.write_all(&input);
-    });
-    let output = child.wait_with_output().expect("calico-render finishes");
-    writer.join().expect("writer thread");
-    output
+    run_calico_render(args, &workspace_root(), stdin)
 }
 
 fn stderr(output: &Output) -> String {

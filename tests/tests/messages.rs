@@ -5,27 +5,12 @@
 //! Each rule is checked on the program's output for inputs that used to break it
 //! (`cli_consistency.rs` holds the flag-level rules, `<stdin>` for every subcommand included).
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-use calico_render_tests::{calico_render, workspace_root};
+use calico_render_tests::{run_calico_render, workspace_root};
 
 fn run(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(calico_render())
-        .args(args)
-        .current_dir(workspace_root())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("calico-render starts");
-    child
-        .stdin
-        .take()
-        .expect("stdin is piped")
-        .write_all(stdin.as_bytes())
-        .expect("stdin accepts the input");
-    child.wait_with_output().expect("calico-render finishes")
+    run_calico_render(args, &workspace_root(), stdin.as_bytes())
 }
 
 /// Standard output and standard error together, as the person sees them.

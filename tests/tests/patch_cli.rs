@@ -3,7 +3,7 @@
 //!
 //! The binary comes from `calico_render_tests::calico_render` (see `tests/src/lib.rs`).
 
-use calico_render_tests::calico_render;
+use calico_render_tests::{calico_render, run_calico_render};
 
 use std::process::{Command, Output, Stdio};
 
@@ -11,23 +11,10 @@ const CASES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/cases/patch");
 
 /// Run `calico-render patch ARGS` from the cases directory, with `stdin` on standard input.
 fn run(args: &[&str], stdin: &str) -> Output {
-    use std::io::Write;
-    let mut child = Command::new(calico_render())
-        .arg("patch")
-        .args(args)
-        .current_dir(CASES)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("calico-render starts");
-    child
-        .stdin
-        .take()
-        .expect("stdin")
-        .write_all(stdin.as_bytes())
-        .expect("write stdin");
-    child.wait_with_output().expect("calico-render finishes")
+    let args: Vec<&str> = std::iter::once("patch")
+        .chain(args.iter().copied())
+        .collect();
+    run_calico_render(&args, std::path::Path::new(CASES), stdin.as_bytes())
 }
 
 /// The one helper every CLI case goes through.
