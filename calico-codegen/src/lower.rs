@@ -534,8 +534,18 @@ fn push_description(doc: &mut Vec<String>, description: Option<&str>) {
         return;
     };
     let mut in_fence = false;
+    let mut in_list = false;
     for line in description.lines() {
         let line = line.trim();
+        if !in_fence {
+            // Upstream ends a list by writing the next sentence on the following line; Markdown
+            // would fold that sentence into the last item, so a blank line ends the list here.
+            let item = is_list_item(line);
+            if in_list && !item && !line.is_empty() {
+                doc.push(String::new());
+            }
+            in_list = item;
+        }
         if line.starts_with("```") {
             // Only an opening fence gets a language; the closing one stays bare.
             doc.push(if in_fence { "```" } else { "```text" }.to_string());
@@ -552,18 +562,43 @@ fn push_description(doc: &mut Vec<String>, description: Option<&str>) {
     doc.push(String::new());
 }
 
+/// Whether a description line starts a Markdown list item (`* `, `- `, `+ ` or `1. `).
+fn is_list_item(line: &str) -> bool {
+    let numbered = line
+        .split_once(". ")
+        .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+    numbered || ["* ", "- ", "+ "].iter().any(|m| line.starts_with(m))
+}
+
 /// Escapes `<`, `>`, `[` and `]` outside inline code, so that rustdoc reads upstream prose
-/// as text rather than HTML tags or intra-doc links.
+/// as text rather than HTML tags or intra-doc links, and turns bare URLs into autolinks.
 fn escape_markdown(line: &str) -> String {
     let mut out = String::with_capacity(line.len());
     let mut in_code = false;
-    for ch in line.chars() {
+    let mut rest = line;
+    loop {
+        let mut chars = rest.chars();
+        let Some(ch) = chars.next() else { break };
+        let at_word_start = out.is_empty() || out.ends_with(char::is_whitespace);
+        if !in_code
+            && at_word_start
+            && (rest.starts_with("https://") || rest.starts_with("http://"))
+        {
+            let word = rest.split(char::is_whitespace).next().unwrap_or(rest);
+            let url = word.trim_end_matches(['.', ',', ';', ':', ')']);
+            out.push('<');
+            out.push_str(url);
+            out.push('>');
+            rest = rest.strip_prefix(url).unwrap_or_default();
+            continue;
+        }
         if ch == '`' {
             in_code = !in_code;
         } else if !in_code && matches!(ch, '<' | '>' | '[' | ']') {
             out.push('\\');
         }
         out.push(ch);
+        rest = chars.as_str();
     }
     out
 }

@@ -61,7 +61,7 @@ fn workspace_root() -> PathBuf {
 fn regenerate_hint() -> String {
     let crds: String = INPUTS.iter().map(|i| format!(" --crd {i}")).collect();
     format!(
-        "regenerate from the workspace root with\n  cargo run -p calico-codegen --{crds} --out {OUT}\nand commit the result"
+        "regenerate from the workspace root with\n  cargo run -p calico-codegen --{crds} --out {OUT} --docs\nand commit the result"
     )
 }
 
@@ -96,8 +96,8 @@ fn committed_types_are_fresh() {
         })
         .collect();
     let options = calico_codegen::Options {
-        docs: false,
-        command: calico_codegen::command_line(&inputs, OUT, false),
+        docs: true,
+        command: calico_codegen::command_line(&inputs, OUT, true),
     };
     let files = calico_codegen::generate(&sources, &options).expect("pinned CRDs generate");
     let out_dir = root.join(OUT);

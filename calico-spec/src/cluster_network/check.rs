@@ -21,7 +21,7 @@ use crate::rules::catalogue::{self as c, Rule};
 use crate::vocab;
 
 /// Every cross-field problem of `cluster_network`, errors and warnings, unordered and without
-/// positions (see [`super::parse::locate`]).
+/// positions (see `parse::locate`).
 pub fn check(cluster_network: &ClusterNetwork) -> Vec<Diagnostic> {
     let mut out = Checker::default();
     let spec = &cluster_network.spec;

@@ -62,7 +62,7 @@ pub enum CompileError {
 /// [`super::check`] (as [`super::parse`] ensures); compile itself does not re-check it.
 ///
 /// The vocabulary's objects are built first, then `spec.overrides` is merged into them and
-/// `spec.extraObjects` appended ([`super::overrides`]); only then does the Installation get
+/// `spec.extraObjects` appended (module `overrides`); only then does the Installation get
 /// the operator's write-back defaults, so that they follow what the overrides chose.
 pub fn compile(cluster_network: &ClusterNetwork) -> Result<Vec<Object>, CompileError> {
     let mut values = vocabulary_objects(cluster_network);

@@ -39,7 +39,7 @@ pub fn context(cluster_network: &ClusterNetwork) -> Context {
 }
 
 /// Run the rule catalogue over compiled objects and report each problem at the ClusterNetwork
-/// field it came from (paths only; [`locate`] adds positions).
+/// field it came from (paths only; `locate` adds positions).
 pub fn validate_objects(cluster_network: &ClusterNetwork, objects: &[Object]) -> Vec<Diagnostic> {
     let mut diagnostics = rules::validate_compiled(objects, &context(cluster_network));
     for diag in &mut diagnostics {

@@ -8,7 +8,7 @@
 //!   several objects;
 //! - [`validate`]: the entry point that dispatches documents by apiVersion/kind.
 //!
-//! Checks read the untyped document ([`serde_json::Value`]) through [`Fields`]. A field of the
+//! Checks read the untyped document ([`serde_json::Value`]) through `Fields`. A field of the
 //! wrong type is skipped by the checks (the schema pass reports it), so one typo does not hide
 //! the other problems of the document: validation reports everything at once.
 //!
