@@ -797,7 +797,7 @@ pub fn scan_stream(text: &[u8]) -> Vec<Scanned> {
 /// Feeds a [`StreamScanner`] from a reader through one fixed buffer, as ripgrep's line buffer
 /// does: each read appends to the buffer, the whole lines in it are scanned, and the
 /// unfinished last line moves to the front to be completed by the next read. A line longer
-/// than the buffer is scanned from its first [`LONG_LINE_PREFIX`] bytes (a field on it is then
+/// than the buffer is scanned from its first `LONG_LINE_PREFIX` bytes (a field on it is then
 /// unclear).
 /// Memory stays at the buffer's size whatever the stream.
 #[derive(Debug)]
