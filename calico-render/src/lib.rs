@@ -105,6 +105,12 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 
+// The entry points most callers need, at the root; the modules stay public for the rest.
+pub use bundle::{RenderConfig, Stage, render_bundle};
+pub use patch::{ObjectPatch, PatchError, StreamPatch, diff_object, diff_streams};
+pub use post_render::post_render;
+pub use yaml::EmitError;
+
 pub mod bundle;
 // Not API: what the tigera-operator chart does with its values, public for the chart round trip
 // in tests/ only.

@@ -125,6 +125,15 @@
 //! # Ok::<(), serde_json::Error>(())
 //! ```
 
+// The entry points most callers need, at the root. The modules stay public for everything
+// else (the generated types, the vocabulary, the rule tables); `source`'s path helpers are
+// `#[doc(hidden)]`: they serve the other crates of this workspace, not callers.
+pub use cluster_network::{ClusterNetwork, Loaded, load};
+pub use diag::{Diagnostic, Severity};
+pub use objects::Object;
+pub use release::{RELEASES, Release};
+pub use rules::{Context, validate, validate_values};
+
 pub mod cluster_network;
 pub mod defaults;
 pub mod diag;
