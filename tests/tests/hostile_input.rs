@@ -151,6 +151,61 @@ fn a_200_megabyte_document_is_refused() {
     );
 }
 
+/// Bytes of a 200 MB document on standard input that the subcommand takes before it refuses.
+fn bytes_taken_before_refusal(args: &[&str]) -> (u64, Output) {
+    let mut child = Command::new(calico_render())
+        .args(args)
+        .current_dir(workspace_root())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("calico-render starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let writer = std::thread::spawn(move || {
+        let chunk = vec![b'a'; 1 << 20];
+        let mut taken = 0u64;
+        stdin
+            .write_all(b"kind: ConfigMap\ndata:\n  big: ")
+            .expect("first bytes");
+        for _ in 0..200 {
+            if stdin.write_all(&chunk).is_err() {
+                break; // the reader stopped reading: what we want to see
+            }
+            taken += chunk.len() as u64;
+        }
+        taken
+    });
+    let output = child.wait_with_output().expect("calico-render finishes");
+    (writer.join().expect("writer"), output)
+}
+
+/// The size budget is applied while reading: `render` (1 MiB) and `validate` (16 MiB) stop
+/// reading a 200 MB standard input just past their budget, instead of holding all of it.
+#[test]
+fn a_200_megabyte_input_is_not_read_past_the_budget() {
+    for (args, budget, says) in [
+        (
+            &["render", "-f", "-"][..],
+            1u64 << 20,
+            "more than 1048576 bytes",
+        ),
+        (
+            &["validate", "-f", "-"][..],
+            16 << 20,
+            "more than 16777216 bytes",
+        ),
+    ] {
+        let (taken, output) = bytes_taken_before_refusal(args);
+        refused(&output, 2, &[says]);
+        // The pipe holds up to 1 MiB more than the process read; 8 MiB of slack for chunking.
+        assert!(
+            taken <= budget + (8 << 20),
+            "{args:?} read {taken} bytes of a 200 MB input, budget {budget}"
+        );
+    }
+}
+
 #[test]
 fn invalid_utf8_and_nul_bytes_are_refused() {
     let mut bad = example().into_bytes();

@@ -22,15 +22,40 @@ pub(super) fn display_name(path: &str) -> &str {
     if path == "-" { STDIN_NAME } else { path }
 }
 
-/// Read a file, or standard input for `-`.
+/// Read a file, or standard input for `-`, within the manifests' size budget
+/// (`Limits::MANIFESTS`).
 pub(super) fn read_input(path: &str) -> io::Result<String> {
-    let mut text = String::new();
+    read_input_limited(path, calico_spec::source::Limits::MANIFESTS.max_bytes)
+}
+
+/// Read a file, or standard input for `-`, but never more than `max_bytes + 1` bytes: an input
+/// over the budget is cut there, so the parser refuses it by its size without the whole file
+/// being held in memory first (a 200 MB document costs 1 MiB, not 200 MB).
+pub(super) fn read_input_limited(path: &str, max_bytes: usize) -> io::Result<String> {
+    let cap = u64::try_from(max_bytes)
+        .unwrap_or(u64::MAX)
+        .saturating_add(1);
+    let mut bytes = Vec::new();
     if path == "-" {
-        io::stdin().lock().read_to_string(&mut text)?;
+        io::stdin().lock().take(cap).read_to_end(&mut bytes)?;
     } else {
-        text = std::fs::read_to_string(path)?;
+        std::fs::File::open(path)?
+            .take(cap)
+            .read_to_end(&mut bytes)?;
     }
-    Ok(text)
+    if bytes.len() > max_bytes {
+        // The cut may fall inside a character; a lossy reading keeps the text over the budget
+        // (a replacement character is never shorter than what it replaces), which is all the
+        // size check needs.
+        return Ok(String::from_utf8_lossy(&bytes).into_owned());
+    }
+    // The same words as the standard library's own reading of a file into a string.
+    String::from_utf8(bytes).map_err(|_| {
+        io::Error::new(
+            io::ErrorKind::InvalidData,
+            "stream did not contain valid UTF-8",
+        )
+    })
 }
 
 // `--calico-version`, the same on `validate` and `patch` (flattened into their arguments).

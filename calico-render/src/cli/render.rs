@@ -14,7 +14,7 @@ use calico_spec::objects::Object;
 
 use super::input::{
     CompileFailure, Compiled, LintArgs, compile_text, display_name, note, print_diagnostics,
-    read_input,
+    read_input_limited,
 };
 
 // Arguments of `calico-render render`.
@@ -96,8 +96,11 @@ enum StageArg {
 pub fn run(args: Args) -> super::Outcome {
     let levels = args.lints.levels()?;
     let file = display_name(&args.file);
-    let text = read_input(&args.file)
-        .with_context(|| format!("cannot read the ClusterNetwork file `{file}`"))?;
+    let text = read_input_limited(
+        &args.file,
+        calico_spec::source::Limits::CLUSTER_NETWORK.max_bytes,
+    )
+    .with_context(|| format!("cannot read the ClusterNetwork file `{file}`"))?;
     // `load` parses, checks, compiles and runs the rule catalogue: it only returns objects
     // calico-render would accept, so nothing invalid is ever printed.
     let objects = match compile_text(file, &text, &levels) {
