@@ -142,7 +142,11 @@ fn a_200_megabyte_document_is_refused() {
     refused(
         &run(&["render", "-f", &path], b""),
         2,
-        &["the input is not YAML"],
+        &["input refused: more than 1048576 bytes"],
+    );
+    assert!(
+        !stderr(&run(&["render", "-f", &path], b"")).contains("not YAML"),
+        "a size refusal does not call the input not YAML"
     );
     refused(
         &run(&["validate", "-f", &path], b""),

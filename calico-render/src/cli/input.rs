@@ -151,9 +151,15 @@ pub(super) fn compile_text(
             line,
             column,
             message,
-        }) => Err(CompileFailure::NotYaml(format!(
-            "{file}:{line}:{column}: the input is not YAML: {message}"
-        ))),
+        }) => Err(CompileFailure::NotYaml(
+            if message.starts_with("input refused") {
+                // A budget refusal (size, nodes, depth, aliases) says what it is: the text may
+                // well be YAML.
+                format!("{file}:{line}:{column}: {message}")
+            } else {
+                format!("{file}:{line}:{column}: the input is not YAML: {message}")
+            },
+        )),
         Err(other) => Err(CompileFailure::NotYaml(other.to_string())),
     }
 }
