@@ -127,6 +127,7 @@ pub mod report;
 #[doc(hidden)]
 pub mod scan;
 pub mod schema;
+pub mod upgrade;
 pub mod yaml;
 
 /// The model this crate renders (wire types, rules, ClusterNetwork), so one dependency is enough.

@@ -649,6 +649,7 @@ fn man_pages() {
             "calico-render-post-render.1",
             "calico-render-render.1",
             "calico-render-schema.1",
+            "calico-render-upgrade.1",
             "calico-render-validate.1",
             "calico-render.1",
         ]

@@ -40,6 +40,7 @@ mod render_examples;
 mod render_parse;
 mod scan_differential;
 mod tidy;
+mod upgrade;
 mod validate_chart_values;
 mod validate_cli;
 mod validate_rules;

@@ -23,6 +23,7 @@ mod patch;
 mod post_render;
 mod render;
 mod schema;
+mod upgrade;
 mod validate;
 
 /// Exit status: the input was read but is invalid.
@@ -72,6 +73,8 @@ enum Command {
     Validate(validate::Args),
     /// Compute a guarded RFC 6902 JSON patch from a live object to the desired state.
     Patch(patch::Args),
+    /// Plan a move to another Calico release: CRDs, operator, then the objects that change.
+    Upgrade(upgrade::Args),
     /// Generate Rust types from CustomResourceDefinition schemas.
     Codegen(codegen::Args),
     /// Print the JSON Schema of the ClusterNetwork input kind.
@@ -115,6 +118,7 @@ pub fn main() -> ExitCode {
         Command::Render(args) => render::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Patch(args) => patch::run(args),
+        Command::Upgrade(args) => upgrade::run(args),
         Command::Codegen(args) => codegen::run(args),
         Command::Schema(args) => schema::run(args),
         Command::Explain(args) => explain::run(args),

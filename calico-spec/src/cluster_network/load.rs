@@ -56,7 +56,22 @@ pub fn validate_objects(cluster_network: &ClusterNetwork, objects: &[Object]) ->
 /// Parse, check, compile and validate a ClusterNetwork. `file` is how the user named the
 /// input; it only appears in positions.
 pub fn load(file: &str, text: &str) -> Result<Loaded, ParseError> {
-    let parsed = parse(file, text)?;
+    load_for(file, text, None)
+}
+
+/// [`load`] as if `spec.calicoVersion` were `calico_version` (when given): what the same
+/// ClusterNetwork renders to for another release, with every problem placed in `text` (what
+/// `calico-render upgrade` compares). The version must name a supported release (see
+/// [`crate::release::Release::for_version`]); the text's own `calicoVersion` is still checked.
+pub fn load_for(
+    file: &str,
+    text: &str,
+    calico_version: Option<&str>,
+) -> Result<Loaded, ParseError> {
+    let mut parsed = parse(file, text)?;
+    if let Some(version) = calico_version {
+        version.clone_into(&mut parsed.cluster_network.spec.calico_version);
+    }
     // Compilation of checked input only fails on a bug; report it as an error diagnostic so the
     // caller's handling of invalid input applies.
     let objects = compile(&parsed.cluster_network).map_err(|err| {

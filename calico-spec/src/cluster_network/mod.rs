@@ -23,6 +23,6 @@ pub use compile::{
     compile as compile_unchecked, default_block_size, default_load_balancer_block_size, origin,
     stated_objects,
 };
-pub use load::{Loaded, context, load, validate_objects};
+pub use load::{Loaded, context, load, load_for, validate_objects};
 pub use parse::{ParseError, Parsed, parse};
 pub use spec::*;
