@@ -45,14 +45,34 @@
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
+use calico_spec::release::Release;
 use calico_spec::source::{Limits, join_key, parse_stream};
 use serde_json::{Map, Value};
 
-/// The chart's values file, byte for byte.
+/// The chart's values file, byte for byte (the newest release's).
 pub const DEFAULTS_YAML: &str = include_str!("../chart-values/v3.32.1/tigera-operator-values.yaml");
 
-/// The chart release these facts describe.
+/// The chart release these facts describe (the templates are v3.32.1's; each release's
+/// defaults are in [`VALUES_FILES`]).
 pub const CHART_VERSION: &str = "v3.32.1";
+
+/// The chart's values file of every supported release, byte for byte, in the order of
+/// [`calico_spec::release::RELEASES`]: (the release's carried patch, the file). The keys and
+/// defaults differ (v3.30.7 has `kubeletVolumePluginPath` at the top level and only
+/// `kubernetesProvider` and `imagePullSecrets` under `installation`; v3.31.7 adds
+/// `installation.kubeletVolumePluginPath: None`; v3.32.1 adds `controlPlaneReplicas`,
+/// `controlPlaneNodeSelector`, `controlPlaneTolerations` and `nonPrivileged`).
+pub const VALUES_FILES: [(&str, &str); 3] = [
+    (
+        "v3.30.7",
+        include_str!("../chart-values/v3.30.7/tigera-operator-values.yaml"),
+    ),
+    (
+        "v3.31.7",
+        include_str!("../chart-values/v3.31.7/tigera-operator-values.yaml"),
+    ),
+    ("v3.32.1", DEFAULTS_YAML),
+];
 
 /// The chart's name in a chart repository (what a Flux HelmRelease or an Argo CD Application
 /// names).
@@ -178,17 +198,27 @@ pub fn role(key: &str) -> Option<Role> {
         .map(|(_, role)| *role)
 }
 
-/// The chart's default values, parsed once.
+/// The chart's default values (the newest release's), parsed once.
+pub fn defaults() -> &'static Value {
+    defaults_for(Release::newest())
+}
+
+/// The chart's default values of `release`'s chart, parsed once (the newest release's for a
+/// release without a values file, which [`VALUES_FILES`] rules out).
 #[expect(
     clippy::expect_used,
     reason = "the chart values are embedded; provenance and chart tests parse them"
 )]
-pub fn defaults() -> &'static Value {
-    static DEFAULTS: OnceLock<Value> = OnceLock::new();
-    DEFAULTS.get_or_init(|| {
+pub fn defaults_for(release: &Release) -> &'static Value {
+    static DEFAULTS: [OnceLock<Value>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    let idx = VALUES_FILES
+        .iter()
+        .position(|(version, _)| *version == release.calico)
+        .unwrap_or(VALUES_FILES.len() - 1);
+    DEFAULTS[idx].get_or_init(|| {
         // The embedded file is the upstream copy a test parses; it cannot fail here.
-        let documents =
-            parse_stream(DEFAULTS_YAML, &Limits::MANIFESTS).expect("the chart's values parse");
+        let documents = parse_stream(VALUES_FILES[idx].1, &Limits::MANIFESTS)
+            .expect("the chart's values parse");
         documents
             .into_iter()
             .next()
@@ -197,9 +227,15 @@ pub fn defaults() -> &'static Value {
     })
 }
 
-/// The keys the chart's defaults set under `installation`, besides `enabled`.
+/// The keys the chart's defaults set under `installation`, besides `enabled` (the newest
+/// release's chart).
 pub fn installation_default_keys() -> impl Iterator<Item = &'static str> {
-    defaults()
+    installation_default_keys_for(Release::newest())
+}
+
+/// The keys `release`'s chart defaults set under `installation`, besides `enabled`.
+pub fn installation_default_keys_for(release: &Release) -> impl Iterator<Item = &'static str> {
+    defaults_for(release)
         .get(INSTALLATION.key)
         .and_then(Value::as_object)
         .into_iter()

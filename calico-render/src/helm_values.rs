@@ -8,6 +8,11 @@
 //! the chart's values: it is returned as extra objects, to be applied after the chart or added
 //! by `calico-render post-render`.
 //!
+//! The values are per release ([`to_chart_values_for`]): each release's chart has its own
+//! defaults (`chart::VALUES_FILES`), and only the keys of that release's values file are
+//! cleared, so the values name no key the release's chart lacks. The templates described here
+//! are v3.32.1's.
+//!
 //! The chart ships defaults of its own under `installation` (`kubeletVolumePluginPath: None`,
 //! `controlPlaneReplicas: 2`, `nonPrivileged: Disabled`, ...). A default our Installation does
 //! not set is cleared with `null`, which Helm reads as "delete this key", so the rendered
@@ -22,6 +27,8 @@
 
 use serde_json::{Map, Value};
 
+use calico_spec::release::Release;
+
 use crate::chart::{self, ENDPOINT_CONFIG_MAP, ENDPOINT_KEY, ENDPOINT_VALUES, FELIX, INSTALLATION};
 use crate::merge::str_at;
 use crate::yaml::{self, EmitError};
@@ -29,6 +36,8 @@ use crate::yaml::{self, EmitError};
 /// Values for the chart, plus what the chart cannot express.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChartValues {
+    /// The chart release the values are for (`v3.32.1`).
+    pub chart_version: &'static str,
     /// The values file content.
     pub values: Value,
     /// Our objects the chart cannot render, in bundle order.
@@ -37,8 +46,15 @@ pub struct ChartValues {
     pub notes: Vec<String>,
 }
 
-/// Map our objects (bundle order, as JSON values) to chart values.
+/// Map our objects (bundle order, as JSON values) to chart values for the newest release's
+/// chart.
 pub fn to_chart_values(objects: &[Value]) -> ChartValues {
+    to_chart_values_for(Release::newest(), objects)
+}
+
+/// Map our objects to values for `release`'s chart: the chart defaults cleared are those of
+/// that release's values file, so the values hold only keys that chart has.
+pub fn to_chart_values_for(release: &Release, objects: &[Value]) -> ChartValues {
     let mut values = Map::new();
     let mut extra = Vec::new();
     let mut notes = Vec::new();
@@ -60,7 +76,7 @@ pub fn to_chart_values(objects: &[Value]) -> ChartValues {
         });
         if let Some(section) = section {
             let entry = if *section == INSTALLATION {
-                installation_values(spec)
+                installation_values(release, spec)
             } else {
                 enabled_with(spec)
             };
@@ -138,6 +154,7 @@ pub fn to_chart_values(objects: &[Value]) -> ChartValues {
     }
     values.insert(ENDPOINT_KEY.to_owned(), Value::Object(endpoint_values));
     ChartValues {
+        chart_version: release.calico,
         values: Value::Object(values),
         extra,
         notes,
@@ -159,14 +176,14 @@ fn enabled_with(spec: Value) -> Value {
     Value::Object(map)
 }
 
-fn installation_values(spec: Value) -> Value {
+fn installation_values(release: &Release, spec: Value) -> Value {
     let mut values = enabled_with(spec);
     if let Some(map) = values.as_object_mut() {
         // The chart's defaults under `installation` are cleared when we do not set them, except
         // `imagePullSecrets`: the chart's template appends to it, so it gets an empty list.
         map.entry("imagePullSecrets".to_owned())
             .or_insert(Value::Array(Vec::new()));
-        for key in chart::installation_default_keys() {
+        for key in chart::installation_default_keys_for(release) {
             map.entry(key.to_owned()).or_insert(Value::Null);
         }
     }
@@ -179,8 +196,10 @@ fn installation_values(spec: Value) -> Value {
 /// # Errors
 /// [`EmitError`] when the values cannot be written (a bug in calico-render).
 pub fn to_values_yaml(chart: &ChartValues) -> Result<String, EmitError> {
-    let mut out =
-        String::from("# Values for the tigera-operator Helm chart, written by calico-render.\n");
+    let mut out = format!(
+        "# Values for the tigera-operator Helm chart {}, written by calico-render.\n",
+        chart.chart_version
+    );
     for note in &chart.notes {
         out.push_str("# - ");
         out.push_str(note);

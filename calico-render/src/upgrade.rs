@@ -803,8 +803,10 @@ fn push_crd_step(out: &mut String, plan: &Plan) {
         "   ",
         3,
         "Never `kubectl delete` a CRD or `kubectl replace --force` one: that deletes every \
-         object of its kind. A chart install needs this step too: Helm never upgrades the CRDs \
-         of a chart's crds/ folder, and the v3.32 chart carries none.",
+         object of its kind. Helm never upgrades the CRDs of a chart's crds/ folder (and the \
+         v3.32 chart carries none); with the chart's `manageCRDs: true` (its default) the new \
+         operator also creates and updates the CRDs it carries when it starts, so this step is \
+         then harmless, and needed with `manageCRDs: false`.",
     );
 }
 

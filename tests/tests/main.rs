@@ -7,6 +7,7 @@
 // Test code: an unwrap or a panic is a failing test, which is what a test should do.
 #![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
 
+mod chart_releases;
 mod cli_consistency;
 mod cluster_network_build;
 mod codegen_cli;

@@ -4,6 +4,7 @@
 use calico_spec::diag::Diagnostic;
 use calico_spec::generated::operator_tigera_io::v1 as operator;
 use calico_spec::generated::projectcalico_org::v3;
+use calico_spec::release::Release;
 use calico_spec::rules::catalogue as c;
 use calico_spec::source::{join_key, parent_path};
 use serde::de::DeserializeOwned;
@@ -13,7 +14,7 @@ use super::{describe, new};
 use crate::chart::{self, API_SERVER, FELIX, INSTALLATION, Origin, Role};
 
 /// The keys the chart reads itself: top-level keys, and the fixed ones below them.
-pub(super) fn check_keys(user: &Map<String, Value>, out: &mut Vec<Diagnostic>) {
+pub(super) fn check_keys(user: &Map<String, Value>, release: &Release, out: &mut Vec<Diagnostic>) {
     let top: Vec<&str> = chart::TOP_LEVEL.iter().map(|(key, _)| *key).collect();
     for (key, value) in user {
         let path = join_key("", key);
@@ -27,12 +28,15 @@ pub(super) fn check_keys(user: &Map<String, Value>, out: &mut Vec<Diagnostic>) {
                 fixed_keys(
                     &path,
                     value,
-                    chart::defaults().get(key.as_str()),
+                    chart::defaults_for(release).get(key.as_str()),
                     extra,
                     out,
                 );
             }
             Some(Role::Free) => {}
+            // A top-level key of this release's own values file (v3.30.7's
+            // `kubeletVolumePluginPath`): the chart's, handed on as it is.
+            None if chart::defaults_for(release).get(key.as_str()).is_some() => {}
             None => out.push(unknown_top_level(key, &path, value, &top)),
         }
     }

@@ -34,6 +34,7 @@ mod keys;
 use std::collections::BTreeMap;
 
 use calico_spec::diag::{Diagnostic, Location};
+use calico_spec::release::{self, Release};
 use calico_spec::rules::catalogue::{self as c, Rule};
 use calico_spec::rules::{self, Context, Skipped, SourceText, TextError, ValidationOutcome};
 use calico_spec::source::{Document, Limits, Pos, parse_stream};
@@ -53,11 +54,31 @@ pub enum Reading {
     ChartValues,
 }
 
-/// [`rules::validate_texts`], plus the chart values found in the texts (see the module doc).
+/// [`rules::validate_texts`], plus the chart values found in the texts (see the module doc),
+/// for the newest release's chart.
 ///
 /// # Errors
 /// [`TextError`] for a text that is not YAML or exceeds `limits`.
 pub fn validate_texts(
+    texts: &[SourceText<'_>],
+    ctx: &Context,
+    limits: &Limits,
+    reading: Reading,
+) -> Result<ValidationOutcome, TextError> {
+    validate_texts_for(Release::newest(), texts, ctx, limits, reading)
+}
+
+/// [`validate_texts`] for `release`'s chart: the values are laid over that release's chart
+/// defaults, a top-level key of its values file is the chart's, and the objects the chart
+/// renders are checked against the release's schema as well (CR0007/CR0008, placed at the
+/// values key; see `calico_spec::release`). The manifests of `texts` are checked as
+/// [`rules::validate_texts`] checks them; [`calico_spec::release::apply_to_outcome`] is the
+/// caller's, as for any manifest.
+///
+/// # Errors
+/// [`TextError`] for a text that is not YAML or exceeds `limits`.
+pub fn validate_texts_for(
+    release: &'static Release,
     texts: &[SourceText<'_>],
     ctx: &Context,
     limits: &Limits,
@@ -98,7 +119,7 @@ pub fn validate_texts(
     // Each set of values is checked, like a document (`validate` says when nothing was).
     outcome.checked += found.values.len();
     for values in &found.values {
-        check_values(values, ctx, &mut outcome);
+        check_values(values, ctx, release, &mut outcome);
     }
     outcome.diagnostics.append(&mut found.diagnostics);
     calico_spec::diag::sort_diagnostics(&mut outcome.diagnostics);
@@ -173,7 +194,12 @@ struct Values<'a> {
 
 /// Check one set of values: the chart's own keys, then the objects it renders, with the whole
 /// rule catalogue. Diagnostics and unchecked objects go into `outcome`.
-fn check_values(values: &Values<'_>, ctx: &Context, outcome: &mut ValidationOutcome) {
+fn check_values(
+    values: &Values<'_>,
+    ctx: &Context,
+    release: &'static Release,
+    outcome: &mut ValidationOutcome,
+) {
     let mut out: Vec<Diagnostic> = Vec::new();
     let empty = Value::Object(Map::new());
     let user = values.values.as_ref().unwrap_or(&empty);
@@ -185,8 +211,8 @@ fn check_values(values: &Values<'_>, ctx: &Context, outcome: &mut ValidationOutc
             None,
         )),
         Some(map) => {
-            check_keys(map, &mut out);
-            let merged = chart::coalesce(chart::defaults(), user);
+            check_keys(map, release, &mut out);
+            let merged = chart::coalesce(chart::defaults_for(release), user);
             check_ignored(map, &merged, &mut out);
             let rendered = chart::render(&merged);
             let objects: Vec<Value> = rendered
@@ -194,7 +220,11 @@ fn check_values(values: &Values<'_>, ctx: &Context, outcome: &mut ValidationOutc
                 .iter()
                 .map(|object| object.value.clone())
                 .collect();
-            for mut diag in rules::validate_values(&objects, ctx) {
+            let mut found = rules::validate_values(&objects, ctx);
+            if !release.is_newest() {
+                for_release(release, &objects, &mut found);
+            }
+            for mut diag in found {
                 let origin = diag
                     .location
                     .take()
@@ -256,6 +286,48 @@ fn check_values(values: &Values<'_>, ctx: &Context, outcome: &mut ValidationOutc
             .diagnostics
             .push(located(diag, values.file, values.document, pos));
     }
+}
+
+/// What `release` does not accept in the rendered `objects` (`found` is the newest release's
+/// verdict, each diagnostic's `location.document` the object's index): its findings are added,
+/// and the newest release's errors at paths only `release` knows, or restated as a field of a
+/// later release, are dropped. The same rule as `release::apply_to_outcome` for manifests.
+fn for_release(release: &'static Release, objects: &[Value], found: &mut Vec<Diagnostic>) {
+    let mut set_aside: Vec<(usize, String)> = Vec::new();
+    let mut restated: Vec<(usize, String)> = Vec::new();
+    let mut added = Vec::new();
+    for (idx, object) in objects.iter().enumerate() {
+        let Some(kind) = release::indexed_kind(object) else {
+            continue;
+        };
+        for finding in release::check_object(release, kind, object) {
+            match &finding {
+                release::Finding::OnlyInTarget { path } => set_aside.push((idx, path.clone())),
+                release::Finding::UnknownField { path, .. } => restated.push((idx, path.clone())),
+                _ => {}
+            }
+            if let Some(mut diag) = release::diagnostic(release, &finding) {
+                diag.location = Some(Location {
+                    file: String::new(),
+                    document: idx,
+                    line: None,
+                    column: None,
+                });
+                added.push(diag);
+            }
+        }
+    }
+    let at = |list: &[(usize, String)], diag: &Diagnostic| {
+        let document = diag.location.as_ref().map(|loc| loc.document);
+        list.iter()
+            .any(|(idx, path)| Some(*idx) == document && *path == diag.path)
+    };
+    found.retain(|diag| {
+        let aside = diag.severity == calico_spec::diag::Severity::Error && at(&set_aside, diag);
+        let again = diag.code == c::UNKNOWN_FIELD.code && at(&restated, diag);
+        !(aside || again)
+    });
+    found.extend(added);
 }
 
 fn describe(value: &Value) -> &'static str {

@@ -115,6 +115,8 @@ pub(super) struct Compiled {
     pub(super) objects: Vec<Object>,
     /// Lints found on the way, after `--allow`: warnings only (a denied lint is a failure).
     pub(super) warnings: Vec<Diagnostic>,
+    /// The release of its `spec.calicoVersion`.
+    pub(super) release: &'static calico_spec::release::Release,
 }
 
 /// Why a ClusterNetwork could not be turned into objects.
@@ -138,9 +140,14 @@ pub(super) fn compile_text(
             if report::has_errors(&diagnostics) {
                 return Err(CompileFailure::Invalid(diagnostics));
             }
+            let release = calico_spec::release::Release::for_version(
+                &loaded.cluster_network.spec.calico_version,
+            )
+            .unwrap_or_else(|_| calico_spec::release::Release::newest());
             Ok(Compiled {
                 objects: loaded.objects,
                 warnings: diagnostics,
+                release,
             })
         }
         Err(ParseError::Invalid { diagnostics }) => {

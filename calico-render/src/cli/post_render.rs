@@ -67,7 +67,9 @@ pub fn run(args: Args) -> super::Outcome {
     let text = std::fs::read_to_string(&args.file)
         .with_context(|| format!("cannot read the ClusterNetwork file {file_name}"))?;
     let ours = match compile_text(&file_name, &text, &levels) {
-        Ok(Compiled { objects, warnings }) => {
+        Ok(Compiled {
+            objects, warnings, ..
+        }) => {
             print_diagnostics(&warnings);
             objects.iter().map(Object::to_value).collect::<Vec<Value>>()
         }

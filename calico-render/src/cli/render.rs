@@ -103,10 +103,14 @@ pub fn run(args: Args) -> super::Outcome {
     .with_context(|| format!("cannot read the ClusterNetwork file `{file}`"))?;
     // `load` parses, checks, compiles and runs the rule catalogue: it only returns objects
     // calico-render would accept, so nothing invalid is ever printed.
-    let objects = match compile_text(file, &text, &levels) {
-        Ok(Compiled { objects, warnings }) => {
+    let (objects, release) = match compile_text(file, &text, &levels) {
+        Ok(Compiled {
+            objects,
+            warnings,
+            release,
+        }) => {
             print_diagnostics(&warnings);
-            objects
+            (objects, release)
         }
         Err(CompileFailure::NotYaml(message)) => {
             eprintln!("error: {message}");
@@ -141,7 +145,7 @@ pub fn run(args: Args) -> super::Outcome {
             if args.out_dir.is_some() {
                 bail!("--out-dir writes YAML manifests; leave out `-o helm-values` or --out-dir");
             }
-            return print_helm_values(stage, &objects);
+            return print_helm_values(release, stage, &objects);
         }
     };
     let config = RenderConfig { stage, format };
@@ -172,14 +176,19 @@ pub fn run(args: Args) -> super::Outcome {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `-o helm-values`: the chart's values for the selected objects on standard output.
-fn print_helm_values(stage: Stage, objects: &[Object]) -> super::Outcome {
+/// `-o helm-values`: the values of the ClusterNetwork's release's chart for the selected
+/// objects on standard output.
+fn print_helm_values(
+    release: &calico_spec::release::Release,
+    stage: Stage,
+    objects: &[Object],
+) -> super::Outcome {
     let values: Vec<serde_json::Value> = bundle::in_bundle_order(objects)
         .into_iter()
         .filter(|object| stage.includes(object))
         .map(Object::to_value)
         .collect();
-    let chart = calico_render::helm_values::to_chart_values(&values);
+    let chart = calico_render::helm_values::to_chart_values_for(release, &values);
     let text = calico_render::helm_values::to_values_yaml(&chart)
         .map_err(|message| anyhow::anyhow!("cannot write the chart values: {message}"))?;
     // The notes (which objects the chart cannot render, namespace caveats) are comments at the

@@ -83,7 +83,8 @@ pub fn run(args: Args) -> super::Outcome {
     } else {
         Reading::Detect
     };
-    let outcome = match chart_values::validate_texts(
+    let outcome = match chart_values::validate_texts_for(
+        args.release.release,
         &texts,
         &rules::Context::assumed(),
         &Limits::MANIFESTS,
