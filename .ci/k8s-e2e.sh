@@ -10,7 +10,9 @@
 #                                  lives in the fresh folder DIR, on free loopback ports; load the
 #                                  Calico CRDs from crds/v3.32.1/ as shipped (CEL rules live); start
 #                                  $CALICO_RENDER_E2E_OPERATORS (default 3) clusters with the real
-#                                  operator beside it; print the `export` lines the tests read
+#                                  operator beside it, and one server without CRDs into which
+#                                  e2e_releases loads each release's CRDs in turn; print the
+#                                  `export` lines the tests read
 #   .ci/k8s-e2e.sh down DIR        stop exactly the processes `up DIR` started, by the PIDs it
 #                                  recorded, and remove DIR (safe to call twice or after a failed up)
 #   .ci/k8s-e2e.sh load-crds DIR   (re)load the CRDs into the server of DIR
@@ -377,7 +379,7 @@ start_bg() { # dir name binary args...: start a process with its output in DIR/l
 
 fail_up() { # dir what
   local f
-  for f in "$1"/logs/*.log "$1"/operator*/logs/*.log; do
+  for f in "$1"/logs/*.log "$1"/operator*/logs/*.log "$1"/releases/logs/*.log; do
     [ -f "$f" ] || continue
     log "--- last lines of $f"
     tail -25 "$f" >&2
@@ -507,6 +509,15 @@ EOF
 }
 
 # The names of the operator clusters `up` starts: operator, operator-2, ...
+start_releases_server() { # dir
+  local d=$1/releases
+  mkdir -p "$d"
+  ln -s ../bin "$d/bin"
+  # Below 32768, Linux's first ephemeral port: the operator clusters starting beside it open
+  # many client connections, and one of them can hold an ephemeral port etcd wants to bind.
+  start_server "$d" 28443 29790
+}
+
 operator_names() {
   local n=${CALICO_RENDER_E2E_OPERATORS:-3} i
   case $n in '' | *[!0-9]* | 0) die "CALICO_RENDER_E2E_OPERATORS must be a number from 1 up, not '$n'" ;; esac
@@ -534,10 +545,16 @@ cmd_up() {
     names+=("$name")
     offset=$((offset + 10))
   done
+  # One more server, with no CRDs: tests/tests/e2e_releases.rs loads each supported release's
+  # CRDs into it in turn (CRDs of different releases of one group cannot coexist, and the main
+  # server keeps v3.32.1's for the other suites).
+  start_releases_server "$dir" &
+  pids+=($!)
+  names+=(releases)
   for i in "${!pids[@]}"; do
     wait "${pids[$i]}" || failed+=("${names[$i]}")
   done
-  [ ${#failed[@]} = 0 ] || fail_up "$dir" "the operator's cluster(s) ${failed[*]} did not start"
+  [ ${#failed[@]} = 0 ] || fail_up "$dir" "the server(s) ${failed[*]} did not start"
   log "servers and operators up in $(($(date +%s) - t0))s"
   print_env "$dir"
 }
@@ -582,12 +599,13 @@ export CALICO_RENDER_E2E_TOOLS='$1/bin'
 export CALICO_RENDER_E2E_OPERATOR_KUBECONFIG='$1/operator/kubeconfig'
 export CALICO_RENDER_E2E_OPERATOR_LOG='$1/operator/logs/tigera-operator.log'
 export CALICO_RENDER_E2E_OPERATOR_KUBECONFIGS='$kubeconfigs'
+export CALICO_RENDER_E2E_RELEASES_KUBECONFIG='$1/releases/kubeconfig'
 EOF
 }
 
 stop_all() { # dir: stop what `up DIR` started, by PID: the operators, then each API server, then etcd
   local dir=$1 d name pid
-  for d in "$dir"/operator "$dir"/operator-* "$dir"; do
+  for d in "$dir"/operator "$dir"/operator-* "$dir"/releases "$dir"; do
     [ -d "$d" ] || continue
     for name in tigera-operator kube-apiserver etcd; do
       [ -f "$d/run/$name.pid" ] || continue
@@ -627,7 +645,7 @@ case ${1:-} in
   env) print_env "$(cd "${2:?usage: env DIR}" && pwd)" ;;
   versions) cmd_versions ;;
   *)
-    sed -n '2,18p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac

@@ -19,6 +19,7 @@ mod codegen_snapshots;
 mod e2e_k8s;
 mod e2e_operator;
 mod e2e_operator_patch;
+mod e2e_releases;
 mod fuzz_corpus;
 mod hostile_input;
 mod krm_function;
