@@ -163,3 +163,41 @@ pub fn run_calico_render(args: &[&str], dir: &Path, stdin: &[u8]) -> std::proces
     writer.join().expect("the stdin writer ends");
     output
 }
+
+/// The example ClusterNetworks (`examples/<name>/cluster.yaml`), by folder name, sorted.
+pub fn example_names() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(workspace_root().join("examples"))
+        .expect("the examples folder")
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            entry.path().join("cluster.yaml").is_file().then_some(name)
+        })
+        .collect();
+    names.sort();
+    assert!(names.len() >= 5, "{names:?}");
+    names
+}
+
+/// The example ClusterNetwork `name` with `spec.calicoVersion: version` as the first field of
+/// its spec (any `calicoVersion` it had is dropped).
+pub fn example_for(name: &str, version: &str) -> String {
+    let path = workspace_root().join(format!("examples/{name}/cluster.yaml"));
+    let text = std::fs::read_to_string(path).expect("example readable");
+    let mut out = String::new();
+    for line in text.lines() {
+        if line.starts_with("  calicoVersion:") {
+            continue;
+        }
+        out.push_str(line);
+        out.push('\n');
+        if line == "spec:" {
+            out.push_str(&format!("  calicoVersion: {version}\n"));
+        }
+    }
+    assert!(
+        out.contains(&format!("\n  calicoVersion: {version}\n")),
+        "{name}: no `spec:` line to put calicoVersion under"
+    );
+    out
+}

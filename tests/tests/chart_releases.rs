@@ -1,44 +1,15 @@
 //! Chart values per Calico release (issue 15 item 5): `render -o helm-values` writes values for
 //! the ClusterNetwork's own release's chart, from that release's values file
 //! (`calico-render/chart-values/<release>/`), and `validate --calico-version` checks chart
-//! values against that release's chart and schema.
+//! values against that release's chart and schema. The chart's rendering of each release's
+//! values is compared with our objects in `validate_chart_values::helm_values_round_trip`.
 
-use calico_render::chart::{self, Origin};
-use calico_render::chart_values::{self, Reading};
-use calico_spec::diag::Severity;
+use calico_render::chart;
 use calico_spec::objects::Object;
 use calico_spec::release::{RELEASES, Release};
-use calico_spec::rules::{Context, SourceText};
-use calico_spec::source::Limits;
 use serde_json::Value;
 
-use calico_render_tests::{run_calico_render, workspace_root};
-
-/// The example's ClusterNetwork with `spec.calicoVersion` set to `version`.
-fn example_for(name: &str, version: &str) -> String {
-    let path = workspace_root().join(format!("examples/{name}/cluster.yaml"));
-    let text = std::fs::read_to_string(path).expect("example readable");
-    let mut out = String::new();
-    for line in text.lines() {
-        if line.starts_with("  calicoVersion:") {
-            continue;
-        }
-        out.push_str(line);
-        out.push('\n');
-        if line == "spec:" {
-            out.push_str(&format!("  calicoVersion: {version}\n"));
-        }
-    }
-    out
-}
-
-const EXAMPLES: [&str; 5] = [
-    "bgp-loadbalancer",
-    "dual-stack",
-    "ebpf-self-managed",
-    "ha-ebpf",
-    "iptables-ipip",
-];
+use calico_render_tests::{example_for, example_names, run_calico_render, workspace_root};
 
 fn snapshot(name: &str, text: &str) {
     let mut settings = insta::Settings::clone_current();
@@ -62,9 +33,9 @@ fn objects_for(name: &str, release: &Release) -> Option<Vec<Value>> {
 fn helm_values_of_every_example_for_every_release() {
     let dir = tempfile::tempdir().expect("temp dir");
     let mut pinned = 0;
-    for name in EXAMPLES {
+    for name in example_names() {
         for release in &RELEASES {
-            let Some(objects) = objects_for(name, release) else {
+            let Some(objects) = objects_for(&name, release) else {
                 continue;
             };
             let values = calico_render::helm_values::to_chart_values_for(release, &objects);
@@ -79,7 +50,7 @@ fn helm_values_of_every_example_for_every_release() {
             );
             std::fs::write(
                 dir.path().join("cluster.yaml"),
-                example_for(name, release.calico),
+                example_for(&name, release.calico),
             )
             .expect("write");
             let out = run_calico_render(
@@ -154,69 +125,6 @@ fn helm_values_clear_exactly_the_release_chart_defaults() {
             "nonPrivileged"
         ]
     );
-}
-
-/// Each release's values, laid over that release's chart defaults and rendered as the chart
-/// does, give exactly our objects, and `validate` for that release finds no error in them.
-#[test]
-fn helm_values_round_trip_for_every_release() {
-    for name in EXAMPLES {
-        for release in &RELEASES {
-            let Some(objects) = objects_for(name, release) else {
-                continue;
-            };
-            let values = calico_render::helm_values::to_chart_values_for(release, &objects);
-            let merged = chart::coalesce(chart::defaults_for(release), &values.values);
-            let rendered = chart::render(&merged);
-            assert!(rendered.objects.len() >= 2, "{name}");
-            for object in &rendered.objects {
-                let ours = objects
-                    .iter()
-                    .find(|ours| {
-                        ours["kind"] == object.value["kind"]
-                            && ours["metadata"]["name"] == object.value["metadata"]["name"]
-                    })
-                    .expect("the chart renders only our objects");
-                match &object.origin {
-                    Origin::Section { section, .. } => {
-                        let mut expected = ours["spec"].clone();
-                        if *section == chart::INSTALLATION {
-                            expected
-                                .as_object_mut()
-                                .expect("a spec")
-                                .entry("imagePullSecrets")
-                                .or_insert(Value::Array(Vec::new()));
-                        }
-                        assert_eq!(
-                            object.value["spec"], expected,
-                            "{name} {} {}",
-                            release.calico, section.kind
-                        );
-                    }
-                    Origin::Endpoint => assert_eq!(object.value["data"], ours["data"]),
-                }
-            }
-            let yaml = calico_render::helm_values::to_values_yaml(&values).expect("values");
-            let texts = [SourceText {
-                name: "values.yaml",
-                text: &yaml,
-            }];
-            let outcome = chart_values::validate_texts_for(
-                release,
-                &texts,
-                &Context::assumed(),
-                &Limits::MANIFESTS,
-                Reading::ChartValues,
-            )
-            .expect("YAML");
-            let bad: Vec<_> = outcome
-                .diagnostics
-                .iter()
-                .filter(|d| d.severity == Severity::Error || d.code.starts_with("CR9"))
-                .collect();
-            assert!(bad.is_empty(), "{name} {}: {bad:#?}", release.calico);
-        }
-    }
 }
 
 /// `validate --calico-version` on chart values: a field of a later release is CR0007 at the

@@ -26,7 +26,7 @@ use calico_spec::release::{RELEASES, Release};
 use serde_json::Value;
 
 use crate::e2e_k8s::{Ran, run};
-use calico_render_tests::workspace_root;
+use calico_render_tests::{example_for, example_names, workspace_root};
 
 const ENV_KUBECONFIG: &str = "CALICO_RENDER_E2E_RELEASES_KUBECONFIG";
 
@@ -190,37 +190,6 @@ fn until_served(server: &Server, release: &Release) {
         );
         std::thread::sleep(Duration::from_millis(250));
     }
-}
-
-/// The example's ClusterNetwork with `spec.calicoVersion` set to `version`.
-fn example_for(name: &str, version: &str) -> String {
-    let path = workspace_root().join(format!("examples/{name}/cluster.yaml"));
-    let text = std::fs::read_to_string(path).expect("example readable");
-    let mut out = String::new();
-    for line in text.lines() {
-        if line.starts_with("  calicoVersion:") {
-            continue;
-        }
-        out.push_str(line);
-        out.push('\n');
-        if line == "spec:" {
-            out.push_str(&format!("  calicoVersion: {version}\n"));
-        }
-    }
-    out
-}
-
-fn example_names() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(workspace_root().join("examples"))
-        .expect("examples")
-        .filter_map(|entry| {
-            let entry = entry.ok()?;
-            let name = entry.file_name().to_string_lossy().into_owned();
-            entry.path().join("cluster.yaml").is_file().then_some(name)
-        })
-        .collect();
-    names.sort();
-    names
 }
 
 /// `render -o json` of `text` (a JSON List), or `None` when calico-render refuses it.

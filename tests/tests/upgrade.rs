@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use calico_render_tests::{run_calico_render, workspace_root};
+use calico_render_tests::{example_for, example_names, run_calico_render, workspace_root};
 use serde_json::Value;
 
 const STEPS: [(&str, &str); 3] = [
@@ -13,42 +13,6 @@ const STEPS: [(&str, &str); 3] = [
     ("v3.31.7", "v3.32.1"),
     ("v3.30.7", "v3.32.1"),
 ];
-
-/// The example's ClusterNetwork with `spec.calicoVersion` set to `version`.
-fn example_for(name: &str, version: &str) -> String {
-    let path = workspace_root().join(format!("examples/{name}/cluster.yaml"));
-    let text = std::fs::read_to_string(path).expect("example readable");
-    let mut out = String::new();
-    for line in text.lines() {
-        if line.starts_with("  calicoVersion:") {
-            continue;
-        }
-        out.push_str(line);
-        out.push('\n');
-        if line == "spec:" {
-            out.push_str(&format!("  calicoVersion: {version}\n"));
-        }
-    }
-    assert!(
-        out.contains(&format!("\n  calicoVersion: {version}\n")),
-        "{name}"
-    );
-    out
-}
-
-fn example_names() -> Vec<String> {
-    let mut names: Vec<String> = std::fs::read_dir(workspace_root().join("examples"))
-        .expect("examples")
-        .filter_map(|entry| {
-            let entry = entry.ok()?;
-            let name = entry.file_name().to_string_lossy().into_owned();
-            entry.path().join("cluster.yaml").is_file().then_some(name)
-        })
-        .collect();
-    names.sort();
-    assert!(names.len() >= 5, "{names:?}");
-    names
-}
 
 fn snapshot(name: &str, text: &str) {
     let mut settings = insta::Settings::clone_current();

@@ -297,81 +297,97 @@ fn chart_values_flag_forces_the_reading() {
     assert_eq!(findings(&plain), [("CR1003", 1, 6, 9)]);
 }
 
-/// The example ClusterNetworks' `render -o helm-values` output, read back as chart values: the
-/// chart renders exactly our Installation, APIServer and endpoint ConfigMap from it (plus
-/// the empty `imagePullSecrets` its template always writes), and validation finds no error and
-/// nothing chart-specific to complain about.
+/// The example ClusterNetworks' `render -o helm-values` output for every release, read back as
+/// that release's chart values: the chart renders exactly our Installation, APIServer and
+/// endpoint ConfigMap from it (plus the empty `imagePullSecrets` its template always writes),
+/// and validation for that release finds no error and nothing chart-specific to complain about.
 #[test]
 fn helm_values_round_trip() {
-    let examples = [
-        "bgp-loadbalancer",
-        "dual-stack",
-        "ebpf-self-managed",
-        "ha-ebpf",
-        "iptables-ipip",
-    ];
-    for example in examples {
-        let file = format!("examples/{example}/cluster.yaml");
-        let loaded = cluster_network::load(&file, &read(&file))
-            .unwrap_or_else(|err| panic!("{file}: {err}"));
-        let objects: Vec<Value> = loaded.objects.iter().map(Object::to_value).collect();
-        let values = calico_render::helm_values::to_chart_values(&objects);
-        let rendered = chart::render(&chart::coalesce(chart::defaults(), &values.values));
-        let mut compared = 0;
-        for object in &rendered.objects {
-            let ours = objects
-                .iter()
-                .find(|ours| {
-                    ours["kind"] == object.value["kind"]
-                        && ours["metadata"]["name"] == object.value["metadata"]["name"]
-                })
-                .unwrap_or_else(|| {
-                    panic!(
-                        "{example}: the chart renders {} we do not have",
-                        object.value["kind"]
-                    )
-                });
-            match &object.origin {
-                Origin::Section { section, .. } => {
-                    let mut expected = ours["spec"].clone();
-                    if *section == chart::INSTALLATION {
-                        expected
-                            .as_object_mut()
-                            .expect("a spec")
-                            .entry("imagePullSecrets")
-                            .or_insert(Value::Array(Vec::new()));
+    for example in calico_render_tests::example_names() {
+        for release in &calico_spec::release::RELEASES {
+            let text = calico_render_tests::example_for(&example, release.calico);
+            // ebpf-self-managed needs v3.31.
+            let Ok(loaded) = cluster_network::load("cluster.yaml", &text) else {
+                assert_eq!(
+                    (example.as_str(), release.calico),
+                    ("ebpf-self-managed", "v3.30.7")
+                );
+                continue;
+            };
+            let example = format!("{example} {}", release.calico);
+            let objects: Vec<Value> = loaded.objects.iter().map(Object::to_value).collect();
+            let values = calico_render::helm_values::to_chart_values_for(release, &objects);
+            let rendered = chart::render(&chart::coalesce(
+                chart::defaults_for(release),
+                &values.values,
+            ));
+            let mut compared = 0;
+            for object in &rendered.objects {
+                let ours = objects
+                    .iter()
+                    .find(|ours| {
+                        ours["kind"] == object.value["kind"]
+                            && ours["metadata"]["name"] == object.value["metadata"]["name"]
+                    })
+                    .unwrap_or_else(|| {
+                        panic!(
+                            "{example}: the chart renders {} we do not have",
+                            object.value["kind"]
+                        )
+                    });
+                match &object.origin {
+                    Origin::Section { section, .. } => {
+                        let mut expected = ours["spec"].clone();
+                        if *section == chart::INSTALLATION {
+                            expected
+                                .as_object_mut()
+                                .expect("a spec")
+                                .entry("imagePullSecrets")
+                                .or_insert(Value::Array(Vec::new()));
+                        }
+                        assert_eq!(
+                            object.value["spec"], expected,
+                            "{example}: {}",
+                            section.kind
+                        );
                     }
-                    assert_eq!(
-                        object.value["spec"], expected,
-                        "{example}: {}",
-                        section.kind
-                    );
+                    Origin::Endpoint => assert_eq!(object.value["data"], ours["data"], "{example}"),
                 }
-                Origin::Endpoint => assert_eq!(object.value["data"], ours["data"], "{example}"),
+                compared += 1;
             }
-            compared += 1;
+            assert!(compared >= 2, "{example}: {compared} objects");
+            assert!(
+                rendered.unchecked.is_empty(),
+                "{example}: Goldmane and Whisker are disabled"
+            );
+            let yaml = calico_render::helm_values::to_values_yaml(&values).expect("values render");
+            let texts = [SourceText {
+                name: "values.yaml",
+                text: &yaml,
+            }];
+            let outcome = chart_values::validate_texts_for(
+                release,
+                &texts,
+                &Context::assumed(),
+                &Limits::MANIFESTS,
+                Reading::ChartValues,
+            )
+            .expect("YAML");
+            let unexpected: Vec<&Diagnostic> = outcome
+                .diagnostics
+                .iter()
+                .filter(|diag| diag.severity == Severity::Error || diag.code.starts_with("CR9"))
+                .collect();
+            assert!(unexpected.is_empty(), "{example}: {unexpected:#?}\n{yaml}");
+            let written: Vec<&str> = values
+                .values
+                .as_object()
+                .expect("a mapping")
+                .keys()
+                .map(String::as_str)
+                .collect();
+            assert!(written.contains(&ENDPOINT_KEY), "{example}: {written:?}");
         }
-        assert!(compared >= 2, "{example}: {compared} objects");
-        assert!(
-            rendered.unchecked.is_empty(),
-            "{example}: Goldmane and Whisker are disabled"
-        );
-        let yaml = calico_render::helm_values::to_values_yaml(&values).expect("values render");
-        let outcome = validate_text("values.yaml", &yaml, Reading::ChartValues);
-        let unexpected: Vec<&Diagnostic> = outcome
-            .diagnostics
-            .iter()
-            .filter(|diag| diag.severity == Severity::Error || diag.code.starts_with("CR9"))
-            .collect();
-        assert!(unexpected.is_empty(), "{example}: {unexpected:#?}\n{yaml}");
-        let written: Vec<&str> = values
-            .values
-            .as_object()
-            .expect("a mapping")
-            .keys()
-            .map(String::as_str)
-            .collect();
-        assert!(written.contains(&ENDPOINT_KEY), "{example}: {written:?}");
     }
 }
 
