@@ -72,6 +72,20 @@ pub struct Version {
 }
 
 impl Version {
+    /// The tigera-operator this version pins, when calico-render carries this patch's files
+    /// (`v3.32.1` pins `v1.42.3`); another patch of the minor pins its own, not known here.
+    pub fn operator(&self) -> Option<&'static str> {
+        (self.text == self.release.calico).then_some(self.release.operator)
+    }
+
+    /// [`Version::operator`] in words: `v1.42.3`, or which patch's it is and the one known.
+    fn operator_label(&self) -> String {
+        match self.operator() {
+            Some(operator) => operator.to_owned(),
+            None => format!("of {}", self.text),
+        }
+    }
+
     fn patch_number(&self) -> u64 {
         self.text
             .rsplit('.')
@@ -114,10 +128,10 @@ pub struct CrdStep {
 /// Step 2: the operator.
 #[derive(Debug, Clone, PartialEq)]
 pub struct OperatorStep {
-    /// The tigera-operator the cluster's release pins.
-    pub from: &'static str,
-    /// The tigera-operator the target pins.
-    pub to: &'static str,
+    /// The tigera-operator the cluster's version pins, in words (see [`Version::operator`]).
+    pub from: String,
+    /// The tigera-operator the target pins, in words.
+    pub to: String,
     /// The target's operator manifest.
     pub manifest_url: String,
 }
@@ -263,8 +277,8 @@ pub fn plan(
         file: file.to_owned(),
         crds: crd_step(&from, to, native_v3),
         operator: OperatorStep {
-            from: from.release.operator,
-            to: to.release.operator,
+            from: from.operator_label(),
+            to: to.operator_label(),
             manifest_url: format!("{RAW_BASE}/{}/manifests/tigera-operator.yaml", to.text),
         },
         from,
@@ -397,16 +411,24 @@ fn compare(source: &Loaded, target: &Loaded, plan: &mut Plan) -> Result<(), Upgr
     if plan.changes.is_empty() {
         return Ok(());
     }
-    match patch::diff_streams(&after, &before) {
-        Ok(stream) => {
-            plan.patches = stream.changed().cloned().collect();
-            Ok(())
-        }
-        Err(PatchError::Refused { refusals }) => {
-            plan.blockers
-                .extend(refusals.into_iter().map(Blocker::Refused));
-            Ok(())
-        }
+    let (patches, refused) = patches(&after, &before)?;
+    plan.patches = patches;
+    plan.blockers.extend(refused);
+    Ok(())
+}
+
+/// The patches from the old rendering to the new one, or the changes Calico cannot make in
+/// place as blockers.
+fn patches(
+    after: &[Value],
+    before: &[Value],
+) -> Result<(Vec<ObjectPatch>, Vec<Blocker>), UpgradeError> {
+    match patch::diff_streams(after, before) {
+        Ok(stream) => Ok((stream.changed().cloned().collect(), Vec::new())),
+        Err(PatchError::Refused { refusals }) => Ok((
+            Vec::new(),
+            refusals.into_iter().map(Blocker::Refused).collect(),
+        )),
         Err(err) => Err(UpgradeError::Internal(err)),
     }
 }
@@ -605,7 +627,9 @@ pub fn render_text(plan: &Plan) -> Result<String, PatchError> {
         Direction::Same => format!(
             "Stay on Calico {} (tigera-operator {}): {} already names it. Nothing changes: \
              the rendering, the CRDs and the operator are the same.",
-            to.text, to.release.operator, plan.file
+            to.text,
+            to.operator_label(),
+            plan.file
         ),
         Direction::Upgrade | Direction::Downgrade => format!(
             "{} {} from Calico {} (tigera-operator {}) to Calico {} (tigera-operator {}).",
@@ -616,12 +640,29 @@ pub fn render_text(plan: &Plan) -> Result<String, PatchError> {
             },
             plan.file,
             from.text,
-            from.release.operator,
+            from.operator_label(),
             to.text,
-            to.release.operator
+            to.operator_label()
         ),
     };
     para(&mut out, "", 0, &head);
+    for version in [from, to] {
+        if version.operator().is_none() {
+            para(
+                &mut out,
+                "note: ",
+                6,
+                &format!(
+                    "calico-render carries the files of {} for {}: its renderings, CRD list and \
+                     operator ({}) stand for {}, which pins a tigera-operator of its own.",
+                    version.release.calico,
+                    version.release.minor,
+                    version.release.operator,
+                    version.text
+                ),
+            );
+        }
+    }
     if plan.direction == Direction::Same {
         return Ok(out);
     }
@@ -868,7 +909,7 @@ pub fn to_json(plan: &Plan) -> Value {
         Direction::Same => "same",
         Direction::Downgrade => "downgrade",
     };
-    let version = |v: &Version| json!({"calicoVersion": v.text, "operator": v.release.operator});
+    let version = |v: &Version| json!({"calicoVersion": v.text, "operator": v.operator()});
     let planned = plan.direction == Direction::Upgrade && !plan.is_blocked();
     let blockers: Vec<Value> = plan
         .blockers
@@ -953,4 +994,64 @@ pub fn to_json(plan: &Plan) -> Value {
         });
     }
     value
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn installation(cidr: &str, mtu: u32) -> Value {
+        json!({
+            "apiVersion": "operator.tigera.io/v1", "kind": "Installation",
+            "metadata": {"name": "default"},
+            "spec": {"calicoNetwork": {"mtu": mtu, "ipPools": [
+                {"name": "pods", "cidr": cidr, "blockSize": 26}
+            ]}},
+        })
+    }
+
+    /// No pair of supported releases renders a pool differently, so the refusal is shown on
+    /// renderings made up for it: a pool whose cidr moved blocks, an MTU change is a patch.
+    #[test]
+    fn a_change_calico_cannot_make_in_place_blocks() {
+        let before = [installation("10.0.0.0/16", 1450)];
+        let (patched, refused) =
+            patches(&[installation("10.0.0.0/16", 1400)], &before).expect("no bug");
+        assert_eq!((patched.len(), refused.len()), (1, 0));
+        let (patched, refused) =
+            patches(&[installation("10.1.0.0/16", 1450)], &before).expect("no bug");
+        assert!(patched.is_empty());
+        match refused.as_slice() {
+            [Blocker::Refused(refusal)] => {
+                assert_eq!(refusal.path, "spec.calicoNetwork.ipPools[0].cidr");
+            }
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn leaf_paths_and_index_paths() {
+        let mut out = Vec::new();
+        leaf_diff(
+            "",
+            &json!({"spec": {"a": 1, "list": [{"x": 1}], "gone": {"deep": true}}}),
+            &json!({"spec": {"a": 2, "list": [{"x": 1, "y": 2}], "new": "v"}}),
+            &mut out,
+        );
+        let paths: Vec<&str> = out.iter().map(|(path, _, _)| path.as_str()).collect();
+        assert_eq!(
+            paths,
+            ["spec.a", "spec.gone.deep", "spec.list[0].y", "spec.new"]
+        );
+        assert_eq!(out[1].2, None, "removed");
+        assert_eq!(out[2].1, None, "added");
+        assert_eq!(
+            index_path("spec.calicoNetwork.ipPools[12].cidr"),
+            "spec.calicoNetwork.ipPools[*].cidr"
+        );
+        assert_eq!(
+            pointer(&json!({"a": [{"b": 3}]}), "a[0].b"),
+            Some(&json!(3))
+        );
+    }
 }

@@ -225,6 +225,27 @@ fn the_same_version_changes_nothing_and_bad_versions_are_usage_errors() {
     );
     assert_eq!(same.code, Some(0), "{}", same.stderr);
     assert!(same.stdout.contains("Nothing changes"), "{}", same.stdout);
+    // A patch release calico-render does not carry: planned with the carried patch's files,
+    // and said so; the rendering of one minor does not change.
+    let patch = run_in(
+        dir.path(),
+        &example_for("dual-stack", "v3.31.2"),
+        &["upgrade", "-f", "cluster.yaml", "--to", "v3.31.7"],
+    );
+    assert_eq!(patch.code, Some(0), "{}", patch.stderr);
+    assert!(
+        patch
+            .stdout
+            .contains("note: calico-render carries the files of v3.31.7 for v3.31"),
+        "{}",
+        patch.stdout
+    );
+    assert!(
+        patch
+            .stdout
+            .contains("tigera-operator of v3.31.2 -> v1.40.15")
+    );
+    assert!(patch.stdout.contains("none: every object renders the same"));
     for bad in ["v3.29.4", "v3.33.0", "latest"] {
         let run = run_in(
             dir.path(),
