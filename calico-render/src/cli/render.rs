@@ -77,8 +77,8 @@ enum OutputFormat {
     Yaml,
     /// A JSON `v1` `List`.
     Json,
-    /// Values for the official tigera-operator Helm chart (objects the chart cannot render are
-    /// listed in comments at the top).
+    /// Values for the official tigera-operator Helm chart of the release in spec.calicoVersion
+    /// (objects the chart cannot render are listed in comments at the top).
     HelmValues,
 }
 
