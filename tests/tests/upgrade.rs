@@ -260,6 +260,18 @@ fn the_same_version_changes_nothing_and_bad_versions_are_usage_errors() {
             run.stderr
         );
     }
+    let broken = run_in(
+        dir.path(),
+        "spec: [\n",
+        &["upgrade", "-f", "cluster.yaml", "--to", "v3.32.1"],
+    );
+    assert_eq!(broken.code, Some(2), "{}", broken.stderr);
+    assert!(broken.stdout.is_empty());
+    assert!(
+        broken.stderr.contains("cluster.yaml:") && broken.stderr.contains("not YAML"),
+        "{}",
+        broken.stderr
+    );
     let missing = run_calico_render(
         &["upgrade", "-f", "no-such-file.yaml", "--to", "v3.32.1"],
         dir.path(),

@@ -158,16 +158,21 @@ pub(super) fn compile_text(
             line,
             column,
             message,
-        }) => Err(CompileFailure::NotYaml(
-            if message.starts_with("input refused") {
-                // A budget refusal (size, nodes, depth, aliases) says what it is: the text may
-                // well be YAML.
-                format!("{file}:{line}:{column}: {message}")
-            } else {
-                format!("{file}:{line}:{column}: the input is not YAML: {message}")
-            },
-        )),
+        }) => Err(CompileFailure::NotYaml(not_yaml_message(
+            &file, line, column, &message,
+        ))),
         Err(other) => Err(CompileFailure::NotYaml(other.to_string())),
+    }
+}
+
+/// The message of a ClusterNetwork text that could not be read as YAML, at its position.
+pub(super) fn not_yaml_message(file: &str, line: usize, column: usize, message: &str) -> String {
+    if message.starts_with("input refused") {
+        // A budget refusal (size, nodes, depth, aliases) says what it is: the text may well be
+        // YAML.
+        format!("{file}:{line}:{column}: {message}")
+    } else {
+        format!("{file}:{line}:{column}: the input is not YAML: {message}")
     }
 }
 

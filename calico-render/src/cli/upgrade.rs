@@ -8,7 +8,9 @@ use anyhow::Context;
 use calico_render::upgrade::{self, Direction, UpgradeError, Version};
 use calico_spec::cluster_network::ParseError;
 
-use super::input::{LintArgs, display_name, print_diagnostics, read_input};
+use super::input::{
+    LintArgs, display_name, not_yaml_message, print_diagnostics, read_input_limited,
+};
 
 // Arguments of `calico-render upgrade`.
 #[derive(Debug, clap::Args)]
@@ -82,8 +84,11 @@ fn parse_version(text: &str) -> Result<Version, String> {
 pub fn run(args: Args) -> super::Outcome {
     let levels = args.lints.levels()?;
     let file = display_name(&args.file);
-    let text = read_input(&args.file)
-        .with_context(|| format!("cannot read the ClusterNetwork file `{file}`"))?;
+    let text = read_input_limited(
+        &args.file,
+        calico_spec::source::Limits::CLUSTER_NETWORK.max_bytes,
+    )
+    .with_context(|| format!("cannot read the ClusterNetwork file `{file}`"))?;
     let plan = match upgrade::plan(file, &text, &args.to, &levels) {
         Ok(plan) => plan,
         Err(UpgradeError::Invalid(diagnostics)) => {
@@ -100,7 +105,7 @@ pub fn run(args: Args) -> super::Outcome {
             column,
             message,
         })) => {
-            eprintln!("error: {file}:{line}:{column}: the input is not YAML: {message}");
+            eprintln!("error: {}", not_yaml_message(&file, line, column, &message));
             return Ok(ExitCode::from(super::EXIT_USAGE));
         }
         Err(UpgradeError::Parse(other)) => {
