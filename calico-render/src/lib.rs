@@ -118,6 +118,7 @@ pub mod bundle;
 pub mod chart;
 pub mod chart_values;
 pub mod helm_values;
+pub mod import;
 pub mod krm;
 pub mod merge;
 pub mod patch;

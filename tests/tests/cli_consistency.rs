@@ -643,6 +643,7 @@ fn man_pages() {
             "calico-render-codegen.1",
             "calico-render-completions.1",
             "calico-render-explain.1",
+            "calico-render-import.1",
             "calico-render-krm.1",
             "calico-render-man.1",
             "calico-render-patch.1",

@@ -250,6 +250,7 @@ fn help_of_every_subcommand() {
         Some("render"),
         Some("validate"),
         Some("patch"),
+        Some("import"),
         Some("codegen"),
         Some("schema"),
         Some("explain"),

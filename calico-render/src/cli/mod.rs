@@ -16,6 +16,7 @@ use clap::{Parser, Subcommand};
 mod codegen;
 mod completions;
 mod explain;
+mod import;
 mod input;
 mod krm;
 mod man;
@@ -75,6 +76,8 @@ enum Command {
     Patch(patch::Args),
     /// Plan a move to another Calico release: CRDs, operator, then the objects that change.
     Upgrade(upgrade::Args),
+    /// Write the ClusterNetwork that renders a cluster's live objects.
+    Import(import::Args),
     /// Generate Rust types from CustomResourceDefinition schemas.
     Codegen(codegen::Args),
     /// Print the JSON Schema of the ClusterNetwork input kind.
@@ -119,6 +122,7 @@ pub fn main() -> ExitCode {
         Command::Validate(args) => validate::run(args),
         Command::Patch(args) => patch::run(args),
         Command::Upgrade(args) => upgrade::run(args),
+        Command::Import(args) => import::run(args),
         Command::Codegen(args) => codegen::run(args),
         Command::Schema(args) => schema::run(args),
         Command::Explain(args) => explain::run(args),
