@@ -97,7 +97,7 @@ first install builds kube-apiserver, kubectl, etcd and kustomize from Go modules
 (.ci/run does the same, with CALICO_RENDER_E2E=required)";
 
 /// Everything the cases need to reach the server and run our binary.
-struct Server {
+pub(crate) struct Server {
     kubeconfig: PathBuf,
     kubectl: PathBuf,
     calico_render: PathBuf,
@@ -135,7 +135,7 @@ fn server(case: &str) -> Option<&'static Server> {
 }
 
 /// Like [`server`], and also takes the write lock for the whole case.
-fn server_for_writes(case: &str) -> Option<(&'static Server, MutexGuard<'static, ()>)> {
+pub(crate) fn server_for_writes(case: &str) -> Option<(&'static Server, MutexGuard<'static, ()>)> {
     let server = server(case)?;
     // A case that panicked while holding the lock leaves nothing we rely on behind: every case
     // deletes its objects before it starts, so a poisoned lock is still usable.
@@ -326,7 +326,7 @@ impl Server {
     }
 
     /// A kubectl call that must succeed.
-    fn kubectl_ok(&self, args: &[&str], stdin: Option<&str>) -> Result<Ran, String> {
+    pub(crate) fn kubectl_ok(&self, args: &[&str], stdin: Option<&str>) -> Result<Ran, String> {
         let ran = self.kubectl(args, stdin);
         if ran.ok() {
             Ok(ran)
@@ -335,7 +335,7 @@ impl Server {
         }
     }
 
-    fn calico_render(&self, args: &[&str], stdin: Option<&str>) -> Ran {
+    pub(crate) fn calico_render(&self, args: &[&str], stdin: Option<&str>) -> Ran {
         run(&self.calico_render, args, stdin, &[])
     }
 
@@ -356,7 +356,7 @@ impl Server {
 
     /// Delete the objects a YAML stream names, if they exist, without waiting for finalizers
     /// (none of our kinds has any on a server without controllers).
-    fn delete_objects(&self, yaml: &str) -> Result<(), String> {
+    pub(crate) fn delete_objects(&self, yaml: &str) -> Result<(), String> {
         if yaml.trim().is_empty() {
             return Ok(());
         }
@@ -368,7 +368,7 @@ impl Server {
     }
 
     /// Read back the objects a YAML stream names, as JSON objects in stream order.
-    fn get_objects(&self, yaml: &str) -> Result<Vec<Value>, String> {
+    pub(crate) fn get_objects(&self, yaml: &str) -> Result<Vec<Value>, String> {
         let ran = self.kubectl_ok(&["get", "-o", "json", "-f", "-"], Some(yaml))?;
         let value: Value = serde_json::from_str(&ran.stdout)
             .map_err(|err| format!("kubectl get printed invalid JSON ({err}):\n{}", ran.stdout))?;
@@ -481,7 +481,7 @@ fn check_stored(sent: &Value, stored: &Value) -> Result<(), String> {
 
 /// `base` with `overlay` merged in (objects recursively, anything else replaced), which is what
 /// server-side apply of `overlay` over `base` stores when no field conflicts.
-fn merged(base: &Value, overlay: &Value) -> Value {
+pub(crate) fn merged(base: &Value, overlay: &Value) -> Value {
     match (base, overlay) {
         (Value::Object(base), Value::Object(overlay)) => {
             let mut out = base.clone();
@@ -534,7 +534,7 @@ pub(crate) fn assert_all_passed(suite: &str, failures: &[String]) {
 /// What the operator itself writes into FelixConfiguration `default` on a new kubeadm cluster
 /// with the given `linuxDataplane` (calico-model.md section 3.3), created before our calico
 /// stage is applied, as in a real cluster. Our rendering must not fight over these fields.
-fn operator_felix_configuration(dataplane: &str) -> Value {
+pub(crate) fn operator_felix_configuration(dataplane: &str) -> Value {
     let bpf = dataplane == "BPF";
     let nftables_mode = match dataplane {
         "BPF" => "Enabled",
@@ -659,7 +659,7 @@ fn create_and_read_back(
 /// stage, then, once the operator has made FelixConfiguration `default` (simulated here with
 /// `operator_felix_yaml`, under the operator's field manager), `kubectl apply --server-side`
 /// the calico stage over it.
-fn install_stages(
+pub(crate) fn install_stages(
     server: &Server,
     operator_yaml: &str,
     calico_yaml: &str,
@@ -709,7 +709,7 @@ fn expected_after_install(sent: &Value, operator_felix: &Value) -> Value {
 
 /// The Installation's `linuxDataplane` among `objects` (the operator's default, `Iptables`, when
 /// none is set).
-fn linux_dataplane(objects: &[Value]) -> &str {
+pub(crate) fn linux_dataplane(objects: &[Value]) -> &str {
     objects
         .iter()
         .find(|object| object["kind"] == "Installation")
@@ -738,7 +738,7 @@ fn render_json(server: &Server, input: &Path, stage: &str) -> Result<Vec<Value>,
     Ok(list_items(list))
 }
 
-fn render_yaml(server: &Server, input: &Path, stage: &str) -> Result<String, String> {
+pub(crate) fn render_yaml(server: &Server, input: &Path, stage: &str) -> Result<String, String> {
     let path = input.to_string_lossy();
     let ran = server.calico_render(&["render", "-f", &path, "--stage", stage], None);
     if ran.ok() {

@@ -22,6 +22,7 @@ mod e2e_operator_patch;
 mod e2e_releases;
 mod fuzz_corpus;
 mod hostile_input;
+mod import;
 mod krm_function;
 mod messages;
 mod oracle_diff;

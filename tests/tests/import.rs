@@ -1,0 +1,630 @@
+//! `calico-render import` (issue 14, items 2 and 4): live objects back into a ClusterNetwork.
+//!
+//! The guarantee under test: `import` then `render` then `patch` against the same live objects
+//! yields no patch. Live objects are made the way a cluster makes them: our rendering, with the
+//! operator's write-back defaults (idempotent on what we render, which spells them out), the
+//! operator's own FelixConfiguration `default` under ours (as the e2e suite creates it), the
+//! operator's projectcalico.org/v3 copies of the Installation's pools, status, finalizers and
+//! the API server's metadata, all in one `kubectl get -o yaml` List. That is done for every
+//! example, for 60 generated ClusterNetworks of the e2e generator, and (with a server) for the
+//! objects read back from a real API server.
+
+use std::path::Path;
+
+use calico_render::import::{self, Imported, Options};
+use calico_render::patch;
+use calico_render_tests::{run_calico_render, workspace_root};
+use calico_spec::cluster_network;
+use calico_spec::defaults::{DefaultsContext, apply_operator_defaults};
+use calico_spec::generated::operator_tigera_io::v1;
+use serde_json::{Value, json};
+
+use crate::e2e_k8s::{
+    self, CORPUS_SEED, Rng, example_inputs, generated_cluster_network, linux_dataplane, merged,
+    operator_felix_configuration,
+};
+
+/// How many generated ClusterNetworks round-trip (the issue asks for at least 50).
+const GENERATED: usize = 60;
+
+fn kind(value: &Value) -> &str {
+    value["kind"].as_str().unwrap_or("")
+}
+
+fn name(value: &Value) -> &str {
+    value["metadata"]["name"].as_str().unwrap_or("")
+}
+
+/// What the API server adds to every object it stores.
+fn server_metadata(object: &mut Value, serial: usize) {
+    let metadata = &mut object["metadata"];
+    metadata["uid"] = json!(format!("00000000-0000-4000-8000-{serial:012}"));
+    metadata["resourceVersion"] = json!(format!("{}", 4000 + serial));
+    metadata["generation"] = json!(1);
+    metadata["creationTimestamp"] = json!("2026-11-29T10:00:00Z");
+    metadata["managedFields"] = json!([{"manager": "kubectl", "operation": "Update"}]);
+}
+
+/// The cluster's live objects once `rendered` is installed and reconciled, as one List.
+fn as_live(rendered: &[Value]) -> Vec<Value> {
+    let operator_felix = operator_felix_configuration(linux_dataplane(rendered));
+    let mut items = Vec::new();
+    let mut has_felix = false;
+    for (serial, object) in rendered.iter().enumerate() {
+        let mut object = match (kind(object), name(object)) {
+            ("FelixConfiguration", "default") => {
+                has_felix = true;
+                merged(&operator_felix, object)
+            }
+            ("Installation", _) => {
+                // The operator's defaults, written back (the rendering already holds them).
+                let typed: v1::Installation =
+                    serde_json::from_value(object.clone()).expect("an Installation");
+                let provider = typed
+                    .spec
+                    .as_ref()
+                    .and_then(|spec| spec.kubernetes_provider.clone());
+                let defaulted = apply_operator_defaults(&typed, &DefaultsContext { provider });
+                let mut value = serde_json::to_value(defaulted).expect("serializes");
+                value["metadata"]["finalizers"] = json!(["tigera.io/operator-cleanup"]);
+                value["status"] = json!({"variant": "Calico", "mtu": 1450,
+                    "computed": value["spec"].clone()});
+                value
+            }
+            ("APIServer", _) => {
+                let mut value = object.clone();
+                value["status"] = json!({"state": "Ready"});
+                value
+            }
+            _ => object.clone(),
+        };
+        server_metadata(&mut object, serial);
+        items.push(object);
+    }
+    if !has_felix {
+        let mut felix = operator_felix;
+        server_metadata(&mut felix, 90);
+        items.push(felix);
+    }
+    // The operator's projectcalico.org/v3 copies of the Installation's pools.
+    let pools = rendered
+        .iter()
+        .find(|object| kind(object) == "Installation")
+        .and_then(|installation| installation["spec"]["calicoNetwork"]["ipPools"].as_array())
+        .cloned()
+        .unwrap_or_default();
+    for (serial, pool) in pools.iter().enumerate() {
+        let mut copy = json!({
+            "apiVersion": "projectcalico.org/v3",
+            "kind": "IPPool",
+            "metadata": {"name": pool["name"],
+                         "labels": {"app.kubernetes.io/managed-by": "tigera-operator"}},
+            "spec": {"cidr": pool["cidr"], "blockSize": pool["blockSize"],
+                     "nodeSelector": pool["nodeSelector"], "allowedUses": pool["allowedUses"]},
+        });
+        server_metadata(&mut copy, 100 + serial);
+        items.push(copy);
+    }
+    vec![
+        json!({"apiVersion": "v1", "kind": "List", "metadata": {"resourceVersion": ""},
+                "items": items}),
+    ]
+}
+
+/// Render a ClusterNetwork text into wire values (the `render` path).
+fn render(file: &str, text: &str) -> Vec<Value> {
+    match cluster_network::load(file, text) {
+        Ok(loaded) => loaded
+            .objects
+            .iter()
+            .map(|object| object.to_value())
+            .collect(),
+        Err(err) => panic!("{file} does not load: {err}"),
+    }
+}
+
+/// Import `live`, render the result again and diff it against `live` as `patch` does: every
+/// patch must be empty, nothing kept back as unstated, nothing added, and the rendering must
+/// be the one `live` was made from.
+fn round_trip(what: &str, rendered: &[Value], live: &[Value]) -> Result<Imported, String> {
+    let imported = import::import_values(live, &Options::default())
+        .map_err(|err| format!("{what}: import refused: {err}"))?;
+    let again = cluster_network::load("imported.yaml", &imported.text).map_err(|err| {
+        format!(
+            "{what}: the imported text does not load: {err}\n{}",
+            imported.text
+        )
+    })?;
+    let desired: Vec<Value> = again
+        .objects
+        .iter()
+        .map(|object| object.to_value())
+        .collect();
+    if sorted(&desired) != sorted(rendered) {
+        return Err(format!(
+            "{what}: the imported ClusterNetwork renders other objects\n--- imported\n{}\n--- \
+             rendered again\n{}\n--- originally\n{}",
+            imported.text,
+            serde_json::to_string_pretty(&desired).unwrap_or_default(),
+            serde_json::to_string_pretty(rendered).unwrap_or_default()
+        ));
+    }
+    let stated = cluster_network::stated_objects(&again.cluster_network);
+    let (desired, unstated) = patch::keep_unstated(&desired, &stated, live);
+    if !unstated.is_empty() {
+        return Err(format!("{what}: unstated live values: {unstated:?}"));
+    }
+    let stream = patch::diff_streams(&desired, live).map_err(|err| format!("{what}: {err}"))?;
+    let changed: Vec<String> = stream.changed().map(|patch| patch.to_json_line()).collect();
+    if !changed.is_empty() {
+        return Err(format!(
+            "{what}: patch after import is not empty:\n{}\n--- imported\n{}",
+            changed.join("\n"),
+            imported.text
+        ));
+    }
+    if let Some(added) = imported.report.iter().find(|diag| diag.code == "CN0405") {
+        return Err(format!(
+            "{what}: import reports an addition: {}",
+            added.message
+        ));
+    }
+    Ok(imported)
+}
+
+/// Objects in identity order (extra objects render after the vocabulary's of their kind).
+fn sorted(objects: &[Value]) -> Vec<&Value> {
+    let mut objects: Vec<&Value> = objects.iter().collect();
+    objects.sort_by_key(|object| (kind(object).to_owned(), name(object).to_owned()));
+    objects
+}
+
+fn codes(imported: &Imported) -> Vec<&'static str> {
+    let mut codes: Vec<&str> = imported.report.iter().map(|diag| diag.code).collect();
+    codes.sort_unstable();
+    codes.dedup();
+    codes
+}
+
+#[test]
+fn every_example_round_trips_through_the_library() {
+    let inputs = example_inputs();
+    assert!(inputs.len() >= 5, "{inputs:?}");
+    let mut failures = Vec::new();
+    for input in &inputs {
+        let file = input.display().to_string();
+        let text = std::fs::read_to_string(input).expect("example readable");
+        let rendered = render(&file, &text);
+        match round_trip(&file, &rendered, &as_live(&rendered)) {
+            Ok(imported) => {
+                // Status, metadata, the defaults and the operator's own output are all said.
+                for code in ["CN0401", "CN0402", "CN0403"] {
+                    if !codes(&imported).contains(&code) {
+                        failures.push(format!("{file}: no {code} in {:?}", codes(&imported)));
+                    }
+                }
+            }
+            Err(err) => failures.push(err),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn generated_cluster_networks_round_trip() {
+    let mut rng = Rng(CORPUS_SEED ^ 0x1A4F);
+    let mut failures = Vec::new();
+    let mut overridden = 0;
+    for index in 0..GENERATED {
+        let text = generated_cluster_network(&mut rng, index);
+        let rendered = render(&format!("generated-{index:02}"), &text);
+        match round_trip(
+            &format!("generated-{index:02}:\n{text}"),
+            &rendered,
+            &as_live(&rendered),
+        ) {
+            Ok(imported) => {
+                // The generator only uses the vocabulary: nothing may land in overrides.
+                if !imported.cluster_network.spec.overrides.is_empty()
+                    || !imported.cluster_network.spec.extra_objects.is_empty()
+                {
+                    overridden += 1;
+                    failures.push(format!(
+                        "generated-{index:02}: overrides for a vocabulary-only input:\n{}",
+                        imported.text
+                    ));
+                }
+            }
+            Err(err) => failures.push(err),
+        }
+    }
+    assert!(
+        failures.is_empty(),
+        "{overridden} with overrides\n{}",
+        failures.join("\n\n")
+    );
+}
+
+/// The chart's own choices and a private registry, on a live Installation: they land in
+/// `spec.overrides.installation`, and nothing else does.
+#[test]
+fn chart_choices_land_in_overrides() {
+    let text = "apiVersion: calico-render.dev/v1alpha1\nkind: ClusterNetwork\nspec:\n  \
+                podPools:\n    - name: default-ipv4-ippool\n      cidr: 172.20.0.0/16\n";
+    let rendered = render("chart.yaml", text);
+    let mut live = as_live(&rendered);
+    let installation = live[0]["items"]
+        .as_array_mut()
+        .unwrap()
+        .iter_mut()
+        .find(|object| kind(object) == "Installation")
+        .unwrap();
+    let spec = &mut installation["spec"];
+    spec["kubeletVolumePluginPath"] = json!("None");
+    spec["flexVolumePath"] = json!("None");
+    spec["registry"] = json!("registry.corp.example/");
+    spec["imagePath"] = json!("calico");
+    spec["imagePullSecrets"] = json!([{"name": "corp-pull"}]);
+    let mut expected_render = rendered.clone();
+    for (field, value) in [
+        ("kubeletVolumePluginPath", json!("None")),
+        ("flexVolumePath", json!("None")),
+        ("registry", json!("registry.corp.example/")),
+        ("imagePath", json!("calico")),
+        ("imagePullSecrets", json!([{"name": "corp-pull"}])),
+    ] {
+        expected_render[0]["spec"][field] = value;
+    }
+    let imported = round_trip("chart choices", &expected_render, &live).unwrap();
+    let over = imported
+        .cluster_network
+        .spec
+        .overrides
+        .installation
+        .as_ref()
+        .and_then(|over| over.spec.as_ref())
+        .expect("an Installation override");
+    let keys: Vec<&str> = over.keys().map(String::as_str).collect();
+    assert_eq!(
+        keys,
+        [
+            "flexVolumePath",
+            "imagePath",
+            "imagePullSecrets",
+            "kubeletVolumePluginPath",
+            "registry"
+        ],
+        "{}",
+        imported.text
+    );
+    assert!(
+        codes(&imported).contains(&"CN0404"),
+        "{:?}",
+        imported.report
+    );
+}
+
+/// The endpoint ConfigMap, an extra Felix setting, a per-node FelixConfiguration, a peer the
+/// vocabulary cannot say and a workload IPPool, read through crd.projectcalico.org/v1 where
+/// a cluster shows them so.
+#[test]
+fn objects_outside_the_vocabulary_round_trip() {
+    let text = "apiVersion: calico-render.dev/v1alpha1\nkind: ClusterNetwork\nspec:\n  \
+                apiEndpoint: {host: api.internal, port: 443}\n  bgp: {enabled: true, asNumber: \
+                64512}\n  podPools:\n    - {name: pods, cidr: 10.48.0.0/16, encapsulation: \
+                IPIP}\n";
+    let mut rendered = render("outside.yaml", text);
+    let extra = [
+        json!({"apiVersion": "projectcalico.org/v3", "kind": "FelixConfiguration",
+               "metadata": {"name": "node.worker-1"}, "spec": {"logSeverityScreen": "Debug"}}),
+        json!({"apiVersion": "projectcalico.org/v3", "kind": "BGPPeer",
+               "metadata": {"name": "route-reflectors"},
+               "spec": {"peerSelector": "route-reflector == 'true'", "nodeSelector": "all()"}}),
+        json!({"apiVersion": "projectcalico.org/v3", "kind": "IPPool",
+               "metadata": {"name": "workloads-b"},
+               "spec": {"cidr": "10.60.0.0/16", "blockSize": 26, "ipipMode": "Always",
+                        "vxlanMode": "Never", "natOutgoing": true, "nodeSelector": "rack == 'b'",
+                        "allowedUses": ["Workload"], "assignmentMode": "Automatic"}}),
+    ];
+    rendered.extend(extra.iter().cloned());
+    // The ConfigMap has a further key, through the override.
+    rendered[0]["data"]["KUBERNETES_SERVICE_HOST_POD_NETWORK"] = json!("10.0.0.10");
+    rendered[0]["data"]["KUBERNETES_SERVICE_PORT_POD_NETWORK"] = json!("6443");
+    let live = as_live(&rendered);
+    let imported = round_trip("outside", &rendered, &live).unwrap();
+    let spec = &imported.cluster_network.spec;
+    assert_eq!(spec.extra_objects.len(), 3, "{}", imported.text);
+    assert!(
+        spec.overrides.endpoint_config_map.is_some(),
+        "{}",
+        imported.text
+    );
+
+    // The same objects read through the backing group: imported as projectcalico.org/v3.
+    let mut backing = live.clone();
+    for item in backing[0]["items"].as_array_mut().unwrap() {
+        if item["apiVersion"] == "projectcalico.org/v3" {
+            item["apiVersion"] = json!("crd.projectcalico.org/v1");
+            item["metadata"]["annotations"] =
+                json!({"projectcalico.org/metadata": "{\"uid\":\"x\"}"});
+        }
+    }
+    let from_backing = import::import_values(&backing, &Options::default()).unwrap();
+    assert_eq!(from_backing.text, imported.text);
+}
+
+fn refused(live: Value) -> Vec<(String, String)> {
+    match import::import_values(&[live], &Options::default()) {
+        Ok(imported) => panic!("imported:\n{}", imported.text),
+        Err(import::ImportError::Invalid { diagnostics }) => diagnostics
+            .into_iter()
+            .filter(|diag| diag.severity == calico_spec::diag::Severity::Error)
+            .map(|diag| (diag.code.to_owned(), diag.message))
+            .collect(),
+        Err(other) => panic!("{other}"),
+    }
+}
+
+#[test]
+fn what_cannot_be_said_is_refused() {
+    let base = || {
+        let rendered = render(
+            "base.yaml",
+            "apiVersion: calico-render.dev/v1alpha1\nkind: ClusterNetwork\nspec:\n  podPools:\n    \
+             - {name: pods, cidr: 10.48.0.0/16}\n",
+        );
+        rendered[0].clone()
+    };
+    let mut vpp = base();
+    vpp["spec"]["calicoNetwork"]["linuxDataplane"] = json!("VPP");
+    let found = refused(vpp);
+    assert_eq!(found[0].0, "CN0407", "{found:?}");
+    assert!(found[0].1.contains("VPP"), "{found:?}");
+
+    let mut no_pools = base();
+    no_pools["spec"]["calicoNetwork"]["ipPools"] = json!([]);
+    assert_eq!(refused(no_pools)[0].0, "CN0407");
+
+    let mut unnamed = base();
+    unnamed["spec"]["calicoNetwork"]["ipPools"][0]
+        .as_object_mut()
+        .unwrap()
+        .remove("name");
+    assert!(refused(unnamed)[0].1.contains("without a name"));
+
+    let list = json!({"apiVersion": "v1", "kind": "List",
+        "items": [base(), {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "x"}}]});
+    let found = refused(list);
+    assert_eq!(found[0].0, "CN0406");
+    assert!(found[0].1.contains("Namespace `x`"), "{found:?}");
+
+    let felix_only = json!({"apiVersion": "projectcalico.org/v3", "kind": "FelixConfiguration",
+        "metadata": {"name": "default"}, "spec": {}});
+    assert!(refused(felix_only)[0].1.contains("no Installation"));
+
+    let mut unknown = base();
+    unknown["spec"]["registri"] = json!("r/");
+    let found = refused(unknown);
+    assert!(found[0].1.contains("registri"), "{found:?}");
+}
+
+// ---------------------------------------------------------------------------------------------
+// The command line
+
+fn scratch() -> tempfile::TempDir {
+    tempfile::tempdir().expect("a scratch directory")
+}
+
+#[test]
+fn every_example_round_trips_through_the_command_line() {
+    let dir = scratch();
+    let mut failures = Vec::new();
+    for input in example_inputs() {
+        let example = input.parent().and_then(Path::file_name).unwrap();
+        let text = std::fs::read_to_string(&input).unwrap();
+        let rendered = render(&input.display().to_string(), &text);
+        let live = serde_json::to_string_pretty(&as_live(&rendered)[0]).unwrap();
+        std::fs::write(dir.path().join("live.json"), &live).unwrap();
+        let out = run_calico_render(
+            &["import", "-f", "live.json", "--out", "imported.yaml"],
+            dir.path(),
+            b"",
+        );
+        if !out.status.success() {
+            failures.push(format!(
+                "{example:?}: import failed:\n{}",
+                String::from_utf8_lossy(&out.stderr)
+            ));
+            continue;
+        }
+        let patch = run_calico_render(
+            &["patch", "-f", "imported.yaml", "--live", "live.json"],
+            dir.path(),
+            b"",
+        );
+        let stderr = String::from_utf8_lossy(&patch.stderr);
+        if !patch.status.success()
+            || !patch.stdout.is_empty()
+            || !stderr.contains("LIVE already matches DESIRED")
+        {
+            failures.push(format!(
+                "{example:?}: patch after import:\n{}\n{stderr}",
+                String::from_utf8_lossy(&patch.stdout)
+            ));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+#[test]
+fn a_refused_import_writes_nothing() {
+    let dir = scratch();
+    std::fs::write(dir.path().join("cluster.yaml"), "kept\n").unwrap();
+    let live = "apiVersion: v1\nkind: Secret\nmetadata:\n  name: s\n";
+    let out = run_calico_render(
+        &["import", "-f", "-", "--out", "cluster.yaml"],
+        dir.path(),
+        live.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(stderr.contains("<stdin>:2:7: error[CN0406]"), "{stderr}");
+    assert!(
+        stderr.contains("Secret `s` (v1) is not an object"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("cluster.yaml")).unwrap(),
+        "kept\n"
+    );
+    let not_yaml = run_calico_render(&["import"], dir.path(), b"a: [\n");
+    assert_eq!(not_yaml.status.code(), Some(2));
+    // A denied report code makes the import fail, with nothing written.
+    let rendered = render(
+        "d.yaml",
+        "apiVersion: calico-render.dev/v1alpha1\nkind: ClusterNetwork\nspec:\n  podPools:\n    - \
+         {name: pods, cidr: 10.48.0.0/16}\n",
+    );
+    let live = serde_json::to_string(&as_live(&rendered)[0]).unwrap();
+    let denied = run_calico_render(&["import", "--deny", "CN0402"], dir.path(), live.as_bytes());
+    assert_eq!(denied.status.code(), Some(1));
+    assert!(denied.stdout.is_empty());
+}
+
+// ---------------------------------------------------------------------------------------------
+// The worked example
+
+fn snapshot(name: &str, text: &str) {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(concat!(env!("CARGO_MANIFEST_DIR"), "/../snapshots/import"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    settings.bind(|| insta::assert_snapshot!(name, text));
+}
+
+/// `examples/air-gapped/cluster.yaml` is what `import` writes for its `live.yaml`, byte for
+/// byte, and what it reports is pinned; `render` of it gives the live objects back.
+#[test]
+fn the_air_gapped_example_is_what_import_writes() {
+    let dir = workspace_root().join("examples/air-gapped");
+    let out = run_calico_render(&["import", "-f", "live.yaml"], &dir, b"");
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let stderr = String::from_utf8(out.stderr).unwrap();
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    let committed = std::fs::read_to_string(dir.join("cluster.yaml")).unwrap();
+    assert_eq!(
+        stdout, committed,
+        "examples/air-gapped/cluster.yaml is not what import writes; run \
+         `calico-render import -f live.yaml --out cluster.yaml` there"
+    );
+    snapshot("air-gapped-import-stderr", &stderr);
+    let patch = run_calico_render(
+        &["patch", "-f", "cluster.yaml", "--live", "live.yaml"],
+        &dir,
+        b"",
+    );
+    let patch_stderr = String::from_utf8_lossy(&patch.stderr);
+    assert_eq!(patch.status.code(), Some(0), "{patch_stderr}");
+    assert!(
+        patch.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&patch.stdout)
+    );
+    assert!(
+        patch_stderr.contains("LIVE already matches DESIRED"),
+        "{patch_stderr}"
+    );
+    // Same input, same bytes.
+    let again = run_calico_render(&["import", "-f", "live.yaml"], &dir, b"");
+    assert_eq!(String::from_utf8(again.stdout).unwrap(), stdout);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Against a real API server
+
+/// What a user runs to read the objects back (`-o json`), and the endpoint ConfigMap.
+const GET: &[&str] = &[
+    "get",
+    "installation,apiserver,ippools.projectcalico.org,bgpconfigurations,bgppeers,felixconfigurations",
+    "-o",
+    "json",
+];
+
+#[test]
+fn objects_read_back_from_the_api_server_round_trip() {
+    let Some((server, _lock)) = e2e_k8s::server_for_writes("import round trip") else {
+        return;
+    };
+    let dir = scratch();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for input in example_inputs() {
+        let example = input.parent().and_then(Path::file_name).unwrap().to_owned();
+        let result = (|| -> Result<(), String> {
+            let operator_yaml = e2e_k8s::render_yaml(server, &input, "operator")?;
+            let calico_yaml = e2e_k8s::render_yaml(server, &input, "calico")?;
+            let text = std::fs::read_to_string(&input).map_err(|err| err.to_string())?;
+            let rendered = render(&input.display().to_string(), &text);
+            let felix = operator_felix_configuration(linux_dataplane(&rendered)).to_string();
+            let everything = format!("{operator_yaml}\n---\n{calico_yaml}\n---\n{felix}");
+            server.delete_objects(&everything)?;
+            let outcome = (|| {
+                e2e_k8s::install_stages(server, &operator_yaml, &calico_yaml, &felix)?;
+                let mut live = server.kubectl_ok(GET, None)?.stdout;
+                if rendered.iter().any(|object| kind(object) == "ConfigMap") {
+                    let endpoint = server.kubectl_ok(
+                        &[
+                            "-n",
+                            "tigera-operator",
+                            "get",
+                            "configmap",
+                            "kubernetes-services-endpoint",
+                            "-o",
+                            "json",
+                        ],
+                        None,
+                    )?;
+                    live.push_str("\n---\n");
+                    live.push_str(&endpoint.stdout);
+                }
+                std::fs::write(dir.path().join("live.yaml"), &live).map_err(|e| e.to_string())?;
+                let import = server.calico_render(
+                    &[
+                        "import",
+                        "-f",
+                        &dir.path().join("live.yaml").to_string_lossy(),
+                        "--out",
+                        &dir.path().join("imported.yaml").to_string_lossy(),
+                    ],
+                    None,
+                );
+                if !import.ok() {
+                    return Err(format!("import failed:\n{}", import.describe()));
+                }
+                let patch = server.calico_render(
+                    &[
+                        "patch",
+                        "-f",
+                        &dir.path().join("imported.yaml").to_string_lossy(),
+                        "--live",
+                        &dir.path().join("live.yaml").to_string_lossy(),
+                    ],
+                    None,
+                );
+                if !patch.ok() || !patch.stdout.trim().is_empty() {
+                    return Err(format!("patch after import:\n{}", patch.describe()));
+                }
+                Ok(())
+            })();
+            server.delete_objects(&everything)?;
+            outcome
+        })();
+        match result {
+            Ok(()) => checked += 1,
+            Err(err) => failures.push(format!("{example:?}: {err}")),
+        }
+    }
+    eprintln!("e2e import: {checked} examples read back from the server and round-tripped");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
