@@ -156,10 +156,15 @@ pub(super) fn import(
         return None;
     };
 
-    // Then each value the operator's defaults give back anyway is dropped.
+    // Then each value the operator's defaults give back anyway is dropped. Only the paths the
+    // operator defaults at all are tried, so the work does not grow with a large override.
+    let defaultable = defaultable(release, cluster_network, target_spec);
     let mut kept = candidates;
     let mut defaults = Vec::new();
     for leaf in leaves(&kept) {
+        if !defaultable.contains(&display(&leaf)) {
+            continue;
+        }
         let mut trial = kept.clone();
         remove(&mut trial, &leaf);
         set(cluster_network, &trial);
@@ -428,6 +433,35 @@ fn minimise_autodetection(cluster_network: &mut ClusterNetwork, spec: &Map<Strin
             *cluster_network = trial;
         }
     }
+}
+
+/// The paths the operator's defaults write into the Installation the vocabulary states (with
+/// the live CNI type, which the CNI defaults follow).
+fn defaultable(
+    release: &'static Release,
+    cluster_network: &ClusterNetwork,
+    target: &Map<String, Value>,
+) -> std::collections::BTreeSet<String> {
+    let mut spec = stated_installation_spec(cluster_network);
+    if let Some(cni_type) = target.get("cni").and_then(|cni| cni.get("type")) {
+        spec.insert("cni".into(), json!({ "type": cni_type }));
+    }
+    let installation = json!({
+        "apiVersion": "operator.tigera.io/v1",
+        "kind": "Installation",
+        "metadata": { "name": "default" },
+        "spec": spec,
+    });
+    let Ok(typed) = serde_json::from_value::<v1::Installation>(installation) else {
+        return Default::default();
+    };
+    let defaulted =
+        apply_operator_defaults_for(release, &typed, &DefaultsContext { provider: None });
+    let spec = serde_json::to_value(defaulted)
+        .ok()
+        .and_then(|value| value.get("spec").and_then(Value::as_object).cloned())
+        .unwrap_or_default();
+    leaves(&spec).iter().map(|leaf| display(leaf)).collect()
 }
 
 /// The Installation spec as the vocabulary states it (no overrides, no operator defaults).

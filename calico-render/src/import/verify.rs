@@ -126,7 +126,8 @@ pub(super) fn verify(
                     live.name,
                     listed(&found.added)
                 ),
-                "read the objects again once the operator has reconciled them",
+                "the operator writes them on its next reconcile; if it has reconciled already, the \
+                 cluster runs another Calico release: import with its `--calico-version`",
             );
         }
     }
