@@ -628,3 +628,305 @@ fn objects_read_back_from_the_api_server_round_trip() {
     eprintln!("e2e import: {checked} examples read back from the server and round-tripped");
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Which upstream fields a ClusterNetwork reaches
+
+/// Two ClusterNetworks that between them set every vocabulary field (the endpoint and
+/// `bpfNetworkBootstrap` exclude each other).
+const EVERYTHING: [&str; 2] = [
+    "apiVersion: calico-render.dev/v1alpha1
+kind: ClusterNetwork
+spec:
+  kubernetesProvider: RKE2
+  apiEndpoint: {host: api.internal, port: 443}
+  dataplane: BPF
+  manageKubeProxy: true
+  bgp:
+    enabled: true
+    asNumber: 64512
+    nodeToNodeMesh: false
+    peers:
+      - {name: router, peerIP: 192.168.10.1, asNumber: 65001, nodeSelector: all(),
+         password: {name: bgp, key: password}, keepaliveTime: 20s, maxRestartTime: 120s,
+         nextHopMode: Self}
+    advertise:
+      serviceClusterIPs: [10.96.0.0/12]
+      serviceExternalIPs: [192.168.60.0/24]
+      serviceLoadBalancerIPs: [192.168.50.0/24]
+  podPools:
+    - {name: p4, cidr: 10.48.0.0/16, blockSize: 24, encapsulation: IPIP, natOutgoing: false,
+       nodeSelector: all(), disableBGPExport: true, allowedUses: [Workload]}
+    - {name: p6, cidr: 'fd00:10::/48', encapsulation: None}
+  loadBalancerPools:
+    - {name: lb, cidr: 192.168.50.0/24, blockSize: 28}
+  nodeAddressAutodetection:
+    ipv4: {interface: eth0}
+    ipv6: {canReach: 'fd00::1'}
+  mtu: 1440
+  felix:
+    bpfExternalServiceMode: DSR
+    bpfLogLevel: Info
+    bpfKubeProxyIptablesCleanupEnabled: false
+    bpfConnectTimeLoadBalancing: TCP
+    bpfHostNetworkedNATWithoutCTLB: Enabled
+    bpfEnforceRPF: Strict
+    logSeverityScreen: Warning
+",
+    "apiVersion: calico-render.dev/v1alpha1
+kind: ClusterNetwork
+spec:
+  dataplane: BPF
+  bpfNetworkBootstrap: true
+  podPools:
+    - {name: p4, cidr: 10.48.0.0/16}
+",
+];
+
+/// The fields of `kind` in the v3.32.1 schema index under `prefix` (`spec`, ...).
+fn schema_fields(kind: &str, prefix: &str) -> Vec<String> {
+    let index = calico_spec::release::Release::newest().index();
+    index
+        .node(kind, prefix)
+        .map(|node| node.properties.keys().cloned().collect())
+        .unwrap_or_default()
+}
+
+/// Where each upstream field of each rendered kind is reached, measured from the code: the
+/// vocabulary (the field is in what `EVERYTHING` states), only through an override (an
+/// override of it is accepted), only in extra objects (FelixConfiguration `node.<name>`: the
+/// fields the operator writes into `default`), or not at all. Printed with `--nocapture`.
+#[test]
+fn every_upstream_field_is_reachable() {
+    use std::collections::BTreeSet;
+    let stated: Vec<Value> = EVERYTHING
+        .iter()
+        .flat_map(|text| {
+            let parsed = cluster_network::parse("everything.yaml", text)
+                .unwrap_or_else(|err| panic!("{err}"));
+            cluster_network::stated_objects(&parsed.cluster_network)
+        })
+        .collect();
+    let said = |kind: &str, path: &str| {
+        stated
+            .iter()
+            .filter(|object| object["kind"] == kind)
+            .any(|object| {
+                let pointer = format!("/{}", path.replace('.', "/"));
+                match path.split_once("ipPools[*].") {
+                    Some((_, field)) => object["spec"]["calicoNetwork"]["ipPools"]
+                        .as_array()
+                        .into_iter()
+                        .flatten()
+                        .any(|pool| pool.get(field).is_some()),
+                    None => object.pointer(&pointer).is_some(),
+                }
+            })
+    };
+    // (kind, the override slot, the schema prefixes to walk)
+    let kinds: [(&str, &str, &[&str]); 6] = [
+        (
+            "Installation",
+            "installation",
+            &[
+                "spec",
+                "spec.calicoNetwork",
+                "spec.calicoNetwork.ipPools[*]",
+            ],
+        ),
+        ("APIServer", "apiServer", &["spec"]),
+        ("FelixConfiguration", "felixConfiguration", &["spec"]),
+        ("BGPConfiguration", "bgpConfiguration", &["spec"]),
+        ("BGPPeer", "bgpPeers", &["spec"]),
+        ("IPPool", "ipPools", &["spec"]),
+    ];
+    let mut table = String::new();
+    let mut nowhere = Vec::new();
+    for (kind, slot, prefixes) in kinds {
+        let mut fields = Vec::new();
+        for prefix in prefixes {
+            for field in schema_fields(kind, prefix) {
+                let path = format!("{prefix}.{field}");
+                let nested = prefixes.contains(&path.as_str())
+                    || prefixes.iter().any(|p| p.starts_with(&format!("{path}[")));
+                if !nested {
+                    fields.push(path);
+                }
+            }
+        }
+        // One override setting every field to null (`null` removes: it touches the field
+        // without a value to type), refused where a field has another owner.
+        let mut over = serde_json::Map::new();
+        let mut pool = serde_json::Map::from_iter([("name".to_owned(), json!("p4"))]);
+        for path in &fields {
+            let rest = path.trim_start_matches("spec.");
+            if let Some(field) = rest.strip_prefix("calicoNetwork.ipPools[*].") {
+                pool.insert(field.to_owned(), Value::Null);
+            } else if let Some(field) = rest.strip_prefix("calicoNetwork.") {
+                over.entry("calicoNetwork").or_insert_with(|| json!({}))[field] = Value::Null;
+            } else {
+                over.insert(rest.to_owned(), Value::Null);
+            }
+        }
+        if kind == "Installation" {
+            over.entry("calicoNetwork").or_insert_with(|| json!({}))["ipPools"] =
+                json!([Value::Object(pool)]);
+        }
+        let spec = json!({ "spec": over });
+        let slot_value = match kind {
+            "BGPPeer" => json!({ "router": spec }),
+            "IPPool" => json!({ "lb": spec }),
+            _ => spec,
+        };
+        let mut document: Value = serde_saphyr::from_str(EVERYTHING[0]).unwrap();
+        document["spec"]["overrides"] = json!({ slot: slot_value });
+        let text = serde_json::to_string(&document).unwrap();
+        let refused: BTreeSet<String> = match cluster_network::parse("probe.json", &text) {
+            Ok(_) => BTreeSet::new(),
+            Err(cluster_network::ParseError::Invalid { diagnostics }) => diagnostics
+                .into_iter()
+                .filter(|diag| matches!(diag.code, "CN0303" | "CN0304"))
+                .map(|diag| diag.path)
+                .collect(),
+            Err(other) => panic!("{kind}: {other}"),
+        };
+        let is_refused = |path: &str| {
+            let rest = path.trim_start_matches("spec.");
+            let field = rest.rsplit('.').next().unwrap_or(rest);
+            refused.iter().any(|at| at.ends_with(&format!(".{field}")))
+        };
+        let (mut vocabulary, mut overrides, mut extra_only) = (Vec::new(), Vec::new(), Vec::new());
+        for path in &fields {
+            if said(kind, path) {
+                vocabulary.push(path.clone());
+            } else if !is_refused(path) {
+                overrides.push(path.clone());
+            } else if kind == "FelixConfiguration" {
+                extra_only.push(path.clone());
+            } else {
+                nowhere.push(format!("{kind} {path}"));
+            }
+        }
+        table.push_str(&format!(
+            "{kind}: {} fields: {} vocabulary, {} only overrides, {} only extraObjects (node.<name>), {} not at all\n  vocabulary: {}\n",
+            fields.len(),
+            vocabulary.len(),
+            overrides.len(),
+            extra_only.len(),
+            fields.len() - vocabulary.len() - overrides.len() - extra_only.len(),
+            vocabulary.join(", "),
+        ));
+        if kind == "FelixConfiguration" {
+            // The probe can see a refusal: the operator's own fields of `default`.
+            assert_eq!(extra_only.len(), 7, "{extra_only:?}");
+        }
+        if !extra_only.is_empty() {
+            table.push_str(&format!(
+                "  operator-owned in default: {}\n",
+                extra_only.join(", ")
+            ));
+        }
+    }
+    eprintln!("{table}");
+    assert!(
+        nowhere.is_empty(),
+        "not reachable at all: {nowhere:?}\n{table}"
+    );
+}
+
+/// With the real tigera-operator: every example's operator stage is put on its cluster, the
+/// operator reconciles it and writes its defaults back, and what the cluster then holds
+/// (Installation, APIServer, the operator's IPPools, the endpoint ConfigMap) is imported and
+/// diffed: no patch. Skipped, saying so, without an operator cluster.
+#[test]
+fn what_the_real_operator_wrote_back_round_trips() {
+    use crate::e2e_operator::{self, Pools};
+    let operators = match e2e_operator::set_up() {
+        Ok(Some(operators)) => operators,
+        Ok(None) => {
+            calico_render_tests::say_skipped(
+                "e2e import with the operator: no operator cluster (`eval \"$(.ci/k8s-e2e.sh up \
+                 DIR)\"` starts one)",
+            );
+            return;
+        }
+        Err(reason) => panic!("e2e import with the operator: set-up failed: {reason}"),
+    };
+    let operator = operators.last().expect("at least one operator cluster");
+    let _lock = operator.lock();
+    let mut failures = Vec::new();
+    let mut checked = 0;
+    for input in example_inputs() {
+        let result = (|| -> Result<(), String> {
+            let objects = e2e_operator::render_operator_stage(operator, &input)?;
+            let installation = e2e_operator::find(&objects, "Installation")
+                .ok_or("no Installation rendered")?
+                .clone();
+            let want = e2e_operator::wanted_pools(&installation);
+            e2e_operator::settle_pools(operator, &want, Pools::Prune)?;
+            e2e_operator::put_stage(operator, &objects)?;
+            e2e_operator::reconcile(operator, &want, Pools::Prune, None)?;
+            let get = [
+                "get",
+                "installation,apiserver,ippools.projectcalico.org",
+                "-o",
+                "json",
+            ];
+            let mut live = vec![
+                serde_json::from_str::<Value>(&operator.kubectl_ok(&get, None)?.stdout)
+                    .map_err(|err| err.to_string())?,
+            ];
+            if e2e_operator::find(&objects, "ConfigMap").is_some() {
+                let endpoint = operator.kubectl_ok(
+                    &[
+                        "-n",
+                        "tigera-operator",
+                        "get",
+                        "configmap",
+                        "kubernetes-services-endpoint",
+                        "-o",
+                        "json",
+                    ],
+                    None,
+                )?;
+                live.push(serde_json::from_str(&endpoint.stdout).map_err(|err| err.to_string())?);
+            }
+            // An APIServer the example does not render may be left from an earlier case.
+            if e2e_operator::find(&objects, "APIServer").is_none() {
+                for list in &mut live {
+                    if let Some(items) = list["items"].as_array_mut() {
+                        items.retain(|item| item["kind"] != "APIServer");
+                    }
+                }
+            }
+            let imported = import::import_values(&live, &Options::default())
+                .map_err(|err| format!("import refused: {err}"))?;
+            let again = cluster_network::load("imported.yaml", &imported.text)
+                .map_err(|err| err.to_string())?;
+            let desired: Vec<Value> = again
+                .objects
+                .iter()
+                .map(|object| object.to_value())
+                .collect();
+            let stated = cluster_network::stated_objects(&again.cluster_network);
+            let (desired, _) = patch::keep_unstated(&desired, &stated, &live);
+            let stream = patch::diff_streams(&desired, &live).map_err(|err| err.to_string())?;
+            let changed: Vec<String> = stream.changed().map(|p| p.to_json_line()).collect();
+            if changed.is_empty() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "patch after import:\n{}\n{}",
+                    changed.join("\n"),
+                    imported.text
+                ))
+            }
+        })();
+        match result {
+            Ok(()) => checked += 1,
+            Err(err) => failures.push(format!("{}: {err}", input.display())),
+        }
+    }
+    eprintln!("e2e import: {checked} examples reconciled by the operator, imported, no patch");
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
