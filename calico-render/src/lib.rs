@@ -107,6 +107,7 @@
 
 // The entry points most callers need, at the root; the modules stay public for the rest.
 pub use bundle::{RenderConfig, Stage, render_bundle};
+pub use import::{import_texts, import_values};
 pub use patch::{ObjectPatch, PatchError, StreamPatch, diff_object, diff_streams};
 pub use post_render::post_render;
 pub use yaml::EmitError;

@@ -5,19 +5,19 @@
 //! objects, in either apiVersion of the Calico kinds), plus the endpoint ConfigMap when the
 //! cluster has one. The output is a [`ClusterNetwork`] whose rendering is those objects:
 //!
-//! 1. [`read`]: each object is identified, server-set metadata and `status` are dropped, and it
+//! 1. `read`: each object is identified, server-set metadata and `status` are dropped, and it
 //!    is typed by the generated wire types (a field the CRD schema lacks is refused). Objects
 //!    read through crd.projectcalico.org/v1 become projectcalico.org/v3.
-//! 2. [`installation`]: the Installation with the operator's write-back defaults applied (the
+//! 2. `installation`: the Installation with the operator's write-back defaults applied (the
 //!    state the operator converges to) is split into the vocabulary (dataplane, BGP, pools,
 //!    MTU, autodetection, provider) and `spec.overrides.installation` for the rest; then every
 //!    override value the operator's defaults would write anyway is dropped, one at a time,
 //!    keeping only those whose removal changes the rendered Installation.
-//! 3. [`objects`]: the endpoint ConfigMap, APIServer, FelixConfiguration, BGPConfiguration,
+//! 3. `objects`: the endpoint ConfigMap, APIServer, FelixConfiguration, BGPConfiguration,
 //!    BGPPeers and IPPools, each into the vocabulary where it can say the object, with the rest
 //!    in `spec.overrides`, or whole into `spec.extraObjects`; the operator's own output (its
 //!    Felix fields, its copies of the Installation's pools) is dropped.
-//! 4. [`verify`]: the ClusterNetwork is written out, read back through
+//! 4. `verify`: the ClusterNetwork is written out, read back through
 //!    [`calico_spec::cluster_network::load`] (so it passes every check `render` runs), and its
 //!    objects are compared with the live ones: every live value that was not dropped for a
 //!    reason must be rendered unchanged. Values the rendering adds that the live objects lack
@@ -26,6 +26,26 @@
 //! Everything dropped or kept outside the vocabulary is reported as a diagnostic with a
 //! `CN04xx` code; what no ClusterNetwork can say is refused (`CN0406`, `CN0407`), with the
 //! file, document and field path of the live object.
+//!
+//! ```
+//! use calico_render::import::{Options, import_values};
+//! use serde_json::json;
+//!
+//! // As `kubectl get installation default -o json` or a kube client returns it.
+//! let live = json!({
+//!     "apiVersion": "operator.tigera.io/v1", "kind": "Installation",
+//!     "metadata": {"name": "default", "resourceVersion": "48213"},
+//!     "spec": {"registry": "registry.corp.example/", "calicoNetwork": {"bgp": "Disabled",
+//!         "ipPools": [{"name": "pods", "cidr": "10.48.0.0/16", "encapsulation": "VXLAN"}]}},
+//!     "status": {"mtu": 1450},
+//! });
+//! let imported = import_values(&[live], &Options::default())?;
+//! assert_eq!(imported.cluster_network.spec.pod_pools[0].name, "pods");
+//! assert!(imported.text.contains("registry: registry.corp.example/"), "{}", imported.text);
+//! // What was dropped and why, with codes (here: status and resourceVersion, CN0401).
+//! assert!(imported.report.iter().any(|diag| diag.code == "CN0401"));
+//! # Ok::<(), calico_render::import::ImportError>(())
+//! ```
 
 mod installation;
 mod objects;
@@ -90,7 +110,8 @@ pub enum ImportError {
     NotYaml {
         /// The input as messages name it.
         file: String,
-        /// What the reader said, with its position.
+        /// What the reader said, with its position (`line 3, column 1: not valid YAML: ...`
+        /// or `... input refused: more than ...`).
         message: String,
     },
     /// The objects cannot be imported: every problem (errors), with the warnings found on the
@@ -104,9 +125,7 @@ pub enum ImportError {
 impl fmt::Display for ImportError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            ImportError::NotYaml { file, message } => {
-                write!(f, "{file}: the input is not YAML: {message}")
-            }
+            ImportError::NotYaml { file, message } => write!(f, "{file}: {message}"),
             ImportError::Invalid { diagnostics } => {
                 let errors: Vec<String> = diagnostics
                     .iter()
