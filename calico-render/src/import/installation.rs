@@ -25,7 +25,7 @@ use calico_spec::vocab::cidr::parse_cidr;
 use serde_json::{Map, Value, json};
 
 use super::read::Live;
-use super::{Report, listed, metadata_override, residual, value_paths};
+use super::{Report, listed, metadata_override, residual};
 
 /// The Installation's pool list, the one keyed list.
 pub(crate) const POOLS_PATH: &str = "spec.calicoNetwork.ipPools";
@@ -200,33 +200,11 @@ pub(super) fn import(
             "",
         );
     }
-    let mut overridden = Vec::new();
-    if !kept.is_empty() {
-        value_paths("spec", &Value::Object(kept), &mut overridden);
-    }
-    if let Some(metadata) = &metadata {
-        for (key, map) in [
-            ("labels", &metadata.labels),
-            ("annotations", &metadata.annotations),
-        ] {
-            for name in map.iter().flat_map(|map| map.keys()) {
-                overridden.push(format!("metadata.{key}.{name}"));
-            }
-        }
-    }
-    if !overridden.is_empty() {
-        report.push(
-            &c::CN_IMPORT_OVERRIDE,
-            Some(at),
-            "spec",
-            format!(
-                "Installation `default`: kept {} in spec.overrides.installation (the vocabulary \
-                 does not say them)",
-                listed(&overridden)
-            ),
-            "",
-        );
-    }
+    let kept = ObjectOverride {
+        metadata,
+        spec: (!kept.is_empty()).then_some(kept),
+    };
+    super::objects::report_override(live, &kept, "installation", report);
     Some(comparable)
 }
 

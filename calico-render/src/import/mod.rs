@@ -43,7 +43,8 @@
 //! assert_eq!(imported.cluster_network.spec.pod_pools[0].name, "pods");
 //! assert!(imported.text.contains("registry: registry.corp.example/"), "{}", imported.text);
 //! // What was dropped and why, with codes (here: status and resourceVersion, CN0401).
-//! assert!(imported.report.iter().any(|diag| diag.code == "CN0401"));
+//! use calico_render::calico_spec::rules::catalogue::CN_IMPORT_SERVER_SET;
+//! assert!(imported.report.iter().any(|diag| diag.code == CN_IMPORT_SERVER_SET.code));
 //! # Ok::<(), calico_render::import::ImportError>(())
 //! ```
 

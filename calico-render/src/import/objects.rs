@@ -8,7 +8,8 @@
 
 use calico_spec::cluster_network::{
     self, Advertise, ApiEndpoint, BgpPeer, ClusterNetwork, DEFAULT_NAME, EndpointOverride,
-    ExtraObject, Felix, LoadBalancerPool, ObjectOverride, default_load_balancer_block_size,
+    ExtraObject, Felix, LoadBalancerPool, ObjectOverride, OverrideMetadata,
+    default_load_balancer_block_size,
 };
 use calico_spec::rules::catalogue as c;
 use calico_spec::vocab::cidr::parse_cidr;
@@ -17,16 +18,6 @@ use serde_json::{Map, Value, json};
 use super::read::Live;
 use super::{Report, listed, metadata_override, residual, value_paths};
 
-/// FelixConfiguration fields the operator writes into `default` from the Installation.
-const OPERATOR_FELIX_FIELDS: &[&str] = &[
-    "bpfEnabled",
-    "nftablesMode",
-    "healthPort",
-    "vxlanVNI",
-    "vxlanPort",
-    "programClusterRoutes",
-    "routeTableRange",
-];
 /// The prefix of the annotations the operator writes.
 const OPERATOR_ANNOTATIONS: &str = "operator.tigera.io/";
 /// The label of the IPPools the operator makes from the Installation's pools.
@@ -123,21 +114,18 @@ fn set_override(
         (over != ObjectOverride::default()).then_some(over);
 }
 
-fn report_override(live: &Live, over: &ObjectOverride, place: &str, report: &mut Report) {
+/// Report what an override of `live` keeps (CN0404), when it keeps anything.
+pub(super) fn report_override(
+    live: &Live,
+    over: &ObjectOverride,
+    place: &str,
+    report: &mut Report,
+) {
     let mut paths = Vec::new();
     if let Some(spec) = &over.spec {
         value_paths("spec", &Value::Object(spec.clone()), &mut paths);
     }
-    if let Some(metadata) = &over.metadata {
-        for (key, map) in [
-            ("labels", &metadata.labels),
-            ("annotations", &metadata.annotations),
-        ] {
-            for name in map.iter().flat_map(|map| map.keys()) {
-                paths.push(format!("metadata.{key}.{name}"));
-            }
-        }
-    }
+    metadata_paths(over.metadata.as_ref(), &mut paths);
     if !paths.is_empty() {
         report.push(
             &c::CN_IMPORT_OVERRIDE,
@@ -151,6 +139,21 @@ fn report_override(live: &Live, over: &ObjectOverride, place: &str, report: &mut
             ),
             "",
         );
+    }
+}
+
+/// `metadata.labels.<key>` and `metadata.annotations.<key>` of an override, for reports.
+fn metadata_paths(metadata: Option<&OverrideMetadata>, out: &mut Vec<String>) {
+    let Some(metadata) = metadata else {
+        return;
+    };
+    for (key, map) in [
+        ("labels", &metadata.labels),
+        ("annotations", &metadata.annotations),
+    ] {
+        for name in map.iter().flat_map(|map| map.keys()) {
+            out.push(format!("metadata.{key}.{name}"));
+        }
     }
 }
 
@@ -264,16 +267,7 @@ fn endpoint(
         .iter()
         .flat_map(|data| data.keys().map(|key| format!("data.{key}")))
         .collect();
-    if let Some(metadata) = &over.metadata {
-        for (key, map) in [
-            ("labels", &metadata.labels),
-            ("annotations", &metadata.annotations),
-        ] {
-            for name in map.iter().flat_map(|map| map.keys()) {
-                paths.push(format!("metadata.{key}.{name}"));
-            }
-        }
-    }
+    metadata_paths(over.metadata.as_ref(), &mut paths);
     if !paths.is_empty() {
         report.push(
             &c::CN_IMPORT_OVERRIDE,
@@ -307,7 +301,7 @@ fn felix(live: &Live, cluster_network: &mut ClusterNetwork, report: &mut Report)
     let mut comparable = live.value.clone();
     let mut dropped = Vec::new();
     if let Some(Value::Object(spec)) = comparable.get_mut("spec") {
-        for field in OPERATOR_FELIX_FIELDS {
+        for field in cluster_network::OPERATOR_FELIX_FIELDS {
             if spec.remove(*field).is_some() {
                 dropped.push(format!("spec.{field}"));
             }

@@ -401,8 +401,9 @@ const OWNED: &[(&str, &[&str])] = &[
     ("IPPool", &["spec.cidr", "spec.blockSize"]),
 ];
 
-/// FelixConfiguration fields the operator writes from the Installation.
-const OPERATOR_FELIX_FIELDS: &[&str] = &[
+/// FelixConfiguration `default` fields the operator writes from the Installation (refused in
+/// an override; `import` drops them).
+pub const OPERATOR_FELIX_FIELDS: &[&str] = &[
     "bpfEnabled",
     "nftablesMode",
     "healthPort",

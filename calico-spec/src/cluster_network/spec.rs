@@ -15,7 +15,8 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 pub use super::overrides::{
-    EndpointOverride, ExtraObject, ObjectOverride, OverrideMetadata, Overrides,
+    EndpointOverride, ExtraObject, OPERATOR_FELIX_FIELDS, ObjectOverride, OverrideMetadata,
+    Overrides,
 };
 
 /// The `apiVersion` of a ClusterNetwork document.
