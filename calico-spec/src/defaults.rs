@@ -276,7 +276,12 @@ pub fn apply_operator_defaults_for(
 /// The per-pool defaults of calico-model.md section 3.2.
 fn default_pools(pools: &mut [InstallationSpecCalicoNetworkIpPools], calico_cni: bool) {
     // The operator decides the family by looking for a colon, not by parsing.
-    let is_v6 = |pool: &InstallationSpecCalicoNetworkIpPools| pool.cidr.contains(':');
+    // The operator's defaults take the family from the parsed address (Go's `To4`), so an
+    // IPv4-mapped IPv6 pool (`::ffff:10.0.0.0/104`) gets IPv4 defaults.
+    let is_v6 = |pool: &InstallationSpecCalicoNetworkIpPools| match cidr::parse_cidr(&pool.cidr) {
+        Ok(net) => cidr::Family::of_go_addr(net.addr()) == cidr::Family::V6,
+        Err(_) => pool.cidr.contains(':'),
+    };
     let n_pools = pools.len();
     let dual_stack = n_pools == 2 && is_v6(&pools[0]) != is_v6(&pools[1]);
     for pool in pools.iter_mut() {

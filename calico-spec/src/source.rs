@@ -154,10 +154,57 @@ pub struct NodeSpan {
     pub quoting: Option<Quoting>,
 }
 
+/// A scalar that carries a YAML tag outside the core schema (`!all()` in `nodeSelector: !all()`),
+/// which Kubernetes' YAML reader drops, keeping the scalar's text as a string.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TaggedScalar {
+    /// The field path of the scalar.
+    pub path: String,
+    /// The tag as written (`!all()`).
+    pub tag: String,
+    /// The scalar's text after the tag (empty in `nodeSelector: !all()`).
+    pub text: String,
+}
+
+impl TaggedScalar {
+    /// The diagnostic for this scalar under `rule`: the tag is not part of the value, and the
+    /// hint is the quoted form that keeps the text as written.
+    pub(crate) fn diagnostic(&self, rule: &catalogue::Rule) -> Diagnostic {
+        let written = if self.text.is_empty() {
+            self.tag.clone()
+        } else {
+            format!("{} {}", self.tag, self.text)
+        };
+        let read = Value::String(self.text.clone());
+        Diagnostic {
+            severity: rule.severity,
+            code: rule.code,
+            path: self.path.clone(),
+            message: format!(
+                "`{written}` is the YAML tag `{}` on the value {read}, not text: the tag is dropped and the field reads {read}",
+                self.tag
+            ),
+            hint: Some(format!("quote it to mean the text: {}", quoted(&written))),
+            location: None,
+        }
+    }
+}
+
+/// `text` as a YAML quoted scalar: single quotes unless the text has one, double quotes with
+/// JSON's escapes otherwise.
+fn quoted(text: &str) -> String {
+    if text.contains('\'') {
+        Value::String(text.to_owned()).to_string()
+    } else {
+        format!("'{text}'")
+    }
+}
+
 /// Field path -> source position, for one document.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct SpanMap {
     spans: BTreeMap<String, NodeSpan>,
+    tagged: Vec<TaggedScalar>,
 }
 
 impl SpanMap {
@@ -207,6 +254,11 @@ impl SpanMap {
     /// How the scalar at `path` was quoted, when it is a scalar in the source.
     pub fn quoting(&self, path: &str) -> Option<Quoting> {
         self.spans.get(path).and_then(|span| span.quoting)
+    }
+
+    /// The scalars that carry a tag outside the YAML core schema, in document order.
+    pub fn tagged(&self) -> &[TaggedScalar] {
+        &self.tagged
     }
 
     /// The number of recorded paths.
@@ -465,9 +517,24 @@ impl<'a> Builder<'a> {
                     ScalarStyle::SingleQuoted | ScalarStyle::DoubleQuoted => Quoting::Quoted,
                     _ => Quoting::Block,
                 };
-                let forced_string = tag
-                    .as_ref()
-                    .is_some_and(|tag| tag.core_suffix() == Some("str"));
+                // go-yaml v2 resolves only untagged scalars and the core tags; a scalar with any
+                // other tag (`!all()`, or `!` alone) is the string it was written as.
+                let forced_string = tag.as_ref().is_some_and(|tag| {
+                    !tag.is_yaml_core_schema() || tag.core_suffix() == Some("str")
+                });
+                // The non-specific tag `!` alone is YAML's own way to say "a string"; it is not
+                // recorded.
+                if let Some(tag) = tag.as_ref().filter(|tag| !tag.is_yaml_core_schema()) {
+                    let written = format!("{}{}", tag.original_handle(), tag.suffix());
+                    if written != "!" {
+                        let (path, _) = self.next_path();
+                        self.spans.tagged.push(TaggedScalar {
+                            path,
+                            tag: written,
+                            text: text.clone().into_owned(),
+                        });
+                    }
+                }
                 let value = if quoting == Quoting::Plain && !forced_string {
                     match self.scalars {
                         Scalars::Kubernetes => resolve_plain(&text),
@@ -874,6 +941,51 @@ mod tests {
         assert_eq!(docs[0].problems.len(), 1);
         assert_eq!(docs[0].problems[0].code, catalogue::DUPLICATE_KEY.code);
         assert_eq!(docs[0].value["a"], Value::from(1));
+    }
+
+    #[test]
+    fn tagged_scalars_are_strings_and_recorded() {
+        let docs = parse(concat!(
+            "spec:\n",
+            "  nodeSelector: !all()\n",
+            "  other: !has(x) == 'y'\n",
+            "  port: !port 179\n",
+            "  kept: !!str 12\n",
+            "  int: !!int 12\n",
+            "  plain: ! 12\n",
+        ));
+        let spec = &docs[0].value["spec"];
+        // go-yaml v2 (kubectl) keeps a scalar with a tag outside the core schema as its text.
+        assert_eq!(spec["nodeSelector"], Value::from(""));
+        assert_eq!(spec["other"], Value::from("== 'y'"));
+        assert_eq!(spec["port"], Value::from("179"));
+        assert_eq!(spec["kept"], Value::from("12"));
+        assert_eq!(spec["int"], Value::from(12));
+        assert_eq!(spec["plain"], Value::from("12"));
+        let tagged: Vec<(&str, &str, &str)> = docs[0]
+            .spans
+            .tagged()
+            .iter()
+            .map(|t| (t.path.as_str(), t.tag.as_str(), t.text.as_str()))
+            .collect();
+        assert_eq!(
+            tagged,
+            [
+                ("spec.nodeSelector", "!all()", ""),
+                ("spec.other", "!has(x)", "== 'y'"),
+                ("spec.port", "!port", "179"),
+            ]
+        );
+        let diag = docs[0].spans.tagged()[0].diagnostic(&catalogue::YAML_TAG);
+        assert_eq!(
+            diag.hint.as_deref(),
+            Some("quote it to mean the text: '!all()'")
+        );
+        let diag = docs[0].spans.tagged()[1].diagnostic(&catalogue::YAML_TAG);
+        assert_eq!(
+            diag.hint.as_deref(),
+            Some("quote it to mean the text: \"!has(x) == 'y'\"")
+        );
     }
 
     #[test]

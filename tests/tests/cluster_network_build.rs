@@ -153,6 +153,7 @@ fn everything() -> ClusterNetwork {
                 node_subnets: vec!["10.0.0.0/16".parse().unwrap()],
                 service_cidrs: vec!["10.96.0.0/12".parse().unwrap()],
                 avoid: vec!["192.168.0.0/24".parse().unwrap()],
+                pod_cidrs: Vec::new(),
             },
             calico_api_server: false,
             mtu: Some(1400),

@@ -16,6 +16,7 @@ mod codegen_errors;
 mod codegen_fresh;
 mod codegen_roundtrip;
 mod codegen_snapshots;
+mod context_and_text;
 mod e2e_k8s;
 mod e2e_operator;
 mod e2e_operator_patch;

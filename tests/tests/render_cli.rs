@@ -117,7 +117,7 @@ fn mistakes_exit_1_with_one_located_error() {
         (
             "172.20.0.0/16",
             "172.20.0.0/16x",
-            "<stdin>:16:13: error[CN0002]: `172.20.0.0/16x` has an invalid prefix length: use 0-32 without leading zeros (at spec.podPools[0].cidr)\n  hint: write an address range in CIDR notation, such as 172.20.0.0/16 or fd00:10::/56\n",
+            "<stdin>:16:13: error[CN0002]: `172.20.0.0/16x` has an invalid prefix length: use 0-32 (at spec.podPools[0].cidr)\n  hint: write an address range in CIDR notation, such as 172.20.0.0/16 or fd00:10::/56\n",
         ),
         (
             "blockSize: 26",

@@ -75,7 +75,7 @@ fn bad_values_name_the_field() {
     check(
         "172.20.0.0/16",
         "172.20.0.0/33",
-        "cluster.yaml:6:13 error[CN0002] `172.20.0.0/33` has an invalid prefix length: use 0-32 without leading zeros (at spec.podPools[0].cidr); write an address range in CIDR notation, such as 172.20.0.0/16 or fd00:10::/56",
+        "cluster.yaml:6:13 error[CN0002] `172.20.0.0/33` has an invalid prefix length: use 0-32 (at spec.podPools[0].cidr); write an address range in CIDR notation, such as 172.20.0.0/16 or fd00:10::/56",
     );
     check(
         "172.20.0.0/16",

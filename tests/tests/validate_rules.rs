@@ -49,14 +49,17 @@ fn ippool() {
     let rows: &[(&str, &[&str])] = &[
         ("cidr: 172.20.0.0/16", &[]),
         ("cidr: fd00::/48", &[]),
-        ("cidr: FD00:0:0::/48", &[]),
+        // Accepted, and stored by Calico as `fd00::/48`.
+        ("cidr: FD00:0:0::/48", &["CR1019"]),
         ("blockSize: 26", &["CR0006"]),
         ("cidr: ''", &["CR1001"]),
         ("cidr: 172.20.0.1/16", &["CR1003"]),
         ("cidr: fd00::1/48", &["CR1003"]),
         ("cidr: 172.20.0.0", &["CR1002"]),
         ("cidr: 010.0.0.0/8", &["CR1002"]),
-        ("cidr: 10.0.0.0/08", &["CR1002"]),
+        // Go reads the prefix with its leading zero; Calico stores `/8`.
+        ("cidr: 172.16.0.0/012", &["CR1019"]),
+        ("cidr: 10.0.0.0/+8", &["CR1002"]),
         ("cidr: 10.0.0.0/33", &["CR1002"]),
         ("cidr: 169.254.0.0/16", &["CR1007"]),
         ("cidr: 169.0.0.0/8", &["CR1007"]),
@@ -138,7 +141,25 @@ fn ippool() {
             "cidr: 172.20.0.0/16\nnamespaceSelector: has(a)\nallowedUses: [Workload, Tunnel]",
             &["CR1015"],
         ),
+        // clientv3 defaults an empty allowedUses to [Workload, Tunnel]; blanks are a selector.
+        (
+            "cidr: 172.20.0.0/16\nnamespaceSelector: has(a)\nallowedUses: []",
+            &["CR1015"],
+        ),
+        ("cidr: 172.20.0.0/16\nnamespaceSelector: ' '", &["CR1015"]),
         ("cidr: 172.20.0.0/16\nnodeSelector: global()", &["CR1016"]),
+        (
+            "cidr: 172.20.0.0/16\nallowedUses: [Workload]\nnamespaceSelector: global()",
+            &["CR1016"],
+        ),
+        // The validator looks for the text `global(`, even in a label value.
+        (
+            "cidr: 172.20.0.0/16\nnodeSelector: \"a == 'global('\"",
+            &["CR1016"],
+        ),
+        // An IPv4-mapped IPv6 pool is IPv4 to Calico: block size 26 by default, so any prefix
+        // longer than /26 (of 128 bits) is too small.
+        ("cidr: '::ffff:10.0.0.0/120'", &["CR1009"]),
         (
             "cidr: 172.20.0.0/16\nnodeSelector: \"a = 'b'\"",
             &["CR1017"],
@@ -291,6 +312,9 @@ fn bgppeer() {
     for (spec, expected) in rows {
         check_bgppeer(spec, expected);
     }
+    // Calico's name rule has no label length limit; the CRD limits the whole to 253.
+    check_bgppeer(&format!("node: {}", "a".repeat(100)), &[]);
+    check_bgppeer(&format!("node: {}", "a".repeat(254)), &["CR2009"]);
 }
 
 fn check_bgpconfig(spec: &str, expected: &[&str]) {
@@ -841,6 +865,31 @@ fn installation() {
     check_installation(
         "flexVolumePath: relative/path\ncalicoNetwork: {ipPools: []}\n",
         &["CR5018"],
+    );
+    // Empty is unset: the operator's defaults fill these in before it validates.
+    for field in [
+        "flexVolumePath: ''",
+        "kubeletVolumePluginPath: ''",
+        "nodeUpdateStrategy: {type: ''}",
+    ] {
+        check_installation(&format!("{field}\ncalicoNetwork: {{ipPools: []}}\n"), &[]);
+    }
+    check_installation(
+        "nodeUpdateStrategy: {type: OnDelete}\ncalicoNetwork: {ipPools: []}\n",
+        &["CR5018"],
+    );
+    // FIPS mode: refused only with the Enterprise variant; the CRD's enum has no empty value.
+    check_installation("fipsMode: Enabled\ncalicoNetwork: {ipPools: []}\n", &[]);
+    check_installation(
+        "fipsMode: Enabled\nvariant: TigeraSecureEnterprise\ncalicoNetwork: {ipPools: []}\n",
+        &["CR5018"],
+    );
+    check_installation("fipsMode: ''\ncalicoNetwork: {ipPools: []}\n", &["CR5002"]);
+    // An IPv4-mapped IPv6 pool: the operator defaults it as IPv4 (block size 26) and then
+    // validates it as IPv6 (a colon), so without an explicit block size it is refused.
+    check_installation(
+        "calicoNetwork:\n  ipPools:\n  - {cidr: '::ffff:10.0.0.0/104', encapsulation: None}\n",
+        &["CR1008"],
     );
     check(
         &object(

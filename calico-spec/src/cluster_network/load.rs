@@ -27,7 +27,8 @@ pub struct Loaded {
 
 /// The validation context a ClusterNetwork describes: its provider and the network facts the
 /// lints compare pools against (`network.avoid`, `network.serviceCIDRs`,
-/// `network.nodeSubnets`).
+/// `network.nodeSubnets`), and the pod subnets the operator checks pools against
+/// (`network.podCIDRs`).
 pub fn context(cluster_network: &ClusterNetwork) -> Context {
     let spec = &cluster_network.spec;
     Context {
@@ -35,6 +36,7 @@ pub fn context(cluster_network: &ClusterNetwork) -> Context {
         lans: spec.network.avoid.clone(),
         service_cidrs: spec.network.service_cidrs.clone(),
         node_subnets: spec.network.node_subnets.clone(),
+        pod_cidrs: (!spec.network.pod_cidrs.is_empty()).then(|| spec.network.pod_cidrs.clone()),
     }
 }
 

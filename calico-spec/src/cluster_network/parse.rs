@@ -102,6 +102,11 @@ pub fn parse(file: &str, text: &str) -> Result<Parsed, ParseError> {
         sort(&mut diagnostics);
         return Err(ParseError::Invalid { diagnostics });
     }
+    for tagged in spans.tagged() {
+        let mut diag = tagged.diagnostic(&c::CN_YAML_TAG);
+        diag.location = Some(at(spans.locate(&diag.path)));
+        diagnostics.push(diag);
+    }
     let mut problems = Vec::new();
     let typed = typed::read::<ClusterNetwork>(&document.value, Scalars::AsWritten, &mut problems);
     for problem in problems {

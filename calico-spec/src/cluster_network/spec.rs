@@ -599,7 +599,8 @@ pub enum KubernetesAddress {
     NodeInternalIp,
 }
 
-/// Facts about the network around the cluster, used only by lints.
+/// Facts about the network around the cluster, used by lints and by the operator's
+/// pool-within-pod-subnet rule.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct NetworkFacts {
@@ -620,6 +621,16 @@ pub struct NetworkFacts {
     )]
     #[schemars(with = "Vec<String>")]
     pub service_cidrs: Vec<IpNet>,
+    /// The cluster's pod subnets (kubeadm's `podSubnet`): on a kubeadm cluster the
+    /// tigera-operator requires every pool inside one of them.
+    #[serde(
+        default,
+        rename = "podCIDRs",
+        deserialize_with = "cidr_serde::many",
+        skip_serializing_if = "Vec::is_empty"
+    )]
+    #[schemars(with = "Vec<String>")]
+    pub pod_cidrs: Vec<IpNet>,
     /// Ranges in use elsewhere (home or office LANs, VPNs) that no pool may overlap.
     #[serde(
         default,

@@ -215,9 +215,11 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) {
         "reversePeering",
         &["Auto", "Manual"],
     );
+    // Calico's `name` rule on `node` checks the shape only (no limit on a label's length); the
+    // CRD's maxLength limits the whole to 253 characters.
     if let Some(node) = spec.str("node")
         && !node.is_empty()
-        && !vocab::is_dns_subdomain(node)
+        && (node.len() > 253 || !vocab::is_calico_name(node))
     {
         sink.report(
             &c::PEER_NAMES,

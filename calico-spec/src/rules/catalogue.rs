@@ -48,6 +48,8 @@ rules! {
         "The ClusterNetwork kind (calico-render.dev/v1alpha1) has no such field; it is read strictly so that a misspelt field is never ignored. The message suggests the closest field; `calico-render schema` prints every field.";
     CN_INVALID_VALUE = "CN0002", Error, "invalid ClusterNetwork value",
         "The value has the wrong type or is outside the field's valid set (an unknown enum value, a CIDR that does not parse, port 0, no pod pool at all). Booleans are `true` or `false` only: YAML 1.1 words such as `yes` are refused. The message lists the valid values.";
+    CN_YAML_TAG = "CN0003", Error, "YAML tag where text was meant",
+        "A word after `!` in YAML is a tag, not text: `nodeSelector: !all()` is the tag `!all()` on an empty value. A ClusterNetwork has no tagged values, so a tag is refused rather than dropped. Quote the value (`nodeSelector: '!all()'`) if the `!` is part of the text, or remove the tag.";
     CN_CALICO_VERSION = "CN0101", Error, "unsupported calicoVersion",
         "calico-render renders for Calico v3.30, v3.31 and v3.32 (tigera-operator v1.38, v1.40, v1.42) and knows each release's fields and defaults; `calicoVersion` must be a patch release of one of them, such as `v3.32.1` (the default), `v3.31.7` or `v3.30.7`.";
     CN_CIDR_NOT_MASKED = "CN0102", Error, "CIDR has host bits set",
@@ -122,10 +124,13 @@ rules! {
     RELEASE_VALUE = "CR0008", Error, "value not accepted by the target Calico release",
         "The target Calico release's CRD schema does not accept the value: an enum value added in a later release (the message names the first one), or a bound of that release's schema. Use one of the listed values, or target a later release.";
 
+    YAML_TAG = "CR0009", Warning, "YAML tag where text was meant",
+        "A word after `!` in YAML is a tag, not text: `nodeSelector: !all()` is the tag `!all()` on an empty value. kubectl's YAML reader drops tags it does not know and keeps the rest of the scalar as a string, so the field gets that rest (here the empty string), not what was written. Quote the value (`nodeSelector: '!all()'`) if the `!` is part of the text, or remove the tag.";
+
     POOL_CIDR_MISSING = "CR1001", Error, "IP pool CIDR is missing",
         "Every IP pool needs a non-empty `cidr`, e.g. `172.20.0.0/16`.";
     POOL_CIDR_INVALID = "CR1002", Error, "IP pool CIDR does not parse",
-        "The CIDR must be an IPv4 or IPv6 network with an explicit prefix length, as Go's net.ParseCIDR reads it: no leading zeros in IPv4 octets or the prefix, a prefix of at most 32 (IPv4) or 128 (IPv6), at most 48 characters.";
+        "The CIDR must be an IPv4 or IPv6 network with an explicit prefix length, as Go's net.ParseCIDR reads it: no leading zeros in IPv4 octets (the prefix may have them: `/016` is `/16`), a prefix of at most 32 (IPv4) or 128 (IPv6), at most 48 characters.";
     POOL_CIDR_HOST_BITS = "CR1003", Error, "IP pool CIDR is not strictly masked",
         "Calico rejects a pool whose address has bits set beyond the prefix (`10.0.0.1/24`). The tigera-operator accepts such a pool in the Installation, but writing the resulting IPPool then fails. Use the network address the hint gives (`10.0.0.0/24`).";
     POOL_ENCAP_MODE = "CR1004", Error, "unsupported ipipMode or vxlanMode",
@@ -146,18 +151,20 @@ rules! {
         "A pool for LoadBalancer addresses must have `allowedUses: [LoadBalancer]` only.";
     POOL_LB_ENCAP = "CR1012", Error, "LoadBalancer pool with IPIP or VXLAN",
         "LoadBalancer pools are advertised, not tunnelled: set `ipipMode` and `vxlanMode` to `Never` (in an Installation: `encapsulation: None`, which must be written explicitly because IPv4 pools default to IPIP).";
-    POOL_LB_BGP_EXPORT = "CR1013", Warning, "LoadBalancer pool disables BGP export",
-        "A LoadBalancer pool exists to be advertised; `disableBGPExport: true` defeats it. Calico v3.33 rejects this combination and the tigera-operator rejects it in an Installation; v3.32 accepts it on a projectcalico.org/v3 IPPool.";
-    POOL_LB_SELECTOR = "CR1014", Warning, "LoadBalancer pool nodeSelector is not all()",
-        "LoadBalancer addresses are assigned cluster-wide, so the pool's `nodeSelector` must be exactly `all()`. Calico v3.33 rejects other values and the tigera-operator rejects them in an Installation; v3.32 accepts them on a projectcalico.org/v3 IPPool.";
+    POOL_LB_BGP_EXPORT = "CR1013", Error, "LoadBalancer pool disables BGP export",
+        "A LoadBalancer pool exists to be advertised: Calico's IPPool validator rejects `disableBGPExport: true` on a pool that allows `LoadBalancer`, and the tigera-operator rejects it in an Installation. Remove `disableBGPExport`.";
+    POOL_LB_SELECTOR = "CR1014", Error, "LoadBalancer pool nodeSelector is not all()",
+        "LoadBalancer addresses are assigned cluster-wide, so Calico's IPPool validator requires a LoadBalancer pool's `nodeSelector` to be exactly `all()` (an empty or absent one is defaulted to `all()` first); the tigera-operator requires the same in an Installation.";
     POOL_TUNNEL_NAMESPACE = "CR1015", Error, "Tunnel pool with a namespaceSelector",
         "A pool that allows `Tunnel` cannot have a `namespaceSelector`. Calico's API defaults a missing `allowedUses` to `[Workload, Tunnel]` before validating, so a pool with a namespaceSelector needs `allowedUses: [Workload]` explicitly.";
-    POOL_GLOBAL_SELECTOR = "CR1016", Warning, "global() in an IP pool selector",
-        "`global()` selects non-namespaced resources and means nothing for a pool's nodeSelector or namespaceSelector. Calico v3.33 rejects it.";
+    POOL_GLOBAL_SELECTOR = "CR1016", Error, "global() in an IP pool selector",
+        "`global()` selects non-namespaced resources and means nothing for a pool's nodeSelector or namespaceSelector: Calico's IPPool validator rejects a selector whose text contains `global(` anywhere (even inside a quoted label value). Use `all()`.";
     SELECTOR_SYNTAX = "CR1017", Error, "selector does not parse",
         "Selectors use Calico's selector language: `all()`, `has(label)`, `label == \"value\"`, `!=`, `in {...}`, `not in {...}`, `contains`, `starts with`, `ends with`, combined with `&&`, `||`, `!` and parentheses. Strings are quoted; whitespace is spaces and tabs only; at most 1024 characters.";
     POOL_ASSIGNMENT_MODE = "CR1018", Error, "unsupported assignmentMode",
         "`assignmentMode` takes `Automatic` or `Manual` (an explicit empty string is rejected).";
+    POOL_CIDR_NOT_CANONICAL = "CR1019", Warning, "pool CIDR is stored in another form",
+        "Calico normalises an IP pool's CIDR before storing it (Go's form: lowercase IPv6 with the longest run of zero groups written `::`, no leading zeros in groups or in the prefix length), so `2001:db8::00/64` is stored as `2001:db8::/64`. The object in the cluster then differs from the manifest: every apply shows a change, and an update that sends the written form again is refused because a pool's CIDR cannot change. Write the canonical form.";
 
     PEER_NODE_AND_SELECTOR = "CR2001", Error, "node and nodeSelector are both set",
         "A BGPPeer applies either to one `node` or to the nodes matching `nodeSelector`, not both.";
@@ -279,9 +286,13 @@ rules! {
     INSTALLATION_CNI = "CR5017", Error, "CNI, IPAM and provider do not fit",
         "Calico CNI takes Calico or HostLocal IPAM; GKE CNI needs HostLocal IPAM and provider GKE; AmazonVPC CNI needs AmazonVPC IPAM and provider EKS; AzureVNET CNI needs AzureVNET IPAM and provider AKS.";
     INSTALLATION_OTHER = "CR5018", Error, "invalid Installation setting",
-        "controlPlaneReplicas must be above 0; flexVolumePath and kubeletVolumePluginPath must be `None` or absolute; nodeUpdateStrategy must be RollingUpdate; nonPrivileged and fipsMode cannot be Enabled.";
+        "controlPlaneReplicas must be above 0; flexVolumePath and kubeletVolumePluginPath must be `None` or absolute; nodeUpdateStrategy must be RollingUpdate (an empty path or strategy is unset: the operator fills it in first); nonPrivileged cannot be Enabled, nor fipsMode with the TigeraSecureEnterprise variant.";
     INSTALLATION_BPF_BOOTSTRAP = "CR5019", Error, "bpfNetworkBootstrap without the BPF dataplane",
         "The operator bootstraps the API server endpoints (from the `kubernetes` Service and its EndpointSlices) only for the eBPF dataplane: `bpfNetworkBootstrap: Enabled` needs `linuxDataplane: BPF`.";
+    INSTALLATION_POOL_OUTSIDE_POD_SUBNET = "CR5020", Error, "IP pool outside the cluster's pod subnet",
+        "On a kubeadm cluster the tigera-operator reads `podSubnet` from ConfigMap `kube-system/kubeadm-config` (pass it to `validate` beside the Installation, or set `network.podCIDRs` in a ClusterNetwork) and refuses an Installation whose IP pools do not each lie inside one of those subnets. It checks only while the cluster has no IP pools yet, and not on OpenShift or with a CNI other than Calico. Use pools inside the pod subnet, or change kubeadm's `podSubnet`.";
+    INSTALLATION_KUBEADM_SUBNET = "CR5021", Error, "kubeadm's podSubnet cannot be read",
+        "The tigera-operator takes the rest of the first `podSubnet: ` line in ConfigMap `kube-system/kubeadm-config`, splits it at commas and reads each part as a CIDR (no spaces, no quotes). A ConfigMap without that line, or a part that is not a CIDR, stops it before it creates IP pools, on a Calico CNI cluster that has none yet. Set `networking.podSubnet` in the ClusterConfiguration.";
 
     APISERVER_NAME = "CR6001", Error, "APIServer name not allowed",
         "The APIServer CRD only accepts the names `default` and `tigera-secure`.";

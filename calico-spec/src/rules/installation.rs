@@ -84,6 +84,7 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value, defaulted: &Value) {
         "variant",
         &["Calico", "TigeraSecureEnterprise"],
     );
+    check_enum(sink, e, &spec, "fipsMode", ENABLED_DISABLED);
     check_enum(
         sink,
         e,
@@ -604,8 +605,10 @@ fn check_other(sink: &mut Sink, spec: &Fields<'_, '_>) {
             None,
         );
     }
+    // An empty path or strategy is unset: the operator's defaults fill it before it validates.
     for key in ["flexVolumePath", "kubeletVolumePluginPath"] {
         if let Some(path) = spec.str(key)
+            && !path.is_empty()
             && path != "None"
             && !path.starts_with('/')
         {
@@ -619,6 +622,7 @@ fn check_other(sink: &mut Sink, spec: &Fields<'_, '_>) {
     }
     let strategy = Fields::of(spec.raw("nodeUpdateStrategy"), "spec.nodeUpdateStrategy");
     if let Some(kind) = strategy.str("type")
+        && !kind.is_empty()
         && kind != "RollingUpdate"
     {
         sink.report(
@@ -628,14 +632,23 @@ fn check_other(sink: &mut Sink, spec: &Fields<'_, '_>) {
             None,
         );
     }
-    for key in ["nonPrivileged", "fipsMode"] {
-        if spec.str(key) == Some("Enabled") {
-            sink.report(
-                &c::INSTALLATION_OTHER,
-                spec.at(key),
-                format!("`{key}: Enabled` is not supported by the operator"),
-                None,
-            );
-        }
+    if spec.str("nonPrivileged") == Some("Enabled") {
+        sink.report(
+            &c::INSTALLATION_OTHER,
+            spec.at("nonPrivileged"),
+            "`nonPrivileged: Enabled` is not supported by the operator",
+            None,
+        );
+    }
+    // FIPS mode is refused only with the Calico Enterprise variant.
+    if spec.str("fipsMode") == Some("Enabled")
+        && spec.str("variant") == Some("TigeraSecureEnterprise")
+    {
+        sink.report(
+            &c::INSTALLATION_OTHER,
+            spec.at("fipsMode"),
+            "`fipsMode: Enabled` is not supported with `variant: TigeraSecureEnterprise`",
+            None,
+        );
     }
 }

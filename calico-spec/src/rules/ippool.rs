@@ -39,7 +39,17 @@ pub(crate) fn check_cidr(
         return None;
     }
     let net = match cidr::parse_strict_cidr(text) {
-        Ok(net) => net,
+        Ok(net) => {
+            if let Some(canonical) = cidr::canonical(text, &net) {
+                sink.report(
+                    &c::POOL_CIDR_NOT_CANONICAL,
+                    path(),
+                    format!("Calico stores `{text}` as `{canonical}`"),
+                    Some(format!("write `{canonical}`")),
+                );
+            }
+            net
+        }
         Err(CidrError::HostBits { network, .. }) => {
             sink.report(
                 &c::POOL_CIDR_HOST_BITS,
@@ -107,7 +117,8 @@ pub(crate) fn check_allowed_uses(
     list: Option<&Vec<Value>>,
     path: impl Fn() -> String,
 ) -> Uses {
-    let Some(list) = list else {
+    // clientv3 defaults an empty list as it does an absent one.
+    let Some(list) = list.filter(|list| !list.is_empty()) else {
         return Uses::DEFAULT;
     };
     if list.len() > 10 {
@@ -236,7 +247,9 @@ pub(crate) fn check(sink: &mut Sink, spec: Option<&Value>) -> PoolSummary {
     let spec = Fields::of(spec, "spec");
     let fields = PoolSpec::read(&spec);
     let net = check_cidr(sink, as_str(fields.cidr), || spec.at("cidr"), Some(48));
-    let family = net.as_ref().map(Family::of_net);
+    // Calico takes a pool's family from its address as Go's `To4` sees it: an IPv4-mapped IPv6
+    // pool is IPv4 for encapsulation and block sizes (its prefix stays 128-bit).
+    let family = net.as_ref().map(|net| Family::of_go_addr(net.addr()));
 
     let ipip_mode = as_str(fields.ipip_mode);
     let vxlan_mode = as_str(fields.vxlan_mode);
@@ -339,18 +352,19 @@ pub(crate) fn check(sink: &mut Sink, spec: Option<&Value>) -> PoolSummary {
     }
     let node_selector_text = as_str(fields.node_selector);
     let namespace_selector_text = as_str(fields.namespace_selector);
-    let node_selector = check_selector_value(
+    check_selector_value(
         sink,
         "nodeSelector",
         node_selector_text,
         path_of("nodeSelector"),
     );
-    let namespace_selector = check_selector_value(
+    check_selector_value(
         sink,
         "namespaceSelector",
         namespace_selector_text,
         path_of("namespaceSelector"),
     );
+    // clientv3 defaults an empty nodeSelector to `all()` before the validator compares it.
     if is_lb
         && let Some(text) = node_selector_text
         && !text.is_empty()
@@ -363,21 +377,27 @@ pub(crate) fn check(sink: &mut Sink, spec: Option<&Value>) -> PoolSummary {
             None,
         );
     }
-    for (key, selector) in [
-        ("nodeSelector", &node_selector),
-        ("namespaceSelector", &namespace_selector),
+    // Calico's validator looks for the text `global(`, not for the parsed function.
+    for (key, text) in [
+        ("nodeSelector", node_selector_text),
+        ("namespaceSelector", namespace_selector_text),
     ] {
-        if selector.as_ref().is_some_and(vocab::Selector::uses_global) {
+        if text.is_some_and(|text| text.contains("global(")) {
             sink.report(
                 &c::POOL_GLOBAL_SELECTOR,
                 spec.at(key),
-                format!("`global()` is not meaningful in a pool's {key}"),
-                None,
+                format!("`global()` is not valid in a pool's {key}"),
+                Some("use `all()`".into()),
             );
         }
     }
-    if namespace_selector_text.is_some_and(|text| !text.trim().is_empty()) && uses.tunnel {
-        let hint = if fields.allowed_uses.is_some() {
+    // Any text counts, blanks included: the validator compares with the empty string.
+    if namespace_selector_text.is_some_and(|text| !text.is_empty()) && uses.tunnel {
+        let hint = if fields
+            .allowed_uses
+            .and_then(Value::as_array)
+            .is_some_and(|list| !list.is_empty())
+        {
             "remove `Tunnel` from `allowedUses` or drop the namespaceSelector"
         } else {
             "`allowedUses` defaults to [Workload, Tunnel]; set `allowedUses: [Workload]`"

@@ -25,6 +25,7 @@ mod endpoint;
 mod felix;
 mod installation;
 mod ippool;
+mod kubeadm;
 mod validate;
 
 use ipnet::IpNet;
@@ -51,6 +52,10 @@ pub struct Context {
     pub service_cidrs: Vec<IpNet>,
     /// The nodes' own subnets (lint `CR8003`).
     pub node_subnets: Vec<IpNet>,
+    /// The cluster's pod subnets (kubeadm's `podSubnet`), when known: the tigera-operator
+    /// requires the Installation's pools inside them and makes its default pools from them
+    /// (`CR5020`). `validate` takes them from a `kube-system/kubeadm-config` ConfigMap.
+    pub pod_cidrs: Option<Vec<IpNet>>,
 }
 
 /// 192.168.0.0/16, checked when compiled.
@@ -69,6 +74,7 @@ impl Context {
             lans: vec![IpNet::V4(ASSUMED_LAN)],
             service_cidrs: vec![IpNet::V4(ASSUMED_SERVICES)],
             node_subnets: Vec::new(),
+            pod_cidrs: None,
         }
     }
 }

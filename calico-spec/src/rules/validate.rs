@@ -8,7 +8,7 @@ use serde_json::Value;
 
 use super::catalogue as c;
 use super::cross::{self, Facts, InstallationFact, PoolFact, PoolOrigin};
-use super::{Context, Sink, bgpconfig, bgppeer, endpoint, felix, installation, ippool};
+use super::{Context, Sink, bgpconfig, bgppeer, endpoint, felix, installation, ippool, kubeadm};
 use crate::cluster_network;
 use crate::defaults::{DefaultsContext, apply_operator_defaults};
 use crate::diag::{Diagnostic, Location};
@@ -62,6 +62,7 @@ enum Known {
     Installation,
     ApiServer,
     EndpointConfigMap,
+    KubeadmConfig,
 }
 
 /// The root fields every check reads, found in one walk over the document's root mapping
@@ -96,6 +97,13 @@ impl<'a> Root<'a> {
             .and_then(|meta| meta.get("name"))
             .and_then(Value::as_str)
     }
+
+    /// `metadata.namespace`, when it is a string.
+    fn namespace(&self) -> Option<&'a str> {
+        self.metadata
+            .and_then(|meta| meta.get("namespace"))
+            .and_then(Value::as_str)
+    }
 }
 
 fn classify(root: &Root<'_>) -> Option<Known> {
@@ -115,6 +123,9 @@ fn classify(root: &Root<'_>) -> Option<Known> {
         ("operator.tigera.io/v1", "APIServer", _) => Some(Known::ApiServer),
         ("v1", "ConfigMap", _) if root.name() == Some(endpoint::ENDPOINT_NAME) => {
             Some(Known::EndpointConfigMap)
+        }
+        ("v1", "ConfigMap", _) if kubeadm::is_kubeadm_config(root.namespace(), root.name()) => {
+            Some(Known::KubeadmConfig)
         }
         _ => None,
     }
@@ -302,7 +313,27 @@ pub fn validate(inputs: &[InputDocument<'_>], ctx: &Context) -> ValidationOutcom
     run(inputs, ctx, Typing::Check)
 }
 
+/// The context with what a `kube-system/kubeadm-config` ConfigMap among the inputs says (the
+/// first one): its pod subnets, and its Service subnets in place of the assumed ones.
+fn with_context_documents(inputs: &[InputDocument<'_>], ctx: &Context) -> Option<Context> {
+    let facts = inputs.iter().find_map(|input| {
+        let root = Root::of(&input.document.value);
+        (classify(&root) == Some(Known::KubeadmConfig))
+            .then(|| kubeadm::read(&input.document.value))
+    })?;
+    let mut ctx = ctx.clone();
+    if let Ok(subnets) = facts.pod_subnets {
+        ctx.pod_cidrs = Some(subnets);
+    }
+    if !facts.service_subnets.is_empty() {
+        ctx.service_cidrs = facts.service_subnets;
+    }
+    Some(ctx)
+}
+
 fn run(inputs: &[InputDocument<'_>], ctx: &Context, typing: Typing) -> ValidationOutcome {
+    let with_documents = with_context_documents(inputs, ctx);
+    let ctx = with_documents.as_ref().unwrap_or(ctx);
     let mut outcome = ValidationOutcome::default();
     let mut facts = Facts::with_capacity(inputs.len());
     for (input_idx, input) in inputs.iter().enumerate() {
@@ -312,6 +343,12 @@ fn run(inputs: &[InputDocument<'_>], ctx: &Context, typing: Typing) -> Validatio
         }
         let mut sink = Sink::default();
         sink.diagnostics.extend(doc.problems.iter().cloned());
+        sink.diagnostics.extend(
+            doc.spans
+                .tagged()
+                .iter()
+                .map(|tagged| tagged.diagnostic(&c::YAML_TAG)),
+        );
         let root = Root::of(&doc.value);
         if !doc.value.is_object() || root.api_version.is_none() || root.kind.is_none() {
             outcome.checked += 1;
@@ -439,6 +476,7 @@ fn check_document<'a>(
             };
             let defaulted: &Value = &defaulted;
             installation::check(sink, value, defaulted);
+            kubeadm::check_pools(sink, ctx, value, defaulted);
             facts
                 .installations
                 .push(InstallationFact::collect(input_idx, value, defaulted));
@@ -459,22 +497,42 @@ fn check_document<'a>(
             facts.endpoints.push(input_idx);
             facts.add_name(input_idx, "ConfigMap", name);
         }
+        Known::KubeadmConfig => {
+            kubeadm::check_configmap(sink, &kubeadm::read(value));
+            facts.add_name(input_idx, "ConfigMap", name);
+        }
     }
 }
 
 /// The Installation as the operator will have it once it has written its defaults back, as
 /// JSON; the value as written when it does not type (the schema pass has reported why).
+///
+/// With kubeadm's pod subnets known and no pools written, the operator makes its pools from
+/// the subnets before its pool defaults, as `kubeadm::with_platform_pools` says.
 fn defaulted_installation(sink: &mut Sink, ctx: &Context, value: &Value) -> Value {
-    schema_pass::<operator::Installation>(sink, value)
-        .map(|installation| {
-            let provider = ctx
-                .provider
-                .as_deref()
-                .map(operator::InstallationSpecKubernetesProvider::from);
-            let out = apply_operator_defaults(&installation, &DefaultsContext { provider });
-            serde_json::to_value(out).unwrap_or_else(|_| value.clone())
-        })
-        .unwrap_or_else(|| value.clone())
+    let provider = ctx
+        .provider
+        .as_deref()
+        .map(operator::InstallationSpecKubernetesProvider::from);
+    let defaults = |installation: &operator::Installation| {
+        serde_json::to_value(apply_operator_defaults(
+            installation,
+            &DefaultsContext {
+                provider: provider.clone(),
+            },
+        ))
+        .ok()
+    };
+    let Some(installation) = schema_pass::<operator::Installation>(sink, value) else {
+        return value.clone();
+    };
+    let Some(defaulted) = defaults(&installation) else {
+        return value.clone();
+    };
+    kubeadm::with_platform_pools(ctx, value, &defaulted)
+        .and_then(|with_pools| serde_json::from_value::<operator::Installation>(with_pools).ok())
+        .and_then(|installation| defaults(&installation))
+        .unwrap_or(defaulted)
 }
 
 /// crd.projectcalico.org/v1 has the same schema as projectcalico.org/v3 in v3.32.1; the

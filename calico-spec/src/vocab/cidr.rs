@@ -1,10 +1,11 @@
 //! CIDRs and IP addresses with Go's parsing rules, strict masks, link-local checks and overlap.
 //!
-//! ipnet alone is too lenient for upstream parity: it accepts leading zeros (`010.0.0.0/8`,
-//! `/08`) and keeps host bits. Calico reads CIDRs with Go's `net.ParseCIDR`, which rejects
-//! leading zeros in IPv4 octets, and then rejects pools whose address has host bits set. The
-//! prefix is parsed here too, and a leading zero in it is refused as well because Calico's CEL
-//! `cidr()` (v3.33) refuses it.
+//! ipnet alone is too lenient for upstream parity: it accepts leading zeros in IPv4 octets
+//! (`010.0.0.0/8`) and keeps host bits. Calico reads CIDRs with Go's `net.ParseCIDR`, which
+//! rejects leading zeros in IPv4 octets but reads the prefix length as any run of decimal
+//! digits (`10.0.0.0/016` is `/16`), and then rejects pools whose address has host bits set.
+//! [`canonical`] is the text Go writes back for a network (`cidr.String()`), which is what
+//! Calico stores for an IP pool.
 
 use std::cmp::Ordering;
 use std::fmt;
@@ -84,7 +85,7 @@ pub enum CidrError {
         value: String,
     },
     /// The prefix length is not a decimal number within the family's bits.
-    #[error("`{value}` has an invalid prefix length: use 0-{bits} without leading zeros")]
+    #[error("`{value}` has an invalid prefix length: use 0-{bits}")]
     InvalidPrefix {
         /// The offending value.
         value: String,
@@ -141,15 +142,35 @@ pub fn parse_cidr(value: &str) -> Result<IpNet, CidrError> {
         value: value.to_owned(),
         bits,
     };
-    let valid_digits = !prefix_text.is_empty()
-        && prefix_text.len() <= 3
-        && prefix_text.bytes().all(|b| b.is_ascii_digit())
-        && !(prefix_text.len() > 1 && prefix_text.starts_with('0'));
-    if !valid_digits {
+    // Go reads the prefix as decimal digits, leading zeros allowed; no sign, no spaces.
+    if prefix_text.is_empty() || !prefix_text.bytes().all(|b| b.is_ascii_digit()) {
         return Err(bad_prefix());
     }
-    let prefix: u8 = prefix_text.parse().map_err(|_| bad_prefix())?;
+    let digits = prefix_text.trim_start_matches('0');
+    let prefix: u8 = if digits.is_empty() {
+        0
+    } else if digits.len() > 3 {
+        return Err(bad_prefix());
+    } else {
+        digits.parse().map_err(|_| bad_prefix())?
+    };
     IpNet::new(addr, prefix).map_err(|_| bad_prefix())
+}
+
+/// The text Go's `net.IPNet.String` gives for `net` as parsed from `text` (the masked network,
+/// lowercase IPv6 with the longest run of zero groups compressed, the prefix without leading
+/// zeros), when it differs from `text`. Calico stores an IP pool's CIDR in this form. `None`
+/// when the text is already canonical, and for IPv4-mapped IPv6 networks (which Go writes in
+/// yet another form).
+pub fn canonical(text: &str, net: &IpNet) -> Option<String> {
+    if let IpNet::V6(v6) = net
+        && v6.addr().to_ipv4_mapped().is_some()
+    {
+        return None;
+    }
+    // Rust's IPv6 formatting is RFC 5952's, as Go's is.
+    let canonical = net.trunc().to_string();
+    (canonical != text).then_some(canonical)
 }
 
 /// Parse a CIDR and require it to be strictly masked (no host bits), as Calico does for pools.
@@ -296,6 +317,27 @@ mod tests {
     }
 
     #[test]
+    fn canonical_forms() {
+        let canon = |text: &str| canonical(text, &parse_cidr(text).unwrap());
+        assert_eq!(canon("10.0.0.0/16"), None);
+        assert_eq!(canon("10.0.0.0/016").as_deref(), Some("10.0.0.0/16"));
+        assert_eq!(canon("2001:db8::/64"), None);
+        assert_eq!(canon("2001:db8::00/64").as_deref(), Some("2001:db8::/64"));
+        assert_eq!(canon("2001:DB8::/64").as_deref(), Some("2001:db8::/64"));
+        assert_eq!(
+            canon("2001:0db8:0:0::/64").as_deref(),
+            Some("2001:db8::/64")
+        );
+        assert_eq!(
+            canon("fd00:0:1:0:0:0:0:0/64").as_deref(),
+            Some("fd00:0:1::/64")
+        );
+        // One zero group is not compressed (RFC 5952, and Go).
+        assert_eq!(canon("fd00:1:2:3:4:5:6:0/128"), None);
+        assert_eq!(canon("::ffff:10.0.0.0/104"), None);
+    }
+
+    #[test]
     fn strict_cidrs() {
         check("10.0.0.0/16", Ok("10.0.0.0/16"));
         check("172.20.0.0/16", Ok("172.20.0.0/16"));
@@ -306,7 +348,14 @@ mod tests {
         check("10.0.0.1/24", Err("use `10.0.0.0/24`"));
         check("192.168.1.5/24", Err("use `192.168.1.0/24`"));
         check("010.0.0.0/8", Err("not a valid IP address"));
-        check("10.0.0.0/08", Err("invalid prefix length"));
+        // Go's net.ParseCIDR reads the prefix as digits, leading zeros included.
+        check("10.0.0.0/08", Ok("10.0.0.0/8"));
+        check("10.0.0.0/00000016", Ok("10.0.0.0/16"));
+        check("0.0.0.0/000", Ok("0.0.0.0/0"));
+        check("10.0.0.0/+8", Err("invalid prefix length"));
+        check("10.0.0.0/ 8", Err("invalid prefix length"));
+        check("10.0.0.0/", Err("invalid prefix length"));
+        check("10.0.0.0/0033", Err("invalid prefix length"));
         check("10.0.0.0/33", Err("use 0-32"));
         check("fd00::/129", Err("use 0-128"));
         check("10.0.0.0", Err("no prefix length"));

@@ -104,6 +104,25 @@ pub fn is_dns_label(value: &str) -> bool {
         && bytes[bytes.len() - 1] != b'-'
 }
 
+/// Whether `value` has the shape of Calico's `name` field rule: dot-separated labels of
+/// `[a-z0-9-]` starting and ending with an alphanumeric, with no length limit on the labels or
+/// the whole (unlike [`is_dns_subdomain`]; Calico's validator checks only the shape).
+pub fn is_calico_name(value: &str) -> bool {
+    value.split('.').all(|label| {
+        let bytes = label.as_bytes();
+        match (bytes.first(), bytes.last()) {
+            (Some(&first), Some(&last)) => {
+                first != b'-'
+                    && last != b'-'
+                    && bytes
+                        .iter()
+                        .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+            }
+            _ => false,
+        }
+    })
+}
+
 /// Whether `value` is a DNS-1123 subdomain (the Kubernetes object name rule): at most 253
 /// characters, dot-separated labels of `[a-z0-9-]` starting and ending with an alphanumeric.
 pub fn is_dns_subdomain(value: &str) -> bool {
