@@ -250,6 +250,8 @@ rules! {
         "`prometheusMetricsHost` is a host name or address: 1-64 letters, digits, `:`, `.`, `_`, `+` or `-`.";
     FELIX_PATTERN = "CR4016", Error, "value does not match the CRD's pattern",
         "The v3.32.1 CRD gives these fields a pattern the API server enforces: `logPrefix` letters, digits, spaces and `%:/_-`; `logActionRateLimit` `<1-9999>/<second|minute|hour|day>`; `featureDetectOverride` comma-separated `name=true|false|` pairs; `featureGates` comma-separated `name=value` pairs.";
+    FELIX_REGEXP = "CR4017", Error, "regular expression does not compile",
+        "`bpfDataIfacePattern`, `bpfL3IfacePattern`, `bpfDisableGROForIfaces`, `mtuIfacePattern` and `logDebugFilenameRegex` are Go regular expressions (RE2 syntax), and Calico's validator refuses one that does not compile. We check the grouping: every `(` closed, no `)` without its `(`, every `[` class closed, no trailing `\\`. Other mistakes Go refuses (`a**`, an unknown escape, a repeat count over 1000) are not caught here. The value is the expression itself: no `/.../` around it.";
 
     INSTALLATION_NAME = "CR5001", Error, "Installation name not allowed",
         "The Installation CRD only accepts the names `default`, `tigera-secure` and `overlay`; the operator reconciles `default`.";

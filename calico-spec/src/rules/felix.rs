@@ -482,6 +482,25 @@ fn charset(text: &str, max: usize, extra: &[u8]) -> bool {
 /// checks them (empty values are unset).
 fn check_names(sink: &mut Sink, spec: &Fields<'_, '_>) {
     let present = |key: &str| spec.str(key).filter(|text| !text.is_empty());
+    // Calico's `regexp` rule: the value must compile as a Go regular expression.
+    for key in [
+        "bpfDataIfacePattern",
+        "bpfL3IfacePattern",
+        "bpfDisableGROForIfaces",
+        "mtuIfacePattern",
+        "logDebugFilenameRegex",
+    ] {
+        if let Some(text) = present(key)
+            && let Err(err) = vocab::regexp::check_grouping(text)
+        {
+            sink.report(
+                &c::FELIX_REGEXP,
+                spec.at(key),
+                format!("`{key}: {text}` is not a regular expression: {err}"),
+                None,
+            );
+        }
+    }
     for key in ["wireguardInterfaceName", "wireguardInterfaceNameV6"] {
         if let Some(text) = present(key)
             && text != "*"

@@ -5,6 +5,7 @@
 //! diagnostics with codes and field paths; nothing here knows about documents or paths.
 
 pub mod cidr;
+pub mod regexp;
 pub mod selector;
 
 use std::net::IpAddr;
