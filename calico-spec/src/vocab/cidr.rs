@@ -163,14 +163,20 @@ pub fn parse_cidr(value: &str) -> Result<IpNet, CidrError> {
 /// when the text is already canonical, and for IPv4-mapped IPv6 networks (which Go writes in
 /// yet another form).
 pub fn canonical(text: &str, net: &IpNet) -> Option<String> {
-    if let IpNet::V6(v6) = net
-        && v6.addr().to_ipv4_mapped().is_some()
-    {
-        return None;
+    match net {
+        // The address part of a parsed IPv4 CIDR is canonical already (no leading zeros, four
+        // octets); only the prefix can differ. Checked without formatting: this runs per pool.
+        IpNet::V4(_) => {
+            let (_, prefix) = text.rsplit_once('/')?;
+            (prefix.len() > 1 && prefix.starts_with('0')).then(|| net.trunc().to_string())
+        }
+        IpNet::V6(v6) if v6.addr().to_ipv4_mapped().is_some() => None,
+        IpNet::V6(_) => {
+            // Rust's IPv6 formatting is RFC 5952's, as Go's is.
+            let canonical = net.trunc().to_string();
+            (canonical != text).then_some(canonical)
+        }
     }
-    // Rust's IPv6 formatting is RFC 5952's, as Go's is.
-    let canonical = net.trunc().to_string();
-    (canonical != text).then_some(canonical)
 }
 
 /// Parse a CIDR and require it to be strictly masked (no host bits), as Calico does for pools.
