@@ -19,8 +19,10 @@
 //!
 //! ```text
 //! CALICO_RENDER_ORACLE=$(bash conformance/oracle/build.sh) CALICO_RENDER_ORACLE_OBJECTS=1000000 \
-//!   cargo test --release -p calico-render-tests -- oracle_diff:: --nocapture
+//!   nice cargo test -p calico-render-tests -- oracle_diff:: --nocapture
 //! ```
+//!
+//! (`conformance/oracle/README.md` has the last run's figures.)
 
 use calico_render_tests::Rng;
 use std::collections::BTreeMap;
