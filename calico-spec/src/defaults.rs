@@ -36,6 +36,8 @@ use crate::generated::operator_tigera_io::v1::{
     InstallationSpecVariant,
 };
 use crate::release::Release;
+use crate::rules::catalogue as c;
+use crate::rules::{InputDocument, ValidationOutcome};
 use crate::vocab::cidr;
 
 /// What the defaults depend on beyond the Installation itself.
@@ -248,9 +250,75 @@ const DEFAULTED_FIELDS: [(&str, Unset); 2] = [
     }),
 ];
 
-/// [`apply_operator_defaults`] as the operator `release` pins writes them: the v1.42 defaults,
+/// How the operator calico-render follows for a release is known.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Basis {
+    /// Its defaulting and validation code was read (facts only).
+    Read,
+    /// Not read (the Go module proxy does not serve that operator): assumed to behave as the
+    /// nearest operator that was read.
+    Assumed,
+}
+
+/// The tigera-operator whose defaults and verdicts calico-render follows for one release, where
+/// they differ from v1.42.3's (docs/releases.md, "Operator defaults").
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OperatorBehaviour {
+    /// The Calico minor (`v3.31`), as in [`Release::minor`].
+    pub minor: &'static str,
+    /// The operator whose code was read for this release (`v1.40.0`). The release itself pins
+    /// [`Release::operator`] (`v1.40.15`), which the module proxy does not serve.
+    pub read: &'static str,
+    /// Whether `read` is that release's operator line, or only the nearest one to it.
+    pub basis: Basis,
+    /// Writes `spec.nonPrivileged: Disabled` back when it is absent (v1.40 does, v1.42 no
+    /// longer does).
+    pub writes_non_privileged: bool,
+    /// Accepts `spec.nonPrivileged: Enabled`, except with the BPF dataplane or the
+    /// TigeraSecureEnterprise variant (v1.40); v1.42 refuses it in every case.
+    pub accepts_non_privileged: bool,
+}
+
+/// One entry per release in [`crate::release::RELEASES`], oldest first.
+pub const OPERATOR_BEHAVIOUR: [OperatorBehaviour; 3] = [
+    // v1.38.x is not served by the module proxy; v1.39.0 and v1.40.0 (read) default and check
+    // `nonPrivileged` alike, so v1.38 is assumed to as well.
+    OperatorBehaviour {
+        minor: "v3.30",
+        read: "v1.40.0",
+        basis: Basis::Assumed,
+        writes_non_privileged: true,
+        accepts_non_privileged: true,
+    },
+    OperatorBehaviour {
+        minor: "v3.31",
+        read: "v1.40.0",
+        basis: Basis::Read,
+        writes_non_privileged: true,
+        accepts_non_privileged: true,
+    },
+    OperatorBehaviour {
+        minor: "v3.32",
+        read: "v1.42.3",
+        basis: Basis::Read,
+        writes_non_privileged: false,
+        accepts_non_privileged: false,
+    },
+];
+
+/// The operator behaviour calico-render follows for `release` (the newest one's when the
+/// table has no entry for it).
+pub fn operator_behaviour(release: &Release) -> &'static OperatorBehaviour {
+    OPERATOR_BEHAVIOUR
+        .iter()
+        .find(|behaviour| behaviour.minor == release.minor)
+        .unwrap_or(&OPERATOR_BEHAVIOUR[OPERATOR_BEHAVIOUR.len() - 1])
+}
+
+/// [`apply_operator_defaults`] as the operator of `release` writes them: the v1.42 defaults,
 /// without those of fields the release's Installation CRD does not have (a field the
-/// Installation already sets is kept, and left to validation).
+/// Installation already sets is kept, and left to validation), plus the defaults only that
+/// operator writes ([`OperatorBehaviour`]).
 pub fn apply_operator_defaults_for(
     release: &Release,
     installation: &Installation,
@@ -260,6 +328,10 @@ pub fn apply_operator_defaults_for(
     let index = release.index();
     let before = serde_json::to_value(installation).unwrap_or_default();
     if let Some(spec) = out.spec.as_mut() {
+        if operator_behaviour(release).writes_non_privileged {
+            spec.non_privileged
+                .get_or_insert_with(|| "Disabled".to_owned());
+        }
         for (path, unset) in DEFAULTED_FIELDS {
             let written = path
                 .split('.')
@@ -271,6 +343,47 @@ pub fn apply_operator_defaults_for(
         }
     }
     out
+}
+
+/// The verdicts of the operator `release` follows where they differ from v1.42.3's, applied to
+/// a validation outcome (the rule catalogue judges as v1.42.3 does). An operator that accepts
+/// `nonPrivileged: Enabled` ([`OperatorBehaviour::accepts_non_privileged`]) still refuses it
+/// with the BPF dataplane or the TigeraSecureEnterprise variant: the catalogue's refusal stays
+/// there, saying why, and goes everywhere else.
+pub fn apply_operator_verdicts(
+    release: &Release,
+    inputs: &[InputDocument<'_>],
+    outcome: &mut ValidationOutcome,
+) {
+    let behaviour = operator_behaviour(release);
+    if !behaviour.accepts_non_privileged {
+        return;
+    }
+    outcome.diagnostics.retain_mut(|diag| {
+        if diag.code != c::INSTALLATION_OTHER.code || diag.path != "spec.nonPrivileged" {
+            return true;
+        }
+        let Some(input) = diag.location.as_ref().and_then(|loc| {
+            inputs
+                .iter()
+                .find(|input| input.file == loc.file && input.document.index == loc.document)
+        }) else {
+            return true;
+        };
+        let spec = &input.document.value["spec"];
+        let why = if spec["calicoNetwork"]["linuxDataplane"] == "BPF" {
+            "the BPF dataplane"
+        } else if spec["variant"] == "TigeraSecureEnterprise" {
+            "the TigeraSecureEnterprise variant"
+        } else {
+            return false;
+        };
+        diag.message = format!(
+            "`nonPrivileged: Enabled` is not supported with {why} by tigera-operator {}",
+            behaviour.read
+        );
+        true
+    });
 }
 
 /// The per-pool defaults of calico-model.md section 3.2.
@@ -489,17 +602,69 @@ mod tests {
         assert!(cni(&RELEASES[0]).get("confDir").is_none());
         assert_eq!(cni(&RELEASES[1])["binDir"], "/opt/cni/bin");
         assert_eq!(cni(&RELEASES[2])["confDir"], "/etc/cni/net.d");
+        // v1.40 (read) and v1.38 (assumed) write `nonPrivileged: Disabled`, v1.42 does not.
+        let spec = |release| {
+            serde_json::to_value(apply_operator_defaults_for(release, &input, &ctx))
+                .expect("serializes")["spec"]
+                .clone()
+        };
+        assert_eq!(spec(&RELEASES[0])["nonPrivileged"], "Disabled");
+        assert_eq!(spec(&RELEASES[1])["nonPrivileged"], "Disabled");
+        assert!(spec(&RELEASES[2]).get("nonPrivileged").is_none());
         // Everything else is the same in every release.
-        let mut old =
-            serde_json::to_value(apply_operator_defaults_for(&RELEASES[0], &input, &ctx)).unwrap();
-        let mut new =
-            serde_json::to_value(apply_operator_defaults_for(&RELEASES[2], &input, &ctx)).unwrap();
-        for value in [&mut old, &mut new] {
-            let cni = value["spec"]["cni"].as_object_mut().unwrap();
+        let mut old = spec(&RELEASES[0]);
+        let mut mid = spec(&RELEASES[1]);
+        let mut new = spec(&RELEASES[2]);
+        for value in [&mut old, &mut mid, &mut new] {
+            let spec = value.as_object_mut().unwrap();
+            spec.remove("nonPrivileged");
+            let cni = spec["cni"].as_object_mut().unwrap();
             cni.remove("binDir");
             cni.remove("confDir");
         }
         assert_eq!(old, new);
+        assert_eq!(mid, new);
+    }
+
+    #[test]
+    fn a_written_non_privileged_is_kept() {
+        use crate::release::RELEASES;
+        let input = installation(&format!("{MINIMAL}spec:\n  nonPrivileged: Enabled\n"));
+        let ctx = DefaultsContext { provider: None };
+        for release in &RELEASES {
+            let out = apply_operator_defaults_for(release, &input, &ctx);
+            assert_eq!(
+                out.spec.and_then(|spec| spec.non_privileged).as_deref(),
+                Some("Enabled"),
+                "{}",
+                release.calico
+            );
+        }
+    }
+
+    #[test]
+    fn every_release_has_an_operator_behaviour() {
+        use crate::release::RELEASES;
+        assert_eq!(OPERATOR_BEHAVIOUR.len(), RELEASES.len());
+        for (behaviour, release) in OPERATOR_BEHAVIOUR.iter().zip(&RELEASES) {
+            assert_eq!(behaviour.minor, release.minor);
+            assert_eq!(operator_behaviour(release), behaviour);
+            // The operator read is the release's own line when it is measured.
+            let line = |version: &str| version.rsplit_once('.').map(|(line, _)| line.to_owned());
+            if behaviour.basis == Basis::Read {
+                assert_eq!(
+                    line(behaviour.read),
+                    line(release.operator),
+                    "{}",
+                    release.minor
+                );
+            }
+        }
+        // The newest release's operator is the one the rule catalogue and the harness follow.
+        assert_eq!(
+            OPERATOR_BEHAVIOUR[2].read,
+            crate::release::Release::newest().operator
+        );
     }
 
     #[test]

@@ -638,6 +638,8 @@ pub fn apply_to_outcome(
         let restated = diag.code == c::UNKNOWN_FIELD.code && at(&replaced, diag);
         !(set_aside || restated)
     });
+    // Where the release's operator judges otherwise than v1.42.3 (docs/releases.md).
+    crate::defaults::apply_operator_verdicts(release, inputs, outcome);
     crate::diag::sort_diagnostics(&mut outcome.diagnostics);
 }
 

@@ -120,6 +120,24 @@ fn each_release_accepts_its_own_fields_and_values() {
                 &[("CR0001", "spec.nat-outgoing")],
             ],
         },
+        // tigera-operator v1.40 (read) and v1.38 (assumed) accept `nonPrivileged: Enabled`, but
+        // not with the BPF dataplane; v1.42 refuses it in every case.
+        Row {
+            yaml: installation("  nonPrivileged: Enabled\n"),
+            per_release: [&[], &[], &[("CR5018", "spec.nonPrivileged")]],
+        },
+        Row {
+            yaml: installation("  nonPrivileged: Enabled\n  calicoNetwork:\n    linuxDataplane: BPF\n"),
+            per_release: [
+                &[("CR5018", "spec.nonPrivileged")],
+                &[("CR5018", "spec.nonPrivileged")],
+                &[("CR5018", "spec.nonPrivileged")],
+            ],
+        },
+        Row {
+            yaml: installation("  nonPrivileged: Disabled\n"),
+            per_release: [&[], &[], &[]],
+        },
         // Known everywhere: nothing to say in any release.
         Row {
             yaml: felix("  logSeverityScreen: Info\n"),
@@ -142,6 +160,63 @@ fn each_release_accepts_its_own_fields_and_values() {
         }
     }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The message of the refusal v1.40 keeps says why, and names the operator it follows.
+#[test]
+fn non_privileged_with_bpf_names_the_operator() {
+    let yaml =
+        installation("  nonPrivileged: Enabled\n  calicoNetwork:\n    linuxDataplane: BPF\n");
+    let documents = parse_stream(&yaml, &Limits::MANIFESTS).expect("YAML");
+    let inputs = [InputDocument {
+        file: "i.yaml",
+        document: &documents[0],
+    }];
+    let mut outcome = rules::validate(&inputs, &Context::assumed());
+    let release = Release::for_version("v3.31.7").expect("supported");
+    calico_spec::release::apply_to_outcome(release, &inputs, &mut outcome);
+    let diag = outcome
+        .diagnostics
+        .iter()
+        .find(|d| d.path == "spec.nonPrivileged")
+        .expect("refused");
+    assert_eq!(
+        diag.message,
+        "`nonPrivileged: Enabled` is not supported with the BPF dataplane by tigera-operator v1.40.0"
+    );
+    let location = diag.location.as_ref().expect("located");
+    assert_eq!(location.line, Some(6));
+}
+
+/// What `render` writes for each release: the v1.40 operator's `nonPrivileged: Disabled`
+/// default for v3.31 (and, assumed, v3.30), none for v3.32.
+#[test]
+fn rendered_installation_carries_the_release_operators_defaults() {
+    let cn = |version: &str| {
+        format!(
+            "apiVersion: calico-render.dev/v1alpha1\nkind: ClusterNetwork\nmetadata:\n  name: c\nspec:\n  calicoVersion: {version}\n  podPools:\n  - name: pods\n    cidr: 172.20.0.0/16\n"
+        )
+    };
+    for (version, want) in [
+        ("v3.30.7", Some("Disabled")),
+        ("v3.31.7", Some("Disabled")),
+        ("v3.32.1", None),
+    ] {
+        let loaded = calico_spec::cluster_network::load("c.yaml", &cn(version)).expect("loads");
+        let installation = loaded
+            .objects
+            .iter()
+            .find_map(|object| match object {
+                calico_spec::objects::Object::Installation(installation) => Some(installation),
+                _ => None,
+            })
+            .expect("an Installation");
+        let got = installation
+            .spec
+            .as_ref()
+            .and_then(|spec| spec.non_privileged.as_deref());
+        assert_eq!(got, want, "{version}");
+    }
 }
 
 #[test]
