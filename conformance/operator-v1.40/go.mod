@@ -113,11 +113,11 @@ replace (
 	github.com/operator-framework/operator-sdk => github.com/operator-framework/operator-sdk v1.0.1
 	// The operator replaces its nested api module with the folder ./api of its own tree, which
 	// the module proxy does not ship inside the operator's zip. The snapshot the operator's
-	// require line names is not served; this one (2025-08-07, between v1.39.0 and v1.40.0) is
-	// (see ../README.md).
+	// require line names is not served, and the 2025-08-07 one lacks fields v1.40.0 uses; this
+	// 2026-01-20 one has them all (see ../README.md).
 	github.com/tigera/operator/api => github.com/tigera/operator/api v0.0.0-20260120220012-4a3f8a7d8399
+	// That snapshot requires k8s.io/api v0.34.3, which drops a package the operator's client-go
+	// v0.33.5 imports: both stay at the operator's own v0.33.5.
+	k8s.io/api => k8s.io/api v0.33.5
+	k8s.io/apimachinery => k8s.io/apimachinery v0.33.5
 )
-
-replace k8s.io/api => k8s.io/api v0.33.5
-
-replace k8s.io/apimachinery => k8s.io/apimachinery v0.33.5
