@@ -21,6 +21,7 @@
 
 use k8s_openapi::apimachinery::pkg::util::intstr::IntOrString;
 
+use crate::diag::Diagnostic;
 use crate::generated::operator_tigera_io::v1::{
     Installation, InstallationSpec, InstallationSpecAzure, InstallationSpecAzurePolicyMode,
     InstallationSpecCalicoNetwork, InstallationSpecCalicoNetworkBgp,
@@ -355,22 +356,47 @@ pub fn apply_operator_verdicts(
     inputs: &[InputDocument<'_>],
     outcome: &mut ValidationOutcome,
 ) {
+    restate_verdicts(release, &mut outcome.diagnostics, |diag| {
+        let loc = diag.location.as_ref()?;
+        inputs
+            .iter()
+            .find(|input| input.file == loc.file && input.document.index == loc.document)
+            .map(|input| &input.document.value)
+    });
+}
+
+/// [`apply_operator_verdicts`] for the objects a ClusterNetwork compiles to, before their
+/// diagnostics are moved to ClusterNetwork paths (a diagnostic's document is the object's
+/// index in `objects`).
+pub fn apply_operator_verdicts_to_objects(
+    release: &Release,
+    objects: &[serde_json::Value],
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    restate_verdicts(release, diagnostics, |diag| {
+        objects.get(diag.location.as_ref()?.document)
+    });
+}
+
+/// Drop or reword each v1.42.3 verdict the operator of `release` does not share; `object`
+/// finds the object a diagnostic is about.
+fn restate_verdicts<'a>(
+    release: &Release,
+    diagnostics: &mut Vec<Diagnostic>,
+    object: impl Fn(&Diagnostic) -> Option<&'a serde_json::Value>,
+) {
     let behaviour = operator_behaviour(release);
     if !behaviour.accepts_non_privileged {
         return;
     }
-    outcome.diagnostics.retain_mut(|diag| {
+    diagnostics.retain_mut(|diag| {
         if diag.code != c::INSTALLATION_OTHER.code || diag.path != "spec.nonPrivileged" {
             return true;
         }
-        let Some(input) = diag.location.as_ref().and_then(|loc| {
-            inputs
-                .iter()
-                .find(|input| input.file == loc.file && input.document.index == loc.document)
-        }) else {
+        let Some(object) = object(diag) else {
             return true;
         };
-        let spec = &input.document.value["spec"];
+        let spec = &object["spec"];
         let why = if spec["calicoNetwork"]["linuxDataplane"] == "BPF" {
             "the BPF dataplane"
         } else if spec["variant"] == "TigeraSecureEnterprise" {

@@ -219,6 +219,31 @@ fn rendered_installation_carries_the_release_operators_defaults() {
     }
 }
 
+/// The same verdicts for an Installation override in a ClusterNetwork: `nonPrivileged: Enabled`
+/// renders for v3.31 (and v3.30), is CN-located CR5018 for v3.32 and, with BPF, for v3.31 too.
+#[test]
+fn non_privileged_override_follows_the_release() {
+    let cn = |version: &str, dataplane: &str| {
+        format!(
+            "apiVersion: calico-render.dev/v1alpha1\nkind: ClusterNetwork\nmetadata:\n  name: c\nspec:\n  calicoVersion: {version}\n  dataplane: {dataplane}\n  podPools:\n  - name: pods\n    cidr: 172.20.0.0/16\n  overrides:\n    installation:\n      spec:\n        nonPrivileged: Enabled\n"
+        )
+    };
+    let refusals = |text: &str| match calico_spec::cluster_network::load("c.yaml", text) {
+        Ok(_) => Vec::new(),
+        Err(calico_spec::cluster_network::ParseError::Invalid { diagnostics }) => diagnostics
+            .iter()
+            .filter(|d| d.severity == calico_spec::diag::Severity::Error)
+            .map(|d| format!("{} {}", d.code, d.path))
+            .collect(),
+        Err(err) => panic!("{err}"),
+    };
+    let refused = vec!["CR5018 spec.overrides.installation.spec.nonPrivileged".to_owned()];
+    assert_eq!(refusals(&cn("v3.30.7", "Iptables")), Vec::<String>::new());
+    assert_eq!(refusals(&cn("v3.31.7", "Iptables")), Vec::<String>::new());
+    assert_eq!(refusals(&cn("v3.32.1", "Iptables")), refused);
+    assert_eq!(refusals(&cn("v3.31.7", "BPF")), refused);
+}
+
 #[test]
 fn a_field_of_a_later_release_names_that_release() {
     let release = &RELEASES[0];

@@ -44,6 +44,11 @@ pub fn context(cluster_network: &ClusterNetwork) -> Context {
 /// field it came from (paths only; `locate` adds positions).
 pub fn validate_objects(cluster_network: &ClusterNetwork, objects: &[Object]) -> Vec<Diagnostic> {
     let mut diagnostics = rules::validate_compiled(objects, &context(cluster_network));
+    if let Ok(release) = crate::release::Release::for_version(&cluster_network.spec.calico_version)
+    {
+        let values: Vec<_> = objects.iter().map(Object::to_value).collect();
+        crate::defaults::apply_operator_verdicts_to_objects(release, &values, &mut diagnostics);
+    }
     for diag in &mut diagnostics {
         let object_idx = diag.location.as_ref().map_or(0, |loc| loc.document);
         if let Some(object) = objects.get(object_idx) {
