@@ -820,9 +820,9 @@ fn the_v3_31_operator_reconciles_the_v3_31_renderings_without_drift() {
     let _lock = operator.lock();
     let mut failures = Vec::new();
     let mut added: BTreeMap<String, Vec<String>> = BTreeMap::new();
-    let names = crate::releases::example_names();
+    let names = calico_render_tests::example_names();
     for name in &names {
-        let text = crate::releases::example_for(name, "v3.31.7");
+        let text = calico_render_tests::example_for(name, "v3.31.7");
         let path = dir.path().join(format!("{name}.yaml"));
         fs::write(&path, &text)
             .unwrap_or_else(|err| panic!("cannot write {}: {err}", path.display()));

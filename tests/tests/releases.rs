@@ -342,7 +342,7 @@ fn validate_and_patch_follow_the_version() {
 // ---- ClusterNetworks for each release: render, refusals, snapshots, schema check ----
 
 /// The example's ClusterNetwork with `spec.calicoVersion` set to `version`.
-pub(crate) fn example_for(name: &str, version: &str) -> String {
+fn example_for(name: &str, version: &str) -> String {
     let text = std::fs::read_to_string(format!("{ROOT}/examples/{name}/cluster.yaml"))
         .expect("example readable");
     let mut out = String::new();
@@ -364,8 +364,7 @@ pub(crate) fn example_for(name: &str, version: &str) -> String {
     out
 }
 
-/// The examples that have a `cluster.yaml`, sorted.
-pub(crate) fn example_names() -> Vec<String> {
+fn example_names() -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(format!("{ROOT}/examples"))
         .expect("examples")
         .filter_map(|entry| {
