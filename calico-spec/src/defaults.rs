@@ -422,7 +422,8 @@ fn default_pools(pools: &mut [InstallationSpecCalicoNetworkIpPools], calico_cni:
         Err(_) => pool.cidr.contains(':'),
     };
     let n_pools = pools.len();
-    let dual_stack = n_pools == 2 && is_v6(&pools[0]) != is_v6(&pools[1]);
+    let dual_stack = matches!(pools, [first, second] if is_v6(first) != is_v6(second));
+
     for pool in pools.iter_mut() {
         let v6 = is_v6(pool);
         if pool.name.as_deref().is_none_or(str::is_empty) {

@@ -88,7 +88,8 @@ pub fn supported_list() -> String {
 impl Release {
     /// The newest supported release (the default target).
     pub fn newest() -> &'static Release {
-        &RELEASES[RELEASES.len() - 1]
+        let [.., newest] = &RELEASES;
+        newest
     }
 
     /// The release of a version written as `vMAJOR.MINOR.PATCH` (any patch of a supported
@@ -127,7 +128,7 @@ impl Release {
 
     /// The releases after this one, oldest first.
     fn later(&self) -> &'static [Release] {
-        &RELEASES[self.position() + 1..]
+        RELEASES.get(self.position() + 1..).unwrap_or_default()
     }
 
     /// The release's schema index, read on first use.

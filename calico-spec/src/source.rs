@@ -281,8 +281,8 @@ pub fn parent_path(path: &str) -> Option<&str> {
     }
     let bytes = path.as_bytes();
     let mut depth = 0usize;
-    for idx in (0..bytes.len()).rev() {
-        match bytes[idx] {
+    for (idx, &byte) in bytes.iter().enumerate().rev() {
+        match byte {
             b']' => depth += 1,
             b'[' => {
                 depth = depth.saturating_sub(1);
@@ -840,8 +840,9 @@ pub(crate) fn resolve_int(text: &str) -> Option<Number> {
 fn looks_like_float(text: &str) -> bool {
     let bytes = text.strip_prefix(['-', '+']).unwrap_or(text).as_bytes();
     let digits = |from: usize| {
-        bytes[from..]
+        bytes
             .iter()
+            .skip(from)
             .take_while(|b| b.is_ascii_digit())
             .count()
     };

@@ -224,8 +224,10 @@ pub fn check(cluster_network: &ClusterNetwork) -> Vec<Diagnostic> {
                 );
             }
         }
-        if bgp.peers[..peer_idx]
+        if bgp
+            .peers
             .iter()
+            .take(peer_idx)
             .any(|other| other.name == peer.name)
         {
             out.report(
@@ -399,8 +401,9 @@ fn check_pool_conflicts(
     // Sorting by network address makes any overlap show up between neighbours, so n log n.
     let mut sorted: Vec<&(IpNet, String, &str)> = ranges.iter().collect();
     sorted.sort_by_key(|(cidr, path, _)| (cidr.network(), cidr.prefix_len(), path.clone()));
-    for pair in sorted.windows(2) {
-        let ((a, a_path, _), (b, b_path, _)) = (pair[0], pair[1]);
+    for (&first, &second) in sorted.iter().zip(sorted.iter().skip(1)) {
+        let ((a, a_path, _), (b, b_path, _)) = (first, second);
+
         if overlaps(*a, *b) {
             out.report(
                 &c::CN_POOL_CONFLICT,

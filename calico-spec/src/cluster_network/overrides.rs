@@ -785,10 +785,11 @@ fn locate_in(entry: &Entry, object: &Value, wire_path: &str) -> (String, bool) {
                 let name = merged.get(*idx).and_then(item_name);
                 items
                     .iter()
-                    .position(|item| name.is_some() && item_name(item) == name)
-                    .map(|over_idx| {
+                    .enumerate()
+                    .find(|(_, item)| name.is_some() && item_name(item) == name)
+                    .map(|(over_idx, item)| {
                         over = join_index(&over, over_idx);
-                        &items[over_idx]
+                        item
                     })
             }
             (Segment::Index(_), Value::Array(_)) => return (over, true),

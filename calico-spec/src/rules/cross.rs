@@ -197,7 +197,10 @@ pub(crate) fn check(facts: &Facts<'_>, ctx: &Context) -> BTreeMap<usize, Sink> {
     // operator's copy), so that pair is the ownership lint, not an overlap.
     let nets: Vec<IpNet> = facts.pools.iter().map(|pool| pool.net).collect();
     for (first_idx, second_idx) in cidr::overlapping_pairs(&nets) {
-        let (first, second) = (&facts.pools[first_idx], &facts.pools[second_idx]);
+        let (Some(first), Some(second)) = (facts.pools.get(first_idx), facts.pools.get(second_idx))
+        else {
+            continue;
+        };
         let same_pool = first.origin != second.origin
             && (first.origin == PoolOrigin::IpPool || second.origin == PoolOrigin::IpPool)
             && first.name == second.name;
@@ -333,11 +336,10 @@ pub(crate) fn check(facts: &Facts<'_>, ctx: &Context) -> BTreeMap<usize, Sink> {
         }
         let mut group: Vec<&NameFact<'_>> = run
             .iter()
-            .map(|&(_, position)| &facts.names[position])
+            .filter_map(|&(_, position)| facts.names.get(position))
             .collect();
         group.sort_unstable_by_key(|fact| (fact.kind, fact.name, fact.input_idx));
-        for pair in group.windows(2) {
-            let (first, later) = (pair[0], pair[1]);
+        for (first, later) in group.iter().zip(group.iter().skip(1)) {
             if first.kind == later.kind && first.name == later.name {
                 sinks.entry(later.input_idx).or_default().report(
                     &c::DUPLICATE_OBJECT,

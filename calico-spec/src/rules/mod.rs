@@ -178,8 +178,12 @@ impl<'a, 'p> Fields<'a, 'p> {
             if value.is_null() {
                 continue;
             }
-            if let Some(slot) = keys.iter().position(|wanted| *wanted == key.as_str()) {
-                found[slot] = Some(value);
+            if let Some(slot) = keys
+                .iter()
+                .position(|wanted| *wanted == key.as_str())
+                .and_then(|slot| found.get_mut(slot))
+            {
+                *slot = Some(value);
             }
         }
         found

@@ -380,8 +380,13 @@ fn run(inputs: &[InputDocument<'_>], ctx: &Context, typing: Typing) -> Validatio
         attach(&mut outcome.diagnostics, sink, input);
     }
     for (input_idx, sink) in cross::check(&facts, ctx) {
+        #[expect(
+            clippy::indexing_slicing,
+            reason = "the facts' input indices are positions in `inputs`, which they were read from"
+        )]
         attach(&mut outcome.diagnostics, sink, &inputs[input_idx]);
     }
+
     crate::diag::sort_diagnostics(&mut outcome.diagnostics);
     outcome
 }

@@ -101,8 +101,8 @@ pub fn is_dns_label(value: &str) -> bool {
         && bytes
             .iter()
             .all(|&b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-        && bytes[0] != b'-'
-        && bytes[bytes.len() - 1] != b'-'
+        && bytes.first() != Some(&b'-')
+        && bytes.last() != Some(&b'-')
 }
 
 /// Whether `value` has the shape of Calico's `name` field rule: dot-separated labels of
@@ -308,7 +308,7 @@ pub fn is_duration(value: &str, form: DurationForm) -> bool {
     let mut idx = 0;
     while idx < bytes.len() {
         let digits_start = idx;
-        while idx < bytes.len() && bytes[idx].is_ascii_digit() {
+        while bytes.get(idx).is_some_and(u8::is_ascii_digit) {
             idx += 1;
         }
         if idx == digits_start {
@@ -320,14 +320,14 @@ pub fn is_duration(value: &str, form: DurationForm) -> bool {
             }
             idx += 1;
             let frac_start = idx;
-            while idx < bytes.len() && bytes[idx].is_ascii_digit() {
+            while bytes.get(idx).is_some_and(u8::is_ascii_digit) {
                 idx += 1;
             }
             if idx == frac_start {
                 return false;
             }
         }
-        if bytes[idx..].starts_with(b"ms") {
+        if bytes.get(idx..).is_some_and(|rest| rest.starts_with(b"ms")) {
             idx += 2;
         } else if matches!(bytes.get(idx), Some(b's' | b'm' | b'h')) {
             idx += 1;
@@ -409,18 +409,18 @@ pub fn is_conntrack_timeout(value: &str) -> bool {
     }
     let mut idx = 0;
     while idx < bytes.len() {
-        while idx < bytes.len() && bytes[idx].is_ascii_digit() {
+        while bytes.get(idx).is_some_and(u8::is_ascii_digit) {
             idx += 1;
         }
         if bytes.get(idx) == Some(&b'.') {
             idx += 1;
-            while idx < bytes.len() && bytes[idx].is_ascii_digit() {
+            while bytes.get(idx).is_some_and(u8::is_ascii_digit) {
                 idx += 1;
             }
         }
         let units_start = idx;
         loop {
-            let rest = &bytes[idx..];
+            let rest = bytes.get(idx..).unwrap_or_default();
             if rest.starts_with(b"ms") || rest.starts_with(b"us") {
                 idx += 2;
             } else if matches!(rest.first(), Some(b's' | b'h' | b'm')) {

@@ -258,7 +258,7 @@ fn two_words(rest: &[u8], first: &str, second: &str) -> Option<usize> {
     if idx == blanks_start {
         return None;
     }
-    keyword(&rest[idx..], second).map(|len| idx + len)
+    keyword(rest.get(idx..)?, second).map(|len| idx + len)
 }
 
 /// Whether `rest` starts with `name`, optional blanks, `(`, optional blanks, `)`.
@@ -297,25 +297,24 @@ impl<'a> Lexer<'a> {
         let input = self.input;
         let bytes = input.as_bytes();
         let mut idx = self.idx;
-        while idx < bytes.len() && is_blank(bytes[idx]) {
+        while bytes.get(idx).is_some_and(|&b| is_blank(b)) {
             idx += 1;
         }
-        if idx >= bytes.len() {
+        let Some(rest @ &[first, ..]) = bytes.get(idx..) else {
             self.idx = idx;
             self.after_label = false;
             return Ok((Token::Eof, idx));
-        }
+        };
         let start = idx;
-        let rest = &bytes[idx..];
         let after_label = self.after_label;
-        let (token, len) = match rest[0] {
+        let (token, len) = match first {
             b'(' => (Token::LParen, 1),
             b')' => (Token::RParen, 1),
             b'{' => (Token::LBrace, 1),
             b'}' => (Token::RBrace, 1),
             b',' => (Token::Comma, 1),
             quote @ (b'"' | b'\'') => {
-                let Some(end) = rest[1..].iter().position(|&b| b == quote) else {
+                let Some(end) = rest.iter().skip(1).position(|&b| b == quote) else {
                     return Err(SelectorError::UnterminatedString { offset: start });
                 };
                 (Token::Str(&input[start + 1..start + 1 + end]), end + 2)
@@ -354,7 +353,7 @@ impl<'a> Lexer<'a> {
                     (Token::Global, len)
                 } else if rest.starts_with(b"has(") {
                     has_token(input, start)?
-                } else if is_label_byte(rest[0]) {
+                } else if is_label_byte(first) {
                     let len = rest.iter().take_while(|&&b| is_label_byte(b)).count();
                     if len > MAX_LABEL_LEN {
                         return Err(SelectorError::LabelTooLong { offset: start });
