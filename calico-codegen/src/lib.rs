@@ -196,7 +196,13 @@ pub fn generate(sources: &[Source], options: &Options) -> Result<Vec<GeneratedFi
             let mut names = lower::Names::new(kinds.keys().map(String::as_str));
             let mut kind_modules = Vec::new();
             for (crd, idx) in kinds.values() {
-                let model = lower::lower_kind(crd, &crd.versions[*idx], &mut names, lower_options);
+                #[expect(
+                    clippy::indexing_slicing,
+                    reason = "the tree holds the index of one of the CRD's own versions"
+                )]
+                let version = &crd.versions[*idx];
+                let model = lower::lower_kind(crd, version, &mut names, lower_options);
+
                 let header = base_header(format!(
                     "Input: {} (CustomResourceDefinition {})",
                     crd.source, crd.name

@@ -411,8 +411,10 @@ impl Lowerer<'_> {
         // Only a node held by a property of the same name reuses a type's name, so that a
         // name always says what it is (`fipsMode` does not become `...CalicoNetworkBgp`).
         let key = (property.to_string(), fields);
-        if let Some(&idx) = self.struct_index.get(&key) {
-            match &mut self.items[idx].1 {
+        if let Some(&idx) = self.struct_index.get(&key)
+            && let Some((_, item)) = self.items.get_mut(idx)
+        {
+            match item {
                 Item::Struct(StructItem { name, paths, .. })
                 | Item::Alias(AliasItem { name, paths, .. }) => {
                     paths.push(schema.path.clone());
@@ -469,7 +471,7 @@ impl Lowerer<'_> {
     ) -> String {
         let key = (property.to_string(), values);
         if let Some(&idx) = self.enum_index.get(&key)
-            && let Item::Enum(existing) = &mut self.items[idx].1
+            && let Some((_, Item::Enum(existing))) = self.items.get_mut(idx)
         {
             existing.paths.push(schema.path.clone());
             return existing.name.clone();

@@ -27,18 +27,23 @@ pub fn words(name: &str) -> Vec<String> {
     let chars: Vec<char> = name.chars().collect();
     let mut words = Vec::new();
     let mut current = String::new();
+    let mut prev = None;
     for (idx, &ch) in chars.iter().enumerate() {
+        let prev = prev.replace(ch);
         if !ch.is_ascii_alphanumeric() {
             if !current.is_empty() {
                 words.push(std::mem::take(&mut current));
             }
             continue;
         }
-        if ch.is_ascii_uppercase() && !current.is_empty() {
-            let prev = chars[idx - 1];
+        if ch.is_ascii_uppercase()
+            && !current.is_empty()
+            && let Some(prev) = prev
+        {
+            let after = chars.get(idx + 1..).unwrap_or_default();
             let boundary = prev.is_ascii_lowercase()
                 || prev.is_ascii_digit()
-                || (prev.is_ascii_uppercase() && starts_word(&chars[idx + 1..]));
+                || (prev.is_ascii_uppercase() && starts_word(after));
             if boundary {
                 words.push(std::mem::take(&mut current));
             }
@@ -59,8 +64,12 @@ fn starts_word(rest: &[char]) -> bool {
         return false;
     }
     let after = rest.get(lower_run);
-    let plural = lower_run == 1 && rest[0] == 's' && !after.is_some_and(|c| c.is_ascii_digit());
-    let version = lower_run == 1 && rest[0] == 'v' && after.is_some_and(|c| c.is_ascii_digit());
+    let first = rest.first();
+    let plural =
+        lower_run == 1 && first == Some(&'s') && !after.is_some_and(|c| c.is_ascii_digit());
+    let version =
+        lower_run == 1 && first == Some(&'v') && after.is_some_and(|c| c.is_ascii_digit());
+
     !(plural || version)
 }
 

@@ -197,11 +197,14 @@ fn path_doc(paths: &[String]) -> Vec<String> {
             format!("`{p}`")
         }
     };
-    let mut doc = vec![format!("Schema path {}.", show(&paths[0]))];
-    if paths.len() > 1 {
-        let others: Vec<String> = paths[1..].iter().map(show).collect();
-        doc.push(String::new());
-        doc.push(format!("Also used for {}.", others.join(", ")));
+    let mut doc = Vec::new();
+    if let Some((first, others)) = paths.split_first() {
+        doc.push(format!("Schema path {}.", show(first)));
+        if !others.is_empty() {
+            let others: Vec<String> = others.iter().map(show).collect();
+            doc.push(String::new());
+            doc.push(format!("Also used for {}.", others.join(", ")));
+        }
     }
     doc
 }
@@ -219,10 +222,12 @@ fn alias_decl(name: &str, target: &str) -> String {
 /// The doc of an alias: its paths, and that it is the same type as `target`.
 fn alias_doc(paths: &[String], target: &str) -> Vec<String> {
     let mut doc = path_doc(paths);
-    doc[0] = format!(
-        "{}: the same shape as [`{target}`], so the same type.",
-        doc[0].trim_end_matches('.')
-    );
+    if let Some(first) = doc.first_mut() {
+        *first = format!(
+            "{}: the same shape as [`{target}`], so the same type.",
+            first.trim_end_matches('.')
+        );
+    }
     doc
 }
 
