@@ -267,7 +267,7 @@ impl DocState {
 
     /// Record a key the scan reads; `indent` is the key line's indentation.
     fn set(&mut self, which: Which, value: Value<'_>, indent: usize) {
-        let slot = &mut self.fields[which as usize];
+        let slot = self.slot(which);
         if slot.seen != Seen::Absent {
             slot.seen = Seen::Unclear;
             self.flag(Unusual::DuplicateKey);
@@ -282,13 +282,24 @@ impl DocState {
         }
         if which == Which::Kind {
             // The kind is classified here, from the slot's text: no string per document.
-            let kind = &self.fields[Which::Kind as usize];
+            let [_, kind, _, _] = &self.fields;
             self.wanted = match (&self.only_kinds, kind.seen) {
                 (Some(kinds), Seen::Plain) => {
                     is_list_kind(&kind.text) || kinds.contains(&kind.text)
                 }
                 _ => true,
             };
+        }
+    }
+
+    /// The slot of one head field.
+    fn slot(&mut self, which: Which) -> &mut Slot {
+        let [api_version, kind, name, namespace] = &mut self.fields;
+        match which {
+            Which::ApiVersion => api_version,
+            Which::Kind => kind,
+            Which::Name => name,
+            Which::Namespace => namespace,
         }
     }
 
@@ -316,7 +327,7 @@ impl DocState {
             b' ' if self.section == Section::Other && self.pending.is_none() => {}
             b' ' => {
                 let indent = line.iter().take_while(|&&b| b == b' ').count();
-                let rest = &line[indent..];
+                let rest = line.get(indent..).unwrap_or_default();
                 match rest.first() {
                     // Blank lines and comments say nothing about the structure.
                     None | Some(b'#') => return,
@@ -362,7 +373,7 @@ impl DocState {
         }
         if let Some((which, key_indent)) = self.pending {
             if indent > key_indent {
-                self.fields[which as usize].seen = Seen::Unclear;
+                self.slot(which).seen = Seen::Unclear;
                 self.pending = None;
                 return;
             }
@@ -510,18 +521,21 @@ fn split_key(line: &[u8]) -> KeyLine<'_> {
         ) => return KeyLine::Unusual,
         _ => {}
     }
-    let mut idx = 0;
-    while idx < line.len() {
-        match line[idx] {
-            b':' if matches!(line.get(idx + 1), None | Some(b' ' | b'\t' | b'\r')) => {
-                let key = trim_end(&line[..idx]);
-                return KeyLine::Key(key, &line[idx + 1..]);
+    let mut prev = None;
+    for (idx, &byte) in line.iter().enumerate() {
+        match byte {
+            b':' => {
+                let (key, colon_on) = line.split_at_checked(idx).unwrap_or_default();
+                let after = colon_on.get(1..).unwrap_or_default();
+                if matches!(after.first(), None | Some(b' ' | b'\t' | b'\r')) {
+                    return KeyLine::Key(trim_end(key), after);
+                }
             }
             // A comment before any colon: the line is a scalar, not a key.
-            b'#' if idx > 0 && matches!(line[idx - 1], b' ' | b'\t') => return KeyLine::NotAKey,
+            b'#' if matches!(prev, Some(b' ' | b'\t')) => return KeyLine::NotAKey,
             _ => {}
         }
-        idx += 1;
+        prev = Some(byte);
     }
     KeyLine::NotAKey
 }
@@ -552,17 +566,17 @@ fn parse_value(rest: &[u8]) -> Value<'_> {
     match first {
         b'#' => Value::Empty,
         b'"' | b'\'' => {
-            let body = &rest[1..];
+            let body = rest.get(1..).unwrap_or_default();
             let Some(close) = body.iter().position(|&b| b == first) else {
                 return Value::Unclear;
             };
-            let inner = &body[..close];
-            let tail = trim_start(&body[close + 1..]);
+            let (inner, closing_on) = body.split_at_checked(close).unwrap_or_default();
+            let tail = trim_start(closing_on.get(1..).unwrap_or_default());
             // Escapes (`\` in double quotes, `''` in single quotes) and anything after the
             // closing quote other than a comment need a real parser.
             if (first == b'"' && inner.contains(&b'\\'))
                 || (first == b'\'' && tail.first() == Some(&b'\''))
-                || !(tail.is_empty() || tail[0] == b'#')
+                || !matches!(tail.first(), None | Some(b'#'))
             {
                 return Value::Unclear;
             }
@@ -576,18 +590,18 @@ fn parse_value(rest: &[u8]) -> Value<'_> {
         _ => {
             // One pass: the value ends at a comment (` #`); a `: ` inside it, or a `:` at
             // its end, would make it a mapping.
-            let mut end = rest.len();
-            for idx in 1..rest.len() {
-                match rest[idx] {
-                    b'#' if matches!(rest[idx - 1], b' ' | b'\t') => {
-                        end = idx;
+            let mut text = rest;
+            for (idx, pair) in rest.windows(2).enumerate() {
+                match pair {
+                    [b' ' | b'\t', b'#'] => {
+                        text = rest.get(..=idx).unwrap_or(rest);
                         break;
                     }
-                    b':' if rest.get(idx + 1) == Some(&b' ') => return Value::Unclear,
+                    [b':', b' '] => return Value::Unclear,
                     _ => {}
                 }
             }
-            let text = trim_end(&rest[..end]);
+            let text = trim_end(text);
             if text.ends_with(b":") {
                 return Value::Unclear;
             }
@@ -616,22 +630,18 @@ fn reads_as_string(text: &str) -> bool {
     !WORDS.iter().any(|word| word.eq_ignore_ascii_case(text))
 }
 
-fn trim_start(bytes: &[u8]) -> &[u8] {
-    let skip = bytes
-        .iter()
-        .take_while(|&&b| b == b' ' || b == b'\t')
-        .count();
-    &bytes[skip..]
+fn trim_start(mut bytes: &[u8]) -> &[u8] {
+    while let [b' ' | b'\t', rest @ ..] = bytes {
+        bytes = rest;
+    }
+    bytes
 }
 
-fn trim_end(bytes: &[u8]) -> &[u8] {
-    let keep = bytes.len()
-        - bytes
-            .iter()
-            .rev()
-            .take_while(|&&b| matches!(b, b' ' | b'\t' | b'\r'))
-            .count();
-    &bytes[..keep]
+fn trim_end(mut bytes: &[u8]) -> &[u8] {
+    while let [rest @ .., b' ' | b'\t' | b'\r'] = bytes {
+        bytes = rest;
+    }
+    bytes
 }
 
 /// What a line means for document boundaries.
@@ -651,8 +661,8 @@ fn marker(line: &[u8]) -> Marker {
         line.starts_with(prefix) && matches!(line.get(3), None | Some(b' ' | b'\t' | b'\r'))
     };
     if is(b"---") {
-        let rest = trim_start(trim_end(&line[3..]));
-        if rest.is_empty() || rest[0] == b'#' {
+        let rest = trim_start(trim_end(line.get(3..).unwrap_or_default()));
+        if matches!(rest.first(), None | Some(b'#')) {
             Marker::Start
         } else {
             Marker::StartWithContent
@@ -750,25 +760,28 @@ impl StreamScanner {
     /// and comments and blank lines) are passed over by a search for the next line break, never
     /// handled one by one.
     pub fn push_lines(&mut self, bytes: &[u8], done: &mut Vec<Scanned>) {
-        let mut pos = 0;
-        while pos < bytes.len() {
-            let skip = match bytes[pos] {
+        let mut rest = bytes;
+        while let Some(&first) = rest.first() {
+            let skip = match first {
                 b' ' => self.doc.skips_indented(),
                 // Comments and empty lines only matter after a `...` marker (they start the next
                 // document) and at the very start of a document (where they are its bytes).
                 b'#' | b'\n' => self.doc.has_bytes && !self.doc.ended,
                 _ => false,
             };
+            let (line, lines) = if skip {
+                skip_lines(rest, self.doc.skips_indented())
+            } else {
+                (find_newline(rest).map_or(rest.len(), |nl| nl + 1), 0)
+            };
+            let (line_bytes, after) = rest.split_at_checked(line).unwrap_or((rest, &[]));
             if skip {
-                let (len, lines) = skip_lines(&bytes[pos..], self.doc.skips_indented());
-                self.offset += len as u64;
+                self.offset += line as u64;
                 self.line += lines;
-                pos += len;
-                continue;
+            } else {
+                done.extend(self.push_line(line_bytes, line as u64, false));
             }
-            let end = find_newline(&bytes[pos..]).map_or(bytes.len(), |nl| pos + nl + 1);
-            done.extend(self.push_line(&bytes[pos..end], (end - pos) as u64, false));
-            pos = end;
+            rest = after;
         }
     }
 
@@ -825,20 +838,27 @@ impl LineBuffer {
     /// Read once from `input` (retrying when interrupted) and return the bytes read: empty at
     /// the end of the input. Call [`LineBuffer::scan`] before the next read.
     pub fn read<R: io::Read + ?Sized>(&mut self, input: &mut R) -> io::Result<&[u8]> {
-        let room = &mut self.buffer[self.kept..];
+        let room = self.buffer.get_mut(self.kept..).unwrap_or_default();
         let got = loop {
             match input.read(room) {
                 Err(err) if err.kind() == io::ErrorKind::Interrupted => {}
                 got => break got?,
             }
         };
+        // A reader never reports more than the room it was given; if one did, the bytes
+        // beyond the room were never written.
+        let got = got.min(room.len());
         self.fresh = got;
-        Ok(&self.buffer[self.kept..self.kept + got])
+        Ok(room.get(..got).unwrap_or_default())
     }
 
     /// Scan the whole lines the last read completed.
     pub fn scan(&mut self, scanner: &mut StreamScanner, done: &mut Vec<Scanned>) {
         let filled = self.kept + std::mem::take(&mut self.fresh);
+        #[expect(
+            clippy::indexing_slicing,
+            reason = "`read` fills at most the room after the kept bytes, so both fit the buffer"
+        )]
         let bytes = &self.buffer[..filled];
         let mut start = 0;
         if let Some((prefix, len)) = &mut self.long {
@@ -848,15 +868,16 @@ impl LineBuffer {
                 self.kept = 0;
                 return;
             };
-            keep_prefix(prefix, &bytes[..=nl]);
+            keep_prefix(prefix, bytes.get(..=nl).unwrap_or(bytes));
             let len = *len + nl as u64 + 1;
             done.extend(scanner.push_line(prefix, len, len > prefix.len() as u64));
             self.long = None;
             start = nl + 1;
         }
-        let tail = match memchr::memrchr(b'\n', &bytes[start..]) {
+        let rest = bytes.get(start..).unwrap_or_default();
+        let tail = match memchr::memrchr(b'\n', rest) {
             Some(last) => {
-                scanner.push_lines(&bytes[start..=start + last], done);
+                scanner.push_lines(rest.get(..=last).unwrap_or(rest), done);
                 start + last + 1
             }
             None if start == 0 && filled == self.buffer.len() => {
@@ -880,7 +901,7 @@ impl LineBuffer {
                 let truncated = len > prefix.len() as u64;
                 done.extend(scanner.push_line(&prefix, len, truncated));
             }
-            None => scanner.push_lines(&self.buffer[..self.kept], done),
+            None => scanner.push_lines(self.buffer.get(..self.kept).unwrap_or_default(), done),
         }
         done.extend(scanner.finish());
     }
@@ -889,7 +910,7 @@ impl LineBuffer {
 /// Add the start of `bytes` to `prefix`, up to [`LONG_LINE_PREFIX`] bytes in all.
 fn keep_prefix(prefix: &mut Vec<u8>, bytes: &[u8]) {
     let room = LONG_LINE_PREFIX.saturating_sub(prefix.len());
-    prefix.extend_from_slice(&bytes[..bytes.len().min(room)]);
+    prefix.extend_from_slice(bytes.get(..room).unwrap_or(bytes));
 }
 
 /// The position of the first line break in `bytes`. On x86-64 this is memchr's SSE2 search,
@@ -914,7 +935,7 @@ fn skip_lines(bytes: &[u8], indented: bool) -> (usize, usize) {
     let mut lines = 0;
     let mut next = 0;
     loop {
-        match find_newline(&bytes[next..]) {
+        match find_newline(bytes.get(next..).unwrap_or_default()) {
             // The stream's last line, without a line break.
             None => return (bytes.len(), lines + 1),
             Some(nl) => {
@@ -972,7 +993,7 @@ pub fn root_sections(text: &[u8]) -> Option<Vec<RootSection>> {
             None | Some(b'#') => {}
             Some(b' ') => {
                 let rest = trim_start(body);
-                if sections.is_empty() && !(rest.is_empty() || rest[0] == b'#') {
+                if sections.is_empty() && !matches!(rest.first(), None | Some(b'#')) {
                     return None;
                 }
                 if body
@@ -1017,17 +1038,19 @@ pub fn sequence_entries(
     text: &[u8],
     section: &RootSection,
 ) -> Option<(usize, Vec<(usize, usize)>)> {
-    let body = &text[section.start..section.end];
+    let body = text.get(section.start..section.end)?;
     let mut lines = body.split_inclusive(|&b| b == b'\n');
     let key_line = lines.next()?;
     let KeyLine::Key(_, value) = split_key(key_line.strip_suffix(b"\n").unwrap_or(key_line)) else {
         return None;
     };
     let value = trim_start(trim_end(value));
-    if value.starts_with(b"[]") && trim_start(&value[2..]).first().is_none_or(|&b| b == b'#') {
+    if let Some(after) = value.strip_prefix(b"[]")
+        && trim_start(after).first().is_none_or(|&b| b == b'#')
+    {
         return Some((0, Vec::new()));
     }
-    if !(value.is_empty() || value[0] == b'#') {
+    if !matches!(value.first(), None | Some(b'#')) {
         return None;
     }
     let mut offset = section.start + key_line.len();
@@ -1039,15 +1062,15 @@ pub fn sequence_entries(
         let body = line.strip_suffix(b"\n").unwrap_or(line);
         let body = body.strip_suffix(b"\r").unwrap_or(body);
         let spaces = body.iter().take_while(|&&b| b == b' ').count();
-        let rest = &body[spaces..];
-        if rest.is_empty() || rest[0] == b'#' {
-            continue;
-        }
-        if rest[0] == b'\t' {
-            return None;
+        let rest = body.get(spaces..).unwrap_or_default();
+        match rest.first() {
+            None | Some(b'#') => continue,
+            Some(b'\t') => return None,
+            Some(_) => {}
         }
         let entry_indent = *indent.get_or_insert(spaces);
-        let is_entry = rest.starts_with(b"- ") && rest.len() > 2 && !matches!(rest[2], b' ' | b'-');
+        let is_entry = rest.starts_with(b"- ") && !matches!(rest.get(2), None | Some(b' ' | b'-'));
+
         if spaces == entry_indent && is_entry {
             if let Some(last) = entries.last_mut() {
                 last.1 = here;
