@@ -211,14 +211,15 @@ pub fn defaults() -> &'static Value {
 )]
 pub fn defaults_for(release: &Release) -> &'static Value {
     static DEFAULTS: [OnceLock<Value>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
-    let idx = VALUES_FILES
+    let ([.., newest_defaults], [.., newest_file]) = (&DEFAULTS, &VALUES_FILES);
+    let (defaults, (_, text)) = DEFAULTS
         .iter()
-        .position(|(version, _)| *version == release.calico)
-        .unwrap_or(VALUES_FILES.len() - 1);
-    DEFAULTS[idx].get_or_init(|| {
+        .zip(&VALUES_FILES)
+        .find(|(_, (version, _))| *version == release.calico)
+        .unwrap_or((newest_defaults, newest_file));
+    defaults.get_or_init(|| {
         // The embedded file is the upstream copy a test parses; it cannot fail here.
-        let documents = parse_stream(VALUES_FILES[idx].1, &Limits::MANIFESTS)
-            .expect("the chart's values parse");
+        let documents = parse_stream(text, &Limits::MANIFESTS).expect("the chart's values parse");
         documents
             .into_iter()
             .next()

@@ -373,6 +373,10 @@ impl Plan {
                 let head = Head::of(object);
                 operator_namespace = operator_namespace.or(head.operator_namespace());
                 match matcher.claim(&head, idx) {
+                    #[expect(
+                        clippy::indexing_slicing,
+                        reason = "the matcher claims positions in `ours`, which `found` has one slot each for"
+                    )]
                     Ok(Some(our)) => found[our] = Some((object, idx, entry)),
                     Ok(None) => {}
                     Err(twice) => return Ok(Merged::Refused(vec![duplicate(&twice)])),
@@ -396,6 +400,10 @@ impl Plan {
         };
         let mut plan = Plan::unchanged(items.len());
         for (text, found) in finished.texts.into_iter().zip(found) {
+            #[expect(
+                clippy::indexing_slicing,
+                reason = "`idx` is the position of an item of the list the plan has one edit per item of"
+            )]
             match found {
                 None => plan.appended.push(text),
                 Some((_, idx, None)) => plan.edits[idx] = Edit::Object(text),
@@ -578,7 +586,7 @@ fn write_copying(
     }
     let mut out = Vec::with_capacity(input.len() + 4096);
     let first_start = sections.first().map_or(input.len(), |s| s.start);
-    out.extend_from_slice(&bytes[..first_start]);
+    out.extend_from_slice(bytes.get(..first_start)?);
     let mut wrote_items = false;
     for section in &sections {
         match section.key.as_str() {
@@ -587,7 +595,7 @@ fn write_copying(
                 wrote_items = true;
             }
             "results" => {}
-            _ => push_section(&mut out, &bytes[section.start..section.end]),
+            _ => push_section(&mut out, bytes.get(section.start..section.end)?),
         }
     }
     if !wrote_items {
@@ -628,15 +636,15 @@ fn write_items_section(
     }
     match entries.first() {
         // The key line and any comments before the first entry, as written.
-        Some(&(first, _)) => out.extend_from_slice(&input[section.start..first]),
+        Some(&(first, _)) => out.extend_from_slice(input.get(section.start..first)?),
         None => out.extend_from_slice(b"items:\n"),
     }
     for ((&(start, end), edit), item) in entries.iter().zip(&plan.edits).zip(items) {
         match edit {
-            Edit::Keep => push_section(out, &input[start..end]),
+            Edit::Keep => push_section(out, input.get(start..end)?),
             Edit::Object(text) => merge::push_entry(out, text, indent),
             Edit::Items(replaced) => {
-                let body = dedent_entry(&input[start..end], indent);
+                let body = dedent_entry(input.get(start..end)?, indent);
                 let text = merge::list_with_items(&body, item, &as_refs(replaced)).ok()?;
                 merge::push_entry(out, std::str::from_utf8(&text).ok()?, indent);
             }
@@ -669,7 +677,9 @@ fn expected_list(list: &Value, items: &[Value], plan: &Plan, results: &[Value]) 
                 let mut item = item.clone();
                 if let Some(entries) = item.get_mut("items").and_then(Value::as_array_mut) {
                     for (entry, text) in replaced {
-                        entries[*entry] = read(text);
+                        if let Some(slot) = entries.get_mut(*entry) {
+                            *slot = read(text);
+                        }
                     }
                 }
                 item
@@ -704,7 +714,7 @@ fn dedent_entry(text: &[u8], indent: usize) -> Vec<u8> {
         } else {
             line.iter().take_while(|&&b| b == b' ').count().min(strip)
         };
-        out.extend_from_slice(&line[skip..]);
+        out.extend_from_slice(line.get(skip..).unwrap_or_default());
     }
     out
 }

@@ -233,17 +233,19 @@ impl<'a> Matcher<'a> {
         }) else {
             return Ok(None);
         };
-        match self.found[ours] {
-            Some(first) => Err(Duplicate {
+        match self.found.get_mut(ours) {
+            Some(Some(first)) => Err(Duplicate {
                 kind: head.kind.to_owned(),
                 name: head.name.to_owned(),
-                first,
+                first: *first,
                 second: place,
             }),
-            None => {
-                self.found[ours] = Some(place);
+            Some(slot) => {
+                *slot = Some(place);
                 Ok(Some(ours))
             }
+            // `found` has a slot per key.
+            None => Ok(None),
         }
     }
 }
@@ -414,20 +416,24 @@ pub(crate) fn list_with_items(
         let (indent, entries) = crate::scan::sequence_entries(body, section)?;
         (entries.len() == items.len()).then_some((indent, entries))
     });
-    if let Some((indent, entries)) = spliced {
+    let spliced = spliced.and_then(|(indent, entries)| {
         let mut text = Vec::with_capacity(body.len());
         let mut pos = 0;
         for &(item, yaml) in replacements {
-            let (start, end) = entries[item];
-            text.extend_from_slice(&body[pos..start]);
+            let &(start, end) = entries.get(item)?;
+            text.extend_from_slice(body.get(pos..start)?);
             push_entry(&mut text, yaml, indent);
             pos = end;
         }
-        text.extend_from_slice(&body[pos..]);
-        if reads_as(&text, &with_items(list, replacements)) {
-            return Ok(text);
-        }
+        text.extend_from_slice(body.get(pos..)?);
+        Some(text)
+    });
+    if let Some(text) = spliced
+        && reads_as(&text, &with_items(list, replacements))
+    {
+        return Ok(text);
     }
+
     // Written again: the list's other keys, then every item, ours as given.
     let mut text = Vec::new();
     if let Value::Object(map) = list {

@@ -427,17 +427,29 @@ impl Spool {
         let split = self.memory_end();
         let mut bytes = Vec::with_capacity((end - start) as usize);
         if start < split {
-            bytes.extend_from_slice(&self.memory[start as usize..end.min(split) as usize]);
+            bytes.extend_from_slice(self.memory_part(start, end)?);
         }
         if end > split {
             let from = start.max(split);
             let have = bytes.len();
             bytes.resize(have + (end - from) as usize, 0);
             self.file_part()?
-                .read_exact_at(&mut bytes[have..], from - split)
+                .read_exact_at(bytes.get_mut(have..).unwrap_or_default(), from - split)
                 .map_err(PostRenderError::Read)?;
         }
         Ok(bytes)
+    }
+
+    /// The part of `start..end` held in memory (`start` is below [`Spool::memory_end`]).
+    fn memory_part(&self, start: u64, end: u64) -> Result<&[u8], PostRenderError> {
+        let end = end.min(self.memory_end());
+        self.memory
+            .get(start as usize..end as usize)
+            .ok_or_else(|| {
+                PostRenderError::Read(io::Error::other(
+                    "a spooled range lies outside the stream read",
+                ))
+            })
     }
 
     fn file_part(&self) -> Result<&File, PostRenderError> {
@@ -459,7 +471,7 @@ impl Spool {
         }
         let split = self.memory_end();
         if start < split {
-            out.bytes(&self.memory[start as usize..end.min(split) as usize])?;
+            out.bytes(self.memory_part(start, end)?)?;
         }
         if end > split {
             let from = start.max(split);
@@ -566,7 +578,12 @@ impl<'a> FirstPass<'a> {
             None => parse_document(&doc, spool)?,
         };
         let ends_with_marker = ends_with_marker(&spool.read_range(doc.start, doc.end)?);
-        self.matched[our_idx] = Some(Matched {
+        #[expect(
+            clippy::indexing_slicing,
+            reason = "the matcher claims positions in our objects, which `matched` has one slot each for"
+        )]
+        let slot = &mut self.matched[our_idx];
+        *slot = Some(Matched {
             scanned: doc,
             value,
             ends_with_marker,
@@ -590,7 +607,7 @@ impl<'a> FirstPass<'a> {
             let head = Head::of(item);
             self.note_operator(&head);
             if let Some(our_idx) = self.matcher.claim(&head, doc.line).map_err(duplicate)? {
-                hits.push((item_idx, our_idx));
+                hits.push((item_idx, item, our_idx));
             }
         }
         if hits.is_empty() {
@@ -598,10 +615,16 @@ impl<'a> FirstPass<'a> {
         }
         let ends_with_marker = ends_with_marker(&spool.read_range(doc.start, doc.end)?);
         let shared = std::rc::Rc::new(list.clone());
-        for (item_idx, our_idx) in hits {
-            self.matched[our_idx] = Some(Matched {
+        for (item_idx, item, our_idx) in hits {
+            #[expect(
+                clippy::indexing_slicing,
+                reason = "the matcher claims positions in our objects, which `matched` has one slot each for"
+            )]
+            let slot = &mut self.matched[our_idx];
+            *slot = Some(Matched {
                 scanned: doc.clone(),
-                value: items[item_idx].clone(),
+                value: item.clone(),
+
                 ends_with_marker,
                 item: Some((item_idx, shared.clone())),
             });

@@ -921,12 +921,14 @@ pub fn to_json(plan: &Plan) -> Value {
                     "path": diag.path,
                     "message": diag.message,
                 });
-                if let Some(hint) = &diag.hint {
-                    value["hint"] = json!(hint);
-                }
-                if let Some(at) = &diag.location {
-                    value["line"] = json!(at.line);
-                    value["column"] = json!(at.column);
+                if let Some(fields) = value.as_object_mut() {
+                    if let Some(hint) = &diag.hint {
+                        fields.insert("hint".to_owned(), json!(hint));
+                    }
+                    if let Some(at) = &diag.location {
+                        fields.insert("line".to_owned(), json!(at.line));
+                        fields.insert("column".to_owned(), json!(at.column));
+                    }
                 }
                 value
             }
@@ -965,8 +967,8 @@ pub fn to_json(plan: &Plan) -> Value {
         "changes": changes,
         "notes": plan.notes,
     });
-    if planned {
-        value["steps"] = json!({
+    if planned && let Some(fields) = value.as_object_mut() {
+        fields.insert("steps".to_owned(), json!({
             "crds": {
                 "url": plan.crds.url,
                 "replace": format!("kubectl replace -f {}", plan.crds.url),
@@ -991,7 +993,7 @@ pub fn to_json(plan: &Plan) -> Value {
                 "name": object.id().name,
                 "patch": object.to_rfc6902(),
             })).collect::<Vec<_>>(),
-        });
+        }));
     }
     value
 }

@@ -73,9 +73,11 @@ pub fn run(args: Args) -> super::Outcome {
     }
     let texts: Vec<SourceText<'_>> = order
         .iter()
-        .map(|name| SourceText {
-            name,
-            text: &sources[name],
+        .filter_map(|name| {
+            Some(SourceText {
+                name,
+                text: sources.get(name)?,
+            })
         })
         .collect();
     let reading = if args.chart_values {

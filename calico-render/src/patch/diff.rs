@@ -169,9 +169,12 @@ impl<'a> Engine<'a> {
         let key = matching.key;
 
         // Changed pools, at their live index: nothing has moved yet.
-        for (live_idx, live_item) in live.iter().enumerate() {
-            let live_key = &matching.live_keys[live_idx];
-            let Some(desired_idx) = matching.desired_index(live_key) else {
+        // `match_items` gives one key per live element and one per desired element.
+        for (live_idx, (live_item, live_key)) in live.iter().zip(&matching.live_keys).enumerate() {
+            let Some(desired_item) = matching
+                .desired_index(live_key)
+                .and_then(|desired_idx| desired.get(desired_idx))
+            else {
                 continue;
             };
             let item_ptr = ptr.with_trailing_token(live_idx);
@@ -179,12 +182,12 @@ impl<'a> Engine<'a> {
                 self.id,
                 &item_ptr,
                 live_key,
-                &desired[desired_idx],
+                desired_item,
                 live_item,
                 &mut self.refusals,
             );
             let mut item = Engine::new(self.id);
-            item.value(&item_ptr, &desired[desired_idx], Some(live_item))?;
+            item.value(&item_ptr, desired_item, Some(live_item))?;
             if !item.ops.is_empty() {
                 // One test guards the whole group: a JSON patch is applied atomically, and
                 // nothing between this test and the group's last operation moves the list.
@@ -197,8 +200,7 @@ impl<'a> Engine<'a> {
 
         // Removed pools, highest index first, so the indices of the pools before each one
         // still match the live list.
-        for live_idx in (0..live.len()).rev() {
-            let live_key = &matching.live_keys[live_idx];
+        for (live_idx, live_key) in matching.live_keys.iter().enumerate().rev() {
             if matching.desired_index(live_key).is_some() {
                 continue;
             }
@@ -213,13 +215,13 @@ impl<'a> Engine<'a> {
         }
 
         // Added pools go to the end: the order of the list carries no meaning to the operator.
-        for (desired_idx, desired_key) in matching.desired_keys.iter().enumerate() {
+        for (desired_key, desired_item) in matching.desired_keys.iter().zip(desired) {
             if matching.live_keys.contains(desired_key) {
                 continue;
             }
             self.ops.push(PatchOperation::Add(AddOperation {
                 path: ptr.with_trailing_token("-"),
-                value: strip_nulls(&desired[desired_idx]),
+                value: strip_nulls(desired_item),
             }));
         }
         Ok(())
@@ -274,17 +276,22 @@ pub(crate) fn covers(
                 if matching.live_keys.len() != matching.desired_keys.len() {
                     return Err(ptr.to_buf());
                 }
-                for (desired_idx, desired_key) in matching.desired_keys.iter().enumerate() {
-                    let Some(actual_idx) =
-                        matching.live_keys.iter().position(|key| key == desired_key)
+                for (desired_idx, (desired_key, desired_item)) in
+                    matching.desired_keys.iter().zip(desired).enumerate()
+                {
+                    let Some((actual_idx, actual_item)) = matching
+                        .live_keys
+                        .iter()
+                        .position(|key| key == desired_key)
+                        .and_then(|idx| Some((idx, actual.get(idx)?)))
                     else {
                         return Err(ptr.with_trailing_token(desired_idx));
                     };
                     covers(
                         id,
                         &ptr.with_trailing_token(actual_idx),
-                        &desired[desired_idx],
-                        &actual[actual_idx],
+                        desired_item,
+                        actual_item,
                     )?;
                 }
                 return Ok(());

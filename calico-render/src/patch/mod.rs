@@ -549,6 +549,10 @@ pub fn diff_streams(desired: &[Value], live: &[Value]) -> Result<StreamPatch, Pa
     let mut notes = Vec::new();
     let mut refusals = Vec::new();
     let mut live_used = vec![false; live.len()];
+    #[expect(
+        clippy::indexing_slicing,
+        reason = "`live_ids` and `live_used` have one entry per live object, so their positions index `live`"
+    )]
     for (desired_obj, desired_id) in desired.iter().zip(&desired_ids) {
         if let Some(live_idx) = live_ids.iter().position(|id| id == desired_id) {
             live_used[live_idx] = true;
@@ -570,17 +574,20 @@ pub fn diff_streams(desired: &[Value], live: &[Value]) -> Result<StreamPatch, Pa
     if !refusals.is_empty() {
         return Err(PatchError::Refused { refusals });
     }
-    if live.len() == 1 && patches.is_empty() {
-        if live_used[0] {
+    if let ([used], [live_id]) = (live_used.as_slice(), live_ids.as_slice())
+        && patches.is_empty()
+    {
+        if *used {
             return Err(PatchError::BackingGroup {
-                live: Box::new(live_ids[0].clone()),
+                live: Box::new(live_id.clone()),
             });
         }
         return Err(PatchError::NoMatchingObject {
-            live: Box::new(live_ids[0].clone()),
+            live: Box::new(live_id.clone()),
             desired: desired_ids,
         });
     }
+
     for (used, id) in live_used.iter().zip(&live_ids) {
         if !used {
             notes.push(Note::OnlyInLive(id.clone()));

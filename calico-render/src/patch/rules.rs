@@ -231,7 +231,7 @@ pub(crate) fn match_items(
                     .and_then(Value::as_str)
                     .is_some_and(|live| cidr_eq(cidr, live))
             })?;
-            Some(live_keys[live_idx].clone())
+            live_keys.get(live_idx).cloned()
         };
         let Some(name) = key_of(item).or_else(adopted) else {
             return Err(unkeyed(Side::Desired, id, ptr, idx, key));

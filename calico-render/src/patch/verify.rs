@@ -100,22 +100,23 @@ fn untouched(
         {
             let matching = match_items(id, ptr, managed, live).map_err(|_| ptr.to_buf())?;
             let result_keys = match_items(id, ptr, &[], result).map_err(|_| ptr.to_buf())?;
-            for (live_idx, live_item) in live.iter().enumerate() {
-                let key = &matching.live_keys[live_idx];
-                let Some(managed_idx) = matching.desired_index(key) else {
+            // `match_items` gives one key per element of each list.
+            for (live_idx, (live_item, key)) in live.iter().zip(&matching.live_keys).enumerate() {
+                let Some(managed_item) = matching
+                    .desired_index(key)
+                    .and_then(|managed_idx| managed.get(managed_idx))
+                else {
                     continue;
                 };
                 let item_ptr = ptr.with_trailing_token(live_idx);
-                let Some(result_idx) = result_keys.live_keys.iter().position(|k| k == key) else {
+                let Some(result_item) = result
+                    .iter()
+                    .zip(&result_keys.live_keys)
+                    .find_map(|(item, k)| (k == key).then_some(item))
+                else {
                     return Err(item_ptr);
                 };
-                untouched(
-                    id,
-                    &item_ptr,
-                    Some(&managed[managed_idx]),
-                    live_item,
-                    &result[result_idx],
-                )?;
+                untouched(id, &item_ptr, Some(managed_item), live_item, result_item)?;
             }
             Ok(())
         }
@@ -155,13 +156,17 @@ fn keyed_item(id: &ObjectId, path: &Pointer) -> Option<(PointerBuf, usize, bool)
         .map(|token| token.decoded().into_owned())
         .collect();
     for split in 0..tokens.len() {
-        let list = PointerBuf::from_tokens(&tokens[..split]);
+        let Some((before, [item, after @ ..])) = tokens.split_at_checked(split) else {
+            continue;
+        };
+        let list = PointerBuf::from_tokens(before);
         let Some(key) = keyed_list(id, &list) else {
             continue;
         };
-        let item_idx = tokens[split].parse::<usize>().ok()?;
-        let is_key = tokens.len() == split + 2 && tokens[split + 1] == key;
+        let item_idx = item.parse::<usize>().ok()?;
+        let is_key = matches!(after, [only] if only == key);
         return Some((list, item_idx, is_key));
     }
+
     None
 }
