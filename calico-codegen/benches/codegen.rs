@@ -13,7 +13,12 @@
 //! (`cargo install kopium --root /tmp/kopium`); without it only our figures are printed.
 //! It also compares the number of structs generated for Installation.
 // A bench is a harness, not input handling: it may unwrap and panic.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

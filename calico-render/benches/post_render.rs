@@ -18,7 +18,12 @@
 //! (an older build): `cat`, it and this build then take turns, run after run, so a change in
 //! the machine's load hits all three alike; its output must be byte-identical to this build's.
 // A bench is a harness, not input handling: it may unwrap and panic.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::fmt::Write as _;
 use std::io::{Read, Write};

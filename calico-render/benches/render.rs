@@ -15,7 +15,12 @@
 //! It also prints the page faults per run: at this size, the kernel mapping pages on first
 //! touch is a large share of a render (about 40% of its samples in a profile).
 // A bench is a harness, not input handling: it may unwrap and panic.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

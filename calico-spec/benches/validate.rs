@@ -10,7 +10,12 @@
 //! first ratio larger than the algorithm alone would; the 10k to 100k ratio, both out of cache,
 //! shows the growth. The target is under 20 ms for n = 10k, once parsed.
 // A bench is a harness, not input handling: it may unwrap and panic.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 use std::fmt::Write as _;
 use std::hint::black_box;

@@ -7,7 +7,12 @@
 //! binary is fresh. That way a test never runs a stale binary. `CALICO_RENDER_E2E_BIN` points the
 //! tests at another binary instead.
 // Test code: an unwrap or a panic is a failing test, which is what a test should do.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 pub mod fuzz;
 

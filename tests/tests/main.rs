@@ -5,7 +5,12 @@
 //! which takes minutes on two cores. CI runs it with `cargo test -p calico-render-tests --
 //! --ignored`.
 // Test code: an unwrap or a panic is a failing test, which is what a test should do.
-#![allow(clippy::unwrap_used, clippy::expect_used, clippy::panic)]
+#![allow(
+    clippy::unwrap_used,
+    clippy::expect_used,
+    clippy::panic,
+    clippy::indexing_slicing
+)]
 
 mod chart_releases;
 mod cli_consistency;
