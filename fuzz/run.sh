@@ -8,7 +8,7 @@ set -eu
 seconds=${1:?usage: fuzz/run.sh SECONDS [replay]}
 mode=${2:-fuzz}
 cd "$(dirname "$0")"
-targets="cluster_network_load validate selector cidr post_render krm patch codegen"
+targets="cluster_network_load validate selector cidr post_render krm patch patch_installations codegen"
 cargo +nightly fuzz build -O --sanitizer none
 for target in $targets; do
     if [ "$mode" = replay ]; then

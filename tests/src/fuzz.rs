@@ -13,7 +13,7 @@ use std::sync::OnceLock;
 pub type Body = fn(&[u8]);
 
 /// Every target by the name of its binary and corpus folder (`fuzz/corpus/<name>`).
-pub const TARGETS: [(&str, Body); 8] = [
+pub const TARGETS: [(&str, Body); 9] = [
     ("cluster_network_load", cluster_network_load),
     ("validate", validate),
     ("selector", selector),
@@ -21,6 +21,7 @@ pub const TARGETS: [(&str, Body); 8] = [
     ("post_render", post_render),
     ("krm", krm),
     ("patch", patch),
+    ("patch_installations", patch_installations),
     ("codegen", codegen),
 ];
 
@@ -178,6 +179,98 @@ pub fn patch(data: &[u8]) {
         "patch left a difference: {}",
         again.to_json()
     );
+}
+
+/// Structure-aware `patch`: the input is read as the choices of the Installation generator
+/// (`crate::installations`), which gives two valid Installations (the first as the cluster
+/// holds it, the operator's defaults, metadata and status written back); a quarter of the
+/// time a pool kept by both changes its CIDR or block size, which Calico cannot do in place.
+/// The patch applied to the first gives the second on every managed field (see
+/// [`crate::installations::check_patch`]), or it is refused with a reason, and only then.
+pub fn patch_installations(data: &[u8]) {
+    installation_pair(data);
+}
+
+/// What one generated pair of [`patch_installations`] came to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PairOutcome {
+    /// The patch was checked; `changed` when it holds an operation.
+    Patched {
+        /// Whether the patch was not empty.
+        changed: bool,
+    },
+    /// A change Calico cannot make in place was refused, with a reason.
+    Refused,
+}
+
+/// The body of [`patch_installations`], returning what the pair came to (for the bounded
+/// stable test's counts); panics when the invariant breaks.
+pub fn installation_pair(data: &[u8]) -> PairOutcome {
+    use crate::installations::{Choices, as_live, check_patch, gen_installation};
+    use calico_render::patch::{PatchError, diff_object};
+    let mut choices = arbitrary::Unstructured::new(data);
+    let first = gen_installation(&mut choices);
+    let mut second = gen_installation(&mut choices);
+    let live = as_live(&first, &mut choices);
+    let moved = if choices.chance(25) {
+        move_kept_pool(&mut second, &live, &mut choices)
+    } else {
+        None
+    };
+    let context = || format!("\nlive: {live}\ndesired: {second}");
+    match moved {
+        None => {
+            let object = check_patch(&second, &live)
+                .unwrap_or_else(|failure| panic!("{failure}{}", context()));
+            PairOutcome::Patched {
+                changed: !object.is_empty(),
+            }
+        }
+        Some(field) => match diff_object(&second, &live) {
+            Err(PatchError::Refused { refusals }) => {
+                assert!(
+                    refusals.iter().any(|refusal| refusal.path.ends_with(field)),
+                    "the {field} change is not among the refusals {refusals:?}{}",
+                    context()
+                );
+                for refusal in &refusals {
+                    assert!(
+                        !refusal.hint.is_empty(),
+                        "a refusal without a hint: {refusal:?}"
+                    );
+                }
+                PairOutcome::Refused
+            }
+            other => panic!(
+                "a changed pool {field} was not refused: {other:?}{}",
+                context()
+            ),
+        },
+    }
+}
+
+/// Change the CIDR or the block size of a pool `desired` shares (by name) with `live`, to
+/// another valid one; returns the field changed, `None` when no pool is shared.
+fn move_kept_pool(
+    desired: &mut Value,
+    live: &Value,
+    choices: &mut impl crate::installations::Choices,
+) -> Option<&'static str> {
+    let live_pools = live["spec"]["calicoNetwork"]["ipPools"].as_array()?;
+    let pool = desired["spec"]["calicoNetwork"]["ipPools"]
+        .as_array_mut()?
+        .iter_mut()
+        .find(|pool| live_pools.iter().any(|old| old["name"] == pool["name"]))?;
+    let ipv6 = pool["cidr"].as_str().is_some_and(|cidr| cidr.contains(':'));
+    // None of the generator's pools has these, so each is a change.
+    let (field, value) = match (choices.chance(50), ipv6) {
+        (true, false) => ("cidr", serde_json::json!("192.168.200.0/24")),
+        (true, true) => ("cidr", serde_json::json!("fd00:10:99::/56")),
+        (false, false) => ("blockSize", serde_json::json!(30)),
+        (false, true) => ("blockSize", serde_json::json!(124)),
+    };
+    pool[field] = value;
+    Some(field)
 }
 
 /// codegen over arbitrary text as a CRD file.

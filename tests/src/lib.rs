@@ -15,6 +15,7 @@
 )]
 
 pub mod fuzz;
+pub mod installations;
 
 use std::env;
 use std::path::{Path, PathBuf};
