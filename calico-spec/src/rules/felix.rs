@@ -206,7 +206,8 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) {
                 None,
             );
         } else {
-            n_tables += max - min + 1;
+            // Each range is at most 2^32 tables; the sum saturates rather than wrap.
+            n_tables = n_tables.saturating_add(max - min + 1);
         }
     }
     if n_tables > 65535 {
