@@ -188,6 +188,9 @@ fn constraints(schema: &Schema) -> Map<String, Value> {
                         r.insert(key.into(), Value::from(value.clone()));
                     }
                 }
+                if let Some(optional_old_self) = rule.optional_old_self {
+                    r.insert("optionalOldSelf".into(), Value::Bool(optional_old_self));
+                }
                 Value::Object(r)
             })
             .collect();

@@ -11,6 +11,8 @@
 //! `crd.projectcalico.org/v1` CRD: those releases have no native v3 CRDs, and the Calico API
 //! server serves v3 over the v1 schema.
 
+pub mod cel;
+
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
 
@@ -35,6 +37,7 @@ pub struct Release {
     pub native_v3_crds: bool,
     index_text: &'static str,
     index: OnceLock<Index>,
+    rules: OnceLock<cel::Rules>,
 }
 
 /// The supported releases, oldest first; the last is the newest, the default.
@@ -46,6 +49,7 @@ pub static RELEASES: [Release; 3] = [
         native_v3_crds: false,
         index_text: include_str!("generated/index/v3.30.7.jsonl"),
         index: OnceLock::new(),
+        rules: OnceLock::new(),
     },
     Release {
         minor: "v3.31",
@@ -54,6 +58,7 @@ pub static RELEASES: [Release; 3] = [
         native_v3_crds: false,
         index_text: include_str!("generated/index/v3.31.7.jsonl"),
         index: OnceLock::new(),
+        rules: OnceLock::new(),
     },
     Release {
         minor: "v3.32",
@@ -62,6 +67,7 @@ pub static RELEASES: [Release; 3] = [
         native_v3_crds: true,
         index_text: include_str!("generated/index/v3.32.1.jsonl"),
         index: OnceLock::new(),
+        rules: OnceLock::new(),
     },
 ];
 
@@ -135,6 +141,11 @@ impl Release {
     pub fn index(&self) -> &Index {
         self.index.get_or_init(|| Index::parse(self.index_text))
     }
+
+    /// The release's CRD rules (`x-kubernetes-validations` of its index), compiled on first use.
+    pub fn crd_rules(&self) -> &cel::Rules {
+        self.rules.get_or_init(|| cel::Rules::compile(self.index()))
+    }
 }
 
 impl PartialEq for Release {
@@ -197,8 +208,14 @@ pub struct CelRule {
     pub rule: String,
     /// `message`.
     pub message: Option<String>,
-    /// `reason`.
+    /// `messageExpression`: a CEL expression giving the message.
+    pub message_expression: Option<String>,
+    /// `reason` (`FieldValueInvalid` when absent).
     pub reason: Option<String>,
+    /// `fieldPath`: the field the API server names, relative to the rule's node.
+    pub field_path: Option<String>,
+    /// `optionalOldSelf`: a transition rule that also applies on create.
+    pub optional_old_self: Option<bool>,
 }
 
 #[derive(Deserialize)]

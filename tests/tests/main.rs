@@ -12,6 +12,7 @@
     clippy::indexing_slicing
 )]
 
+mod cel_rules;
 mod chart_releases;
 mod cli_consistency;
 mod cluster_network_build;

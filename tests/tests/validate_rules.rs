@@ -21,6 +21,8 @@ fn codes(yaml: &str) -> Vec<&'static str> {
 
 fn check(yaml: &str, expected: &[&str]) {
     assert_eq!(codes(yaml), expected, "input:\n{yaml}");
+    // Every row is also a case for the CRDs' CEL rules: they must agree with the checks above.
+    crate::cel_rules::assert_agreement(yaml);
 }
 
 fn indent(block: &str, by: usize) -> String {

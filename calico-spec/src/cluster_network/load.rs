@@ -37,6 +37,10 @@ pub fn context(cluster_network: &ClusterNetwork) -> Context {
         service_cidrs: spec.network.service_cidrs.clone(),
         node_subnets: spec.network.node_subnets.clone(),
         pod_cidrs: (!spec.network.pod_cidrs.is_empty()).then(|| spec.network.pod_cidrs.clone()),
+        release: Some(
+            crate::release::Release::for_version(&spec.calico_version)
+                .unwrap_or_else(|_| crate::release::Release::newest()),
+        ),
     }
 }
 

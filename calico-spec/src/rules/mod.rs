@@ -56,6 +56,9 @@ pub struct Context {
     /// requires the Installation's pools inside them and makes its default pools from them
     /// (`CR5020`). `validate` takes them from a `kube-system/kubeadm-config` ConfigMap.
     pub pod_cidrs: Option<Vec<IpNet>>,
+    /// The release whose CRD rules (`x-kubernetes-validations`) are evaluated on each document
+    /// (`crate::release::cel`); `None`: the catalogue's own checks only.
+    pub release: Option<&'static crate::release::Release>,
 }
 
 /// 192.168.0.0/16, checked when compiled.
@@ -67,7 +70,7 @@ const ASSUMED_SERVICES: ipnet::Ipv4Net =
 
 impl Context {
     /// What we assume when nothing is declared: no provider, the common LAN range
-    /// 192.168.0.0/16 and kubeadm's default Service range 10.96.0.0/12.
+    /// 192.168.0.0/16, kubeadm's default Service range 10.96.0.0/12 and the newest release.
     pub fn assumed() -> Context {
         Context {
             provider: None,
@@ -75,6 +78,7 @@ impl Context {
             service_cidrs: vec![IpNet::V4(ASSUMED_SERVICES)],
             node_subnets: Vec::new(),
             pod_cidrs: None,
+            release: Some(crate::release::Release::newest()),
         }
     }
 }

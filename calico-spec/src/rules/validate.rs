@@ -369,6 +369,9 @@ fn run(inputs: &[InputDocument<'_>], ctx: &Context, typing: Typing) -> Validatio
                 &root,
                 known,
             );
+            if let Some(release) = ctx.release {
+                crate::release::cel::check_document(release, &doc.value, &mut sink.diagnostics);
+            }
         } else {
             outcome.skipped.push(Skipped {
                 file: input.file.to_owned(),

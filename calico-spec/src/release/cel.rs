@@ -1,0 +1,988 @@
+//! The CRDs' CEL rules (`x-kubernetes-validations`), evaluated as the API server evaluates them.
+//!
+//! Each release's rules come from its schema index (`generated/index/<release>.jsonl`), so a new
+//! release's rules need no code here: [`Release::crd_rules`] reads every rule of the index and
+//! compiles it once, on first use, with the `cel` interpreter and the Kubernetes CEL libraries
+//! (`kube-cel`, see the workspace Cargo.toml). A rule is evaluated at its schema node on every
+//! value of the object at that node (`spec`, `spec.routeTableRanges[3]`, a map value), with
+//! `self` bound to that value after the CRD's defaults are filled in and nulls dropped, as the
+//! API server does before it evaluates. A rule that fails reports the CRD's `message` (or its
+//! `messageExpression`), its `reason` and its `fieldPath`.
+//!
+//! Codes: the rule catalogue stays the only definition of a code. [`CATALOGUED`] says which
+//! catalogue entry stands for a CRD rule (by kind and the CRD's message); every other rule
+//! reports `CR0009`. When the catalogue's own check of the same code has already reported on
+//! the document (it points at the precise field and says how to fix it), the CRD's words are
+//! added to that diagnostic's hint instead of a second diagnostic.
+//!
+//! Nothing passes silently: a rule that does not parse, calls a function the interpreter does
+//! not provide, or cannot be evaluated on an object whose types are right is reported as
+//! `CR0009` (an error: the API server would evaluate it). Transition rules (`oldSelf`) compare
+//! with the stored object, which `validate` does not have: they are listed by
+//! `validate --list-rules` as not evaluated and skipped, unless `optionalOldSelf` makes them
+//! apply on create too (then `oldSelf` is `optional.none()`).
+//!
+//! Cost: an interpreted rule costs microseconds, a large stream has thousands of pools. Most
+//! CRD rules are disjunctions that start `!has(self.x) || ...`; such a rule holds whenever `x`
+//! is absent (and has no default), which [`Guards`] reads from the parsed rule, so the rule is
+//! not evaluated then. The result is exactly what evaluation would give.
+
+use std::collections::{BTreeMap, HashMap};
+use std::sync::Arc;
+
+use kube_cel::KubeCelExt as _;
+use kube_cel::cel::objects::{Key, Map};
+use kube_cel::cel::parser::{Expression, Parser};
+use kube_cel::cel::{Context as CelContext, ExecutionError, Value as CelValue};
+use serde_json::Value;
+
+use super::{CelRule, Node, Release};
+use crate::diag::Diagnostic;
+use crate::rules::catalogue::{self as c, Rule};
+use crate::source::{join_index, join_key};
+
+/// The catalogue entries that stand for CRD rules: `(kind, the CRD's message, code, field)`.
+/// `field` is where the diagnostic points when the CRD's rule sits on `spec` or on the object
+/// and names no `fieldPath` (the field the catalogue's own check points at). A rule not listed
+/// here reports [`c::CRD_RULE`].
+pub const CATALOGUED: &[(&str, &str, &Rule, Option<&str>)] = &[
+    (
+        "APIServer",
+        "resource name must be 'default' or 'tigera-secure'",
+        &c::APISERVER_NAME,
+        Some("metadata.name"),
+    ),
+    (
+        "BGPConfiguration",
+        "nodeMeshPassword cannot be set when nodeToNodeMeshEnabled is false",
+        &c::BGP_MESH_ONLY,
+        Some("spec.nodeMeshPassword"),
+    ),
+    (
+        "BGPConfiguration",
+        "nodeMeshMaxRestartTime cannot be set when nodeToNodeMeshEnabled is false",
+        &c::BGP_MESH_ONLY,
+        Some("spec.nodeMeshMaxRestartTime"),
+    ),
+    (
+        "BGPPeer",
+        "node and nodeSelector cannot both be set",
+        &c::PEER_NODE_AND_SELECTOR,
+        Some("spec.nodeSelector"),
+    ),
+    (
+        "BGPPeer",
+        "peerIP and peerSelector cannot both be set",
+        &c::PEER_IP_AND_SELECTOR,
+        Some("spec.peerSelector"),
+    ),
+    (
+        "BGPPeer",
+        "asNumber must be empty when peerSelector is set",
+        &c::PEER_AS_WITH_SELECTOR,
+        Some("spec.asNumber"),
+    ),
+    (
+        "BGPPeer",
+        "peerIP must be empty when localWorkloadSelector is set",
+        &c::PEER_LOCAL_WORKLOAD,
+        Some("spec.peerIP"),
+    ),
+    (
+        "BGPPeer",
+        "peerSelector must be empty when localWorkloadSelector is set",
+        &c::PEER_LOCAL_WORKLOAD,
+        Some("spec.peerSelector"),
+    ),
+    (
+        "BGPPeer",
+        "asNumber is required when localWorkloadSelector is set",
+        &c::PEER_LOCAL_WORKLOAD,
+        Some("spec.localWorkloadSelector"),
+    ),
+    (
+        "FelixConfiguration",
+        "nodeSelector must not be set on the 'default' or per-node ('node.*') FelixConfiguration",
+        &c::FELIX_NODE_SELECTOR,
+        Some("spec.nodeSelector"),
+    ),
+    (
+        "FelixConfiguration",
+        "routeTableRange and routeTableRanges cannot both be set",
+        &c::FELIX_ROUTE_TABLE_BOTH,
+        Some("spec.routeTableRanges"),
+    ),
+    (
+        "IPPool",
+        "ipipMode and vxlanMode cannot both be enabled",
+        &c::POOL_IPIP_AND_VXLAN,
+        Some("spec.ipipMode"),
+    ),
+    (
+        "IPPool",
+        "LoadBalancer IP pool cannot have IPIP or VXLAN enabled",
+        &c::POOL_LB_ENCAP,
+        None,
+    ),
+    (
+        "IPPool",
+        "LoadBalancer cannot be combined with Workload or Tunnel allowed uses",
+        &c::POOL_LB_COMBINED,
+        Some("spec.allowedUses"),
+    ),
+    (
+        "IPPool",
+        "IPIP is not supported on IPv6 pools",
+        &c::POOL_IPIP_V6,
+        Some("spec.ipipMode"),
+    ),
+    (
+        "Installation",
+        "resource name must be 'default', 'tigera-secure', or 'overlay'",
+        &c::INSTALLATION_NAME,
+        Some("metadata.name"),
+    ),
+];
+
+/// Every CRD rule of one release, by kind, compiled.
+#[derive(Debug, Default)]
+pub struct Rules {
+    by_kind: BTreeMap<String, Vec<CompiledRule>>,
+}
+
+/// One CRD rule, ready to evaluate (or the reason it cannot be).
+#[derive(Debug)]
+pub struct CompiledRule {
+    /// The kind whose CRD has the rule.
+    pub kind: String,
+    /// The schema node the rule sits on, as an index path (`spec`, `spec.routeTableRanges[*]`,
+    /// `spec.labels.*`; empty for the object).
+    pub path: String,
+    /// The rule as the CRD states it.
+    pub rule: CelRule,
+    /// The catalogue entry it reports.
+    pub code: &'static Rule,
+    /// Where it points when the CRD names no `fieldPath` (see [`CATALOGUED`]).
+    pub field: Option<&'static str>,
+    state: State,
+}
+
+#[derive(Debug)]
+enum State {
+    Ready(Box<Ready>),
+    /// A transition rule (`oldSelf`) without `optionalOldSelf`: needs the stored object.
+    Transition,
+    /// Cannot be evaluated here; the reason.
+    NotEvaluable(String),
+}
+
+#[derive(Debug)]
+struct Ready {
+    expr: Expression,
+    message: Option<Expression>,
+    guards: Guards,
+    /// `optionalOldSelf: true`: `oldSelf` is bound to `optional.none()`.
+    old_self_none: bool,
+}
+
+/// What [`CompiledRule::status`] says about a rule.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RuleStatus {
+    /// Evaluated on every object.
+    Evaluated,
+    /// A transition rule: compares with the stored object, not evaluated by `validate`.
+    Transition,
+    /// Cannot be evaluated by this build; reported as an error wherever its node is present.
+    NotEvaluable(String),
+}
+
+impl CompiledRule {
+    /// Whether and how the rule is evaluated.
+    pub fn status(&self) -> RuleStatus {
+        match &self.state {
+            State::Ready(_) => RuleStatus::Evaluated,
+            State::Transition => RuleStatus::Transition,
+            State::NotEvaluable(reason) => RuleStatus::NotEvaluable(reason.clone()),
+        }
+    }
+
+    /// The message the CRD gives, or the API server's default one.
+    pub fn static_message(&self) -> String {
+        self.rule
+            .message
+            .clone()
+            .unwrap_or_else(|| format!("failed rule: {}", self.rule.rule))
+    }
+}
+
+impl Rules {
+    /// Compile every rule of an index.
+    pub(super) fn compile(index: &super::Index) -> Rules {
+        let mut by_kind: BTreeMap<String, Vec<CompiledRule>> = BTreeMap::new();
+        for kind in index.kinds() {
+            let Some(root) = index.kind(kind) else {
+                continue;
+            };
+            let mut rules = Vec::new();
+            collect(kind, root, String::new(), &mut rules);
+            if !rules.is_empty() {
+                by_kind.insert(kind.to_owned(), rules);
+            }
+        }
+        Rules { by_kind }
+    }
+
+    /// The rules of `kind` (none when its CRD has none).
+    pub fn for_kind(&self, kind: &str) -> &[CompiledRule] {
+        self.by_kind.get(kind).map_or(&[], Vec::as_slice)
+    }
+
+    /// Every rule, by kind then schema path.
+    pub fn all(&self) -> impl Iterator<Item = &CompiledRule> {
+        self.by_kind.values().flatten()
+    }
+}
+
+fn collect(kind: &str, node: &Node, path: String, out: &mut Vec<CompiledRule>) {
+    for rule in &node.cel {
+        out.push(compile_rule(kind, &path, rule));
+    }
+    // Index paths, not object paths: keys joined with dots as written, never quoted.
+    let child = |key: &str| {
+        if path.is_empty() {
+            key.to_owned()
+        } else {
+            format!("{path}.{key}")
+        }
+    };
+    for (key, field) in &node.properties {
+        collect(kind, field, child(key), out);
+    }
+    if let Some(items) = &node.items {
+        collect(kind, items, format!("{path}[*]"), out);
+    }
+    if let Some(values) = &node.values {
+        collect(kind, values, child("*"), out);
+    }
+}
+
+fn compile_rule(kind: &str, path: &str, rule: &CelRule) -> CompiledRule {
+    let (code, field) = CATALOGUED
+        .iter()
+        .find(|(k, message, _, _)| *k == kind && rule.message.as_deref() == Some(*message))
+        .map_or((&c::CRD_RULE, None), |(_, _, code, field)| (*code, *field));
+    CompiledRule {
+        kind: kind.to_owned(),
+        path: path.to_owned(),
+        rule: rule.clone(),
+        code,
+        field,
+        state: prepare(rule),
+    }
+}
+
+fn parse(text: &str) -> Result<Expression, String> {
+    // The API server's CRD environment has the optional syntax (`self.?x`, `[?0]`).
+    Parser::default()
+        .enable_optional_syntax(true)
+        .parse(text)
+        .map_err(|err| err.to_string().replace('\n', " "))
+}
+
+fn prepare(rule: &CelRule) -> State {
+    let expr = match parse(&rule.rule) {
+        Ok(expr) => expr,
+        Err(err) => return State::NotEvaluable(format!("the rule does not parse: {err}")),
+    };
+    let message = match rule.message_expression.as_deref().map(parse) {
+        None => None,
+        Some(Ok(expr)) => Some(expr),
+        Some(Err(err)) => {
+            return State::NotEvaluable(format!("its messageExpression does not parse: {err}"));
+        }
+    };
+    let missing: Vec<String> = std::iter::once(&expr)
+        .chain(message.as_ref())
+        .flat_map(|e| {
+            e.references()
+                .functions()
+                .into_iter()
+                .map(str::to_owned)
+                .collect::<Vec<_>>()
+        })
+        .filter(|name| !is_provided(name))
+        .collect();
+    if !missing.is_empty() {
+        return State::NotEvaluable(format!(
+            "it calls {}, which calico-render's CEL interpreter does not provide",
+            missing
+                .iter()
+                .map(|name| format!("`{name}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    let transition = expr.references().has_variable("oldSelf");
+    let old_self_none = transition && rule.optional_old_self == Some(true);
+    if transition && !old_self_none {
+        return State::Transition;
+    }
+    let guards = Guards::of(&expr);
+    State::Ready(Box::new(Ready {
+        expr,
+        message,
+        guards,
+        old_self_none,
+    }))
+}
+
+thread_local! {
+    /// The interpreter's functions: the CEL standard ones and the Kubernetes libraries. Built
+    /// once per thread (registering them is tens of microseconds, an evaluation a few).
+    static ROOT: CelContext<'static> = CelContext::default().with_all();
+}
+
+/// Whether the interpreter has a function or macro of this name. Operators (`_==_`) and
+/// macros (`has`, `all`, `exists`, ...) are resolved by the interpreter itself.
+fn is_provided(name: &str) -> bool {
+    if name.starts_with('_') || name.starts_with('!') || name.starts_with('@') {
+        return true;
+    }
+    if matches!(
+        name,
+        "has" | "all" | "exists" | "exists_one" | "map" | "filter" | "size" | "dyn" | "type"
+    ) {
+        return true;
+    }
+    ROOT.with(|root| {
+        // An unknown name fails as an undeclared reference before its arguments are looked at;
+        // a known one fails on the (missing) arguments instead.
+        let Ok(probe) = parse(&format!("{name}()")) else {
+            return false;
+        };
+        !matches!(
+            CelValue::resolve(&probe, root),
+            Err(ExecutionError::UndeclaredReference(_))
+        )
+    })
+}
+
+/// Fields whose absence makes a rule hold: the `x` of every top-level `!has(self.x)` in a
+/// rule that is a chain of `||`. In CEL `a || b` is true when either side is true, whatever
+/// the other side does (even an error), so the rule is true without evaluating it.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct Guards(Vec<String>);
+
+impl Guards {
+    fn of(expr: &Expression) -> Guards {
+        use kube_cel::cel::common::ast::Expr;
+        fn disjuncts<'e>(expr: &'e Expression, out: &mut Vec<&'e Expression>) {
+            match &expr.expr {
+                Expr::Call(call) if call.func_name == "_||_" && call.target.is_none() => {
+                    for arg in &call.args {
+                        disjuncts(arg, out);
+                    }
+                }
+                _ => out.push(expr),
+            }
+        }
+        let mut parts = Vec::new();
+        disjuncts(expr, &mut parts);
+        let mut fields = Vec::new();
+        for part in parts {
+            let Expr::Call(not) = &part.expr else {
+                continue;
+            };
+            if not.func_name != "!_" || not.target.is_some() || not.args.len() != 1 {
+                continue;
+            }
+            let Expr::Select(select) = &not.args[0].expr else {
+                continue;
+            };
+            if select.test && matches!(&select.operand.expr, Expr::Ident(name) if name == "self") {
+                fields.push(select.field.clone());
+            }
+        }
+        Guards(fields)
+    }
+
+    /// Whether the rule holds on `value` (at `node`) without evaluation.
+    fn hold(&self, value: &Value, node: Option<&Node>) -> bool {
+        let Some(map) = value.as_object() else {
+            return false;
+        };
+        self.0.iter().any(|field| {
+            map.get(field).is_none_or(Value::is_null)
+                && node
+                    .and_then(|n| n.properties.get(field))
+                    .is_none_or(|n| n.default.is_none())
+        })
+    }
+
+    /// The guard fields, for tests.
+    pub fn fields(&self) -> &[String] {
+        &self.0
+    }
+}
+
+/// A rule that rejects an object (or could not be evaluated on it).
+#[derive(Debug, Clone)]
+pub struct Failure<'r> {
+    /// The rule.
+    pub rule: &'r CompiledRule,
+    /// Where in the object its node is (`spec`, `spec.routeTableRanges[1]`; empty: the object).
+    pub at: String,
+    /// What went wrong.
+    pub outcome: Outcome,
+}
+
+/// How a rule went wrong on one value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Outcome {
+    /// The rule evaluated to false; the message (the CRD's, or its `messageExpression`'s).
+    Rejected(String),
+    /// The rule could not be evaluated; why.
+    NotEvaluated(String),
+}
+
+/// Evaluate the rules of `kind` in `release` on `object`: every rule whose node is present.
+pub fn evaluate<'r>(release: &'r Release, kind: &str, object: &Value) -> Vec<Failure<'r>> {
+    let rules = release.crd_rules().for_kind(kind);
+    let mut out = Vec::new();
+    if rules.is_empty() {
+        return out;
+    }
+    let root = release.index().kind(kind);
+    for rule in rules {
+        let mut values = Vec::new();
+        locate(object, root, &rule.path, String::new(), &mut values);
+        for (at, value, node) in values {
+            if let Some(outcome) = run(rule, value, node) {
+                out.push(Failure { rule, at, outcome });
+            }
+        }
+    }
+    out
+}
+
+/// The values of `value` at index path `path`, with their object paths and schema nodes.
+fn locate<'v, 'n>(
+    value: &'v Value,
+    node: Option<&'n Node>,
+    path: &str,
+    at: String,
+    out: &mut Vec<(String, &'v Value, Option<&'n Node>)>,
+) {
+    if value.is_null() {
+        return;
+    }
+    if path.is_empty() {
+        out.push((at, value, node));
+        return;
+    }
+    let (head, rest) = match path.find(['.', '[']) {
+        Some(0) => match path.strip_prefix("[*]") {
+            Some(rest) => ("[*]", rest.strip_prefix('.').unwrap_or(rest)),
+            None => return,
+        },
+        Some(idx) => {
+            let rest = &path[idx..];
+            (&path[..idx], rest.strip_prefix('.').unwrap_or(rest))
+        }
+        None => (path, ""),
+    };
+    match head {
+        "[*]" => {
+            let items = node.and_then(|n| n.items.as_deref());
+            for (idx, item) in value.as_array().into_iter().flatten().enumerate() {
+                locate(item, items, rest, join_index(&at, idx), out);
+            }
+        }
+        "*" => {
+            let values = node.and_then(|n| n.values.as_deref());
+            for (key, child) in value.as_object().into_iter().flatten() {
+                locate(child, values, rest, join_key(&at, key), out);
+            }
+        }
+        key => {
+            if let Some(child) = value.get(key) {
+                let child_node = node.and_then(|n| n.properties.get(key));
+                locate(child, child_node, rest, join_key(&at, key), out);
+            }
+        }
+    }
+}
+
+fn run(rule: &CompiledRule, value: &Value, node: Option<&Node>) -> Option<Outcome> {
+    let ready = match &rule.state {
+        State::Ready(ready) => ready,
+        State::Transition => return None,
+        State::NotEvaluable(reason) => return Some(Outcome::NotEvaluated(reason.clone())),
+    };
+    if ready.guards.hold(value, node) {
+        return None;
+    }
+    let this = to_cel(value, node);
+    ROOT.with(|root| {
+        let mut scope = root.new_inner_scope();
+        scope.add_variable_from_value("self", this);
+        if ready.old_self_none {
+            scope.add_variable_from_value("oldSelf", CelValue::Opaque(Arc::new(none())));
+        }
+        match CelValue::resolve(&ready.expr, &scope) {
+            Ok(CelValue::Bool(true)) => None,
+            Ok(CelValue::Bool(false)) => {
+                let message = ready
+                    .message
+                    .as_ref()
+                    .and_then(|expr| match CelValue::resolve(expr, &scope) {
+                        Ok(CelValue::String(text)) if !text.trim().is_empty() => {
+                            Some(text.as_str().to_owned())
+                        }
+                        _ => None,
+                    })
+                    .unwrap_or_else(|| rule.static_message());
+                Some(Outcome::Rejected(message))
+            }
+            Ok(other) => Some(Outcome::NotEvaluated(format!(
+                "it gave {other:?}, not a boolean"
+            ))),
+            Err(err) => Some(Outcome::NotEvaluated(err.to_string())),
+        }
+    })
+}
+
+fn none() -> kube_cel::cel::objects::OptionalValue {
+    kube_cel::cel::objects::OptionalValue::none()
+}
+
+/// `value` as the API server gives it to a rule at `node`: nulls dropped, absent fields with a
+/// CRD default filled in, numbers typed by the schema (`number` is a double, `integer` an int).
+fn to_cel(value: &Value, node: Option<&Node>) -> CelValue {
+    match value {
+        Value::Null => CelValue::Null,
+        Value::Bool(b) => CelValue::Bool(*b),
+        Value::Number(number) => {
+            let double = node.is_some_and(|n| n.ty == "number");
+            match (double, number.as_i64(), number.as_u64()) {
+                (false, Some(int), _) => CelValue::Int(int),
+                (false, None, Some(uint)) => CelValue::UInt(uint),
+                _ => CelValue::Float(number.as_f64().unwrap_or(f64::NAN)),
+            }
+        }
+        Value::String(text) => CelValue::String(Arc::new(text.clone())),
+        Value::Array(items) => {
+            let items_node = node.and_then(|n| n.items.as_deref());
+            CelValue::List(Arc::new(
+                items
+                    .iter()
+                    .filter(|item| !item.is_null())
+                    .map(|item| to_cel(item, items_node))
+                    .collect(),
+            ))
+        }
+        Value::Object(fields) => {
+            let mut map: HashMap<Key, CelValue> = HashMap::with_capacity(fields.len());
+            for (key, field) in fields {
+                if field.is_null() {
+                    continue;
+                }
+                let field_node = node.and_then(|n| n.properties.get(key).or(n.values.as_deref()));
+                map.insert(Key::from(key.clone()), to_cel(field, field_node));
+            }
+            for (key, field_node) in node.into_iter().flat_map(|n| &n.properties) {
+                if let Some(default) = &field_node.default
+                    && fields.get(key).is_none_or(Value::is_null)
+                {
+                    map.insert(Key::from(key.clone()), to_cel(default, Some(field_node)));
+                }
+            }
+            CelValue::Map(Map { map: Arc::new(map) })
+        }
+    }
+}
+
+/// The CRD rules of `release` on one document (`value`), merged into `diagnostics`, the
+/// catalogue's diagnostics of the same document (paths only, no locations yet).
+///
+/// A rejection whose code the catalogue already reported on the document adds the CRD's words
+/// to that diagnostic's hint; otherwise it is a diagnostic of its own. A rule that could not be
+/// evaluated is reported unless the document already has an error at or under the rule's node
+/// (a value of the wrong type: the API server refuses it before any rule runs).
+pub fn check_document(release: &Release, value: &Value, diagnostics: &mut Vec<Diagnostic>) {
+    let Some(kind) = super::indexed_kind(value) else {
+        return;
+    };
+    for failure in evaluate(release, kind, value) {
+        let rule = failure.rule;
+        let place = if rule.path.is_empty() {
+            "the object".to_owned()
+        } else {
+            format!("`{}`", rule.path)
+        };
+        let reason = rule.rule.reason.as_deref().unwrap_or("FieldValueInvalid");
+        let path = failure_path(&failure);
+        match failure.outcome {
+            Outcome::Rejected(message) => {
+                let words = format!(
+                    "the {} CRD's rule on {place} says: {message} ({reason})",
+                    release.calico
+                );
+                if let Some(existing) = diagnostics
+                    .iter_mut()
+                    .find(|diag| diag.code == rule.code.code)
+                {
+                    existing.hint = Some(match existing.hint.take() {
+                        Some(hint) => format!("{hint}; {words}"),
+                        None => words,
+                    });
+                    continue;
+                }
+                diagnostics.push(Diagnostic {
+                    severity: rule.code.severity,
+                    code: rule.code.code,
+                    path,
+                    message,
+                    hint: Some(format!(
+                        "the {} CRD's rule on {place} ({reason}): `{}`",
+                        release.calico, rule.rule.rule
+                    )),
+                    location: None,
+                });
+            }
+            Outcome::NotEvaluated(why) => {
+                let refused = diagnostics.iter().any(|diag| {
+                    diag.severity == crate::diag::Severity::Error
+                        && (failure.at.is_empty()
+                            || diag.path == failure.at
+                            || diag.path.starts_with(&format!("{}.", failure.at))
+                            || diag.path.starts_with(&format!("{}[", failure.at)))
+                });
+                if refused {
+                    continue;
+                }
+                diagnostics.push(Diagnostic {
+                    severity: c::CRD_RULE.severity,
+                    code: c::CRD_RULE.code,
+                    path: failure.at.clone(),
+                    message: format!(
+                        "the {} CRD's rule on {place} could not be evaluated: {why}",
+                        release.calico
+                    ),
+                    hint: Some(format!(
+                        "the API server evaluates `{}`; check the object by hand or with `kubectl create --dry-run=server`",
+                        rule.rule.rule
+                    )),
+                    location: None,
+                });
+            }
+        }
+    }
+}
+
+/// Where a rejection points: the CRD's `fieldPath` under the rule's node, else the catalogue's
+/// field for it (when the object has that field), else the rule's node.
+fn failure_path(failure: &Failure<'_>) -> String {
+    let rule = failure.rule;
+    if let Some(field_path) = rule.rule.field_path.as_deref() {
+        let relative = field_path.trim_start_matches('.');
+        return if failure.at.is_empty() {
+            relative.to_owned()
+        } else if relative.starts_with('[') {
+            format!("{}{relative}", failure.at)
+        } else {
+            join_key(&failure.at, relative)
+        };
+    }
+    rule.field
+        .filter(|_| !rule.path.contains('*'))
+        .map_or_else(|| failure.at.clone(), str::to_owned)
+}
+
+/// Whether `rule` (a CEL expression) can be evaluated by this build: it parses and calls only
+/// functions the interpreter provides. For tests that hold every rule of every release to it.
+///
+/// # Errors
+/// Why it cannot.
+pub fn evaluable(rule: &str) -> Result<(), String> {
+    match prepare(&CelRule {
+        rule: rule.to_owned(),
+        ..CelRule::default()
+    }) {
+        State::NotEvaluable(reason) => Err(reason),
+        State::Ready(_) | State::Transition => Ok(()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::release::RELEASES;
+    use serde_json::json;
+
+    fn newest() -> &'static Release {
+        Release::newest()
+    }
+
+    fn rejected(kind: &str, object: &Value) -> Vec<String> {
+        evaluate(newest(), kind, object)
+            .into_iter()
+            .map(|f| match f.outcome {
+                Outcome::Rejected(message) => format!("{}: {message}", f.at),
+                Outcome::NotEvaluated(why) => format!("{}: not evaluated: {why}", f.at),
+            })
+            .collect()
+    }
+
+    #[test]
+    fn every_rule_of_every_release_is_evaluated_or_a_transition_rule() {
+        for release in &RELEASES {
+            for rule in release.crd_rules().all() {
+                assert!(
+                    matches!(
+                        rule.status(),
+                        RuleStatus::Evaluated | RuleStatus::Transition
+                    ),
+                    "{} {} `{}`: {:?}",
+                    release.calico,
+                    rule.kind,
+                    rule.rule.rule,
+                    rule.status()
+                );
+            }
+        }
+        assert_eq!(newest().crd_rules().all().count(), 18);
+    }
+
+    #[test]
+    fn a_pool_with_ipip_and_vxlan_is_rejected_with_the_crds_words() {
+        let pool = json!({"apiVersion": "projectcalico.org/v3", "kind": "IPPool",
+            "metadata": {"name": "p"},
+            "spec": {"cidr": "10.0.0.0/16", "ipipMode": "Always", "vxlanMode": "Always"}});
+        assert_eq!(
+            rejected("IPPool", &pool),
+            ["spec: ipipMode and vxlanMode cannot both be enabled"]
+        );
+        let fine =
+            json!({"spec": {"cidr": "10.0.0.0/16", "ipipMode": "Always", "vxlanMode": "Never"}});
+        assert!(rejected("IPPool", &fine).is_empty());
+        let v6 = json!({"spec": {"cidr": "fd00::/48", "ipipMode": "CrossSubnet"}});
+        assert_eq!(
+            rejected("IPPool", &v6),
+            ["spec: IPIP is not supported on IPv6 pools"]
+        );
+    }
+
+    #[test]
+    fn guards_are_the_top_level_absent_fields() {
+        let rules = newest().crd_rules();
+        let guards: Vec<(&str, Vec<String>)> = rules
+            .for_kind("IPPool")
+            .iter()
+            .filter_map(|r| match &r.state {
+                State::Ready(ready) => Some((
+                    r.rule.message.as_deref().unwrap_or(""),
+                    ready.guards.fields().to_vec(),
+                )),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            guards,
+            [
+                (
+                    "ipipMode and vxlanMode cannot both be enabled",
+                    vec!["ipipMode".to_owned(), "vxlanMode".to_owned()]
+                ),
+                (
+                    "LoadBalancer IP pool cannot have IPIP or VXLAN enabled",
+                    vec!["allowedUses".to_owned()]
+                ),
+                (
+                    "LoadBalancer cannot be combined with Workload or Tunnel allowed uses",
+                    vec!["allowedUses".to_owned()]
+                ),
+                (
+                    "IPIP is not supported on IPv6 pools",
+                    vec!["ipipMode".to_owned()]
+                ),
+            ]
+        );
+        // A guard field with a CRD default is never absent to the rule.
+        let expr = parse("!has(self.mode) || self.mode == 'A'").unwrap();
+        let guards = Guards::of(&expr);
+        let node: Node = serde_json::from_value(json!({"type": "object",
+            "properties": {"mode": {"type": "string", "default": "B"}}}))
+        .unwrap();
+        assert!(!guards.hold(&json!({}), Some(&node)));
+        assert!(guards.hold(&json!({"other": 1}), None));
+        assert!(guards.hold(&json!({"mode": null}), None));
+    }
+
+    #[test]
+    fn transition_rules_are_not_evaluated_without_the_stored_object() {
+        let pool = json!({"spec": {"cidr": "10.0.0.0/16", "blockSize": 26}});
+        assert!(rejected("IPPool", &pool).is_empty());
+        let statuses: Vec<RuleStatus> = newest()
+            .crd_rules()
+            .for_kind("IPPool")
+            .iter()
+            .filter(|r| r.rule.rule == "self == oldSelf")
+            .map(CompiledRule::status)
+            .collect();
+        assert_eq!(statuses, [RuleStatus::Transition, RuleStatus::Transition]);
+    }
+
+    fn rules_on(node: Value) -> (super::super::Index, Rules) {
+        let line = json!({"kind": "Thing", "schema": node}).to_string();
+        let index = super::super::Index::parse(&line);
+        let rules = Rules::compile(&index);
+        (index, rules)
+    }
+
+    fn evaluate_on(index: &super::super::Index, rules: &Rules, object: &Value) -> Vec<String> {
+        let root = index.kind("Thing");
+        let mut out = Vec::new();
+        for rule in rules.for_kind("Thing") {
+            let mut values = Vec::new();
+            locate(object, root, &rule.path, String::new(), &mut values);
+            for (at, value, node) in values {
+                match run(rule, value, node) {
+                    Some(Outcome::Rejected(message)) => out.push(format!("{at}: {message}")),
+                    Some(Outcome::NotEvaluated(why)) => {
+                        out.push(format!("{at}: not evaluated: {why}"))
+                    }
+                    None => {}
+                }
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn rules_on_list_items_and_map_values_run_on_each() {
+        let (index, rules) = rules_on(
+            json!({"type": "object", "properties": {"spec": {"type": "object", "properties": {
+                "ranges": {"type": "array", "items": {"type": "object",
+                    "cel": [{"rule": "self.min <= self.max", "message": "min must not be greater than max"}],
+                    "properties": {"min": {"type": "integer"}, "max": {"type": "integer"}}}},
+                "limits": {"type": "map", "values": {"type": "integer",
+                    "cel": [{"rule": "self >= 0", "messageExpression": "'limit is ' + string(self)"}]}}
+            }}}}),
+        );
+        let object = json!({"spec": {
+            "ranges": [{"min": 1, "max": 2}, {"min": 5, "max": 2}],
+            "limits": {"a": 1, "b": -3}}});
+        assert_eq!(
+            evaluate_on(&index, &rules, &object),
+            [
+                "spec.limits.b: limit is -3",
+                "spec.ranges[1]: min must not be greater than max"
+            ]
+        );
+    }
+
+    #[test]
+    fn defaults_fill_in_and_optional_syntax_and_kubernetes_functions_work() {
+        let (index, rules) = rules_on(
+            json!({"type": "object", "properties": {"spec": {"type": "object",
+            "cel": [
+                {"rule": "self.mode == 'On' || !has(self.extra)", "message": "extra needs mode On"},
+                {"rule": "self.?ratio.orValue(1.0) <= 2.0", "message": "ratio too big"},
+                {"rule": "!has(self.cidr) || cidr(self.cidr) == cidr(self.cidr).masked()", "message": "not masked", "fieldPath": ".cidr"},
+                {"rule": "self.name.matches('^[a-z]+$') && self.tags.all(t, t.startsWith('x'))", "message": "bad name or tag", "reason": "FieldValueForbidden"}
+            ],
+            "properties": {
+                "mode": {"type": "string", "default": "Off"},
+                "extra": {"type": "string"},
+                "ratio": {"type": "number"},
+                "cidr": {"type": "string"},
+                "name": {"type": "string"},
+                "tags": {"type": "array", "items": {"type": "string"}}
+            }}}}),
+        );
+        let good = json!({"spec": {"mode": "On", "extra": "x", "ratio": 2, "cidr": "10.0.0.0/8", "name": "abc", "tags": ["xa"]}});
+        assert!(evaluate_on(&index, &rules, &good).is_empty());
+        let bad = json!({"spec": {"extra": "x", "ratio": 3, "cidr": "10.0.0.1/8", "name": "ABC", "tags": []}});
+        assert_eq!(
+            evaluate_on(&index, &rules, &bad),
+            [
+                "spec: extra needs mode On",
+                "spec: ratio too big",
+                "spec: not masked",
+                "spec: bad name or tag"
+            ]
+        );
+    }
+
+    #[test]
+    fn what_cannot_be_evaluated_says_so() {
+        assert_eq!(evaluable("self.a == 1"), Ok(()));
+        assert_eq!(evaluable("self == oldSelf"), Ok(()));
+        assert!(
+            evaluable("self.a ==")
+                .unwrap_err()
+                .starts_with("the rule does not parse")
+        );
+        assert_eq!(
+            evaluable("noSuchFunction(self.a)"),
+            Err(
+                "it calls `noSuchFunction`, which calico-render's CEL interpreter does not provide"
+                    .into()
+            )
+        );
+        assert_eq!(
+            evaluable("isURL(self.a)"),
+            Err("it calls `isURL`, which calico-render's CEL interpreter does not provide".into())
+        );
+        // Wrong types at run time are reported, not passed.
+        let (index, rules) = rules_on(
+            json!({"type": "object", "properties": {"spec": {"type": "object",
+            "cel": [{"rule": "self.n > 1", "message": "n"}]}}}),
+        );
+        let out = evaluate_on(&index, &rules, &json!({"spec": {"n": "text"}}));
+        assert_eq!(out.len(), 1);
+        assert!(out[0].starts_with("spec: not evaluated"), "{out:?}");
+    }
+
+    #[test]
+    fn diagnostics_take_the_catalogue_code_or_cr0009_and_merge_with_the_catalogues_own() {
+        let peer = json!({"apiVersion": "projectcalico.org/v3", "kind": "BGPPeer",
+            "metadata": {"name": "p"}, "spec": {"node": "a", "nodeSelector": "all()"}});
+        let mut diagnostics = Vec::new();
+        check_document(newest(), &peer, &mut diagnostics);
+        assert_eq!(diagnostics.len(), 1);
+        assert_eq!(diagnostics[0].code, "CR2001");
+        assert_eq!(diagnostics[0].path, "spec.nodeSelector");
+        assert_eq!(
+            diagnostics[0].message,
+            "node and nodeSelector cannot both be set"
+        );
+        assert_eq!(
+            diagnostics[0].hint.as_deref(),
+            Some(
+                "the v3.32.1 CRD's rule on `spec` (FieldValueForbidden): `(!has(self.node) || size(self.node) == 0) || (!has(self.nodeSelector) || size(self.nodeSelector) == 0)`"
+            )
+        );
+        let mut merged = vec![Diagnostic {
+            severity: crate::diag::Severity::Error,
+            code: "CR2001",
+            path: "spec.nodeSelector".into(),
+            message: "ours".into(),
+            hint: Some("keep one of them".into()),
+            location: None,
+        }];
+        check_document(newest(), &peer, &mut merged);
+        assert_eq!(merged.len(), 1);
+        assert_eq!(
+            merged[0].hint.as_deref(),
+            Some(
+                "keep one of them; the v3.32.1 CRD's rule on `spec` says: node and nodeSelector cannot both be set (FieldValueForbidden)"
+            )
+        );
+        // Older releases' CRDs have no rules: nothing is evaluated.
+        let mut none = Vec::new();
+        check_document(&RELEASES[0], &peer, &mut none);
+        assert!(none.is_empty());
+    }
+}

@@ -1,0 +1,259 @@
+//! The CRDs' CEL rules, evaluated from each release's schema index (`calico_spec::release::cel`),
+//! held against the rule catalogue's own checks and against the releases' CRDs.
+//!
+//! - every CEL rule of every supported release's index is evaluable here (parses, calls only
+//!   functions the interpreter has) or a transition rule, and so is every rule of the
+//!   unreleased release-v3.33 CRDs, whose rules call the Kubernetes IP and CIDR libraries: a
+//!   new release's rules need no new code;
+//! - the index holds every rule of the CRD files it was made from (none lost on the way);
+//! - agreement: on every case the catalogue's checks have (the rows of `validate_rules`, which
+//!   call [`assert_agreement`] for each row, the cases in `tests/cases/validate/`, the API
+//!   server's negative corpus in `tests/e2e/negative/` and the operator's in
+//!   `tests/e2e/operator-invalid/`), a code a CEL rule stands for is reported by the CEL rule
+//!   exactly when the catalogue's own check reports it.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use calico_spec::release::cel::{self, CATALOGUED, Outcome};
+use calico_spec::release::{self, RELEASES, Release};
+use calico_spec::rules::{self, Context, InputDocument};
+use calico_spec::source::{Limits, parse_stream};
+use serde_json::Value;
+
+/// Codes a CRD rule stands for whose catalogue check was removed because the CEL rule is now
+/// the only check (see ARCHITECTURE.md, "CRD rules"): the API server's CRD is the only layer
+/// that refuses these names, and only from the release whose CRD has the rule. No agreement to
+/// hold for them; `validate_rules` still holds the verdicts (through the CEL rule).
+const CEL_ONLY: &[&str] = &["CR5001", "CR6001"];
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// For each document of `yaml` of a kind with CRD rules: the codes (of those the CRD rules of
+/// the newest release stand for) that the catalogue's checks report and that the CEL rules
+/// report. Documents that are not objects of such a kind are left out.
+fn verdicts(yaml: &str) -> Vec<(String, BTreeSet<&'static str>, BTreeSet<&'static str>)> {
+    let Ok(documents) = parse_stream(yaml, &Limits::MANIFESTS) else {
+        return Vec::new();
+    };
+    let newest = Release::newest();
+    let catalogue_only = Context {
+        release: None,
+        ..Context::assumed()
+    };
+    let mut out = Vec::new();
+    for document in &documents {
+        let Some(kind) = release::indexed_kind(&document.value) else {
+            continue;
+        };
+        let stands_for: BTreeSet<&str> = CATALOGUED
+            .iter()
+            .filter(|(k, _, rule, _)| *k == kind && !CEL_ONLY.contains(&rule.code))
+            .map(|(_, _, rule, _)| rule.code)
+            .collect();
+        if stands_for.is_empty() {
+            continue;
+        }
+        let inputs = [InputDocument {
+            file: "case.yaml",
+            document,
+        }];
+        let ours: BTreeSet<&str> = rules::validate(&inputs, &catalogue_only)
+            .diagnostics
+            .iter()
+            .map(|diag| diag.code)
+            .filter(|code| stands_for.contains(code))
+            .collect();
+        let mut theirs = BTreeSet::new();
+        for failure in cel::evaluate(newest, kind, &document.value) {
+            match failure.outcome {
+                Outcome::Rejected(_) if stands_for.contains(failure.rule.code.code) => {
+                    theirs.insert(failure.rule.code.code);
+                }
+                Outcome::Rejected(_) => {}
+                Outcome::NotEvaluated(why) => {
+                    // Only on input of the wrong type, which the catalogue refuses already.
+                    let refused = rules::validate(&inputs, &catalogue_only)
+                        .diagnostics
+                        .iter()
+                        .any(|d| d.code == "CR0002" || d.code == "CR0005" || d.code == "CR0006");
+                    assert!(
+                        refused,
+                        "`{}` could not be evaluated on a well-typed object: {why}\n{yaml}",
+                        failure.rule.rule.rule
+                    );
+                }
+            }
+        }
+        out.push((kind.to_owned(), ours, theirs));
+    }
+    out
+}
+
+/// Assert that the CEL rules and the catalogue's checks agree on `yaml` (see the module doc);
+/// returns how many documents were compared.
+pub(crate) fn assert_agreement(yaml: &str) -> usize {
+    let verdicts = verdicts(yaml);
+    for (kind, ours, theirs) in &verdicts {
+        assert_eq!(
+            ours, theirs,
+            "{kind}: the catalogue's checks report {ours:?}, the CRD's CEL rules {theirs:?}\n{yaml}"
+        );
+    }
+    verdicts.len()
+}
+
+fn yaml_files(dir: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(repo().join(dir))
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.extension().is_some_and(|ext| ext == "yaml"))
+        .collect();
+    files.sort();
+    files
+}
+
+#[test]
+fn the_catalogue_and_the_cel_rules_agree_on_every_case_file() {
+    let mut compared = 0;
+    let mut disagreeing = 0;
+    for dir in [
+        "tests/cases/validate",
+        "tests/e2e/negative",
+        "tests/e2e/operator-invalid",
+    ] {
+        for path in yaml_files(dir) {
+            let text = std::fs::read_to_string(&path).unwrap();
+            compared += assert_agreement(&text);
+            disagreeing += verdicts(&text)
+                .iter()
+                .filter(|(_, ours, _)| !ours.is_empty())
+                .count();
+        }
+    }
+    // Not vacuous: the negative corpus holds one case per CEL rule the catalogue also checks.
+    assert!(compared >= 20, "only {compared} documents compared");
+    assert!(
+        disagreeing >= 13,
+        "only {disagreeing} documents that a CEL rule rejects"
+    );
+}
+
+/// Every `x-kubernetes-validations` rule under `node` (an OpenAPI schema as YAML reads it).
+fn crd_rules(node: &Value, out: &mut Vec<String>) {
+    match node {
+        Value::Object(map) => {
+            if let Some(Value::Array(rules)) = map.get("x-kubernetes-validations") {
+                for rule in rules {
+                    if let Some(text) = rule.get("rule").and_then(Value::as_str) {
+                        out.push(text.to_owned());
+                    }
+                }
+            }
+            for child in map.values() {
+                crd_rules(child, out);
+            }
+        }
+        Value::Array(items) => {
+            for item in items {
+                crd_rules(item, out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn crd_file_rules(dir: &str, prefix: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for path in yaml_files(dir) {
+        let name = path.file_name().unwrap().to_string_lossy().into_owned();
+        if !name.starts_with(prefix) {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let crd: Value = serde_saphyr::from_str(&text).unwrap();
+        crd_rules(&crd, &mut out);
+    }
+    out
+}
+
+#[test]
+fn every_cel_rule_of_every_release_is_evaluated_or_a_transition_rule() {
+    // The index of each release is made from these files (the command in its header): the
+    // native v3 CRDs where the release has them, else the crd.projectcalico.org/v1 ones.
+    for release in &RELEASES {
+        let dir = format!("crds/{}", release.calico);
+        let mut from_crds = crd_file_rules(&dir, "operator.tigera.io_installations");
+        from_crds.extend(crd_file_rules(&dir, "operator.tigera.io_apiservers"));
+        let calico = if release.native_v3_crds {
+            "projectcalico.org_"
+        } else {
+            "crd.projectcalico.org_"
+        };
+        for kind in [
+            "ippools",
+            "bgppeers",
+            "bgpconfigurations",
+            "felixconfigurations",
+            "ipreservations",
+        ] {
+            from_crds.extend(crd_file_rules(&dir, &format!("{calico}{kind}")));
+        }
+        let mut indexed: Vec<String> = release
+            .crd_rules()
+            .all()
+            .map(|rule| rule.rule.rule.clone())
+            .collect();
+        from_crds.sort();
+        indexed.sort();
+        assert_eq!(
+            indexed, from_crds,
+            "{}: the index lost or gained rules",
+            release.calico
+        );
+        for rule in release.crd_rules().all() {
+            let status = rule.status();
+            assert!(
+                matches!(
+                    status,
+                    cel::RuleStatus::Evaluated | cel::RuleStatus::Transition
+                ),
+                "{} {} at `{}`: `{}` is {status:?}",
+                release.calico,
+                rule.kind,
+                rule.path,
+                rule.rule.rule
+            );
+        }
+    }
+    let newest = Release::newest().crd_rules();
+    assert_eq!(newest.all().count(), 18);
+    assert_eq!(
+        newest
+            .all()
+            .filter(|r| r.status() == cel::RuleStatus::Transition)
+            .count(),
+        2,
+        "the IP pool's CIDR and block size immutability"
+    );
+    for older in &RELEASES[..RELEASES.len() - 1] {
+        assert_eq!(older.crd_rules().all().count(), 0, "{}", older.calico);
+    }
+}
+
+#[test]
+fn the_next_releases_rules_need_no_new_code() {
+    // Calico's release-v3.33 branch moved rules into CEL that call the Kubernetes IP and CIDR
+    // libraries (`cidr(self.cidr).masked()`, `isIP(...)`, `ip(...).family()`).
+    let rules = crd_file_rules("crds/release-v3.33-6609dea", "");
+    assert!(rules.len() > 40, "{} rules", rules.len());
+    assert!(rules.iter().any(|r| r.contains("cidr(")));
+    for rule in &rules {
+        assert_eq!(cel::evaluable(rule), Ok(()), "{rule}");
+    }
+}
