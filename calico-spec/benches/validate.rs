@@ -9,6 +9,13 @@
 //! follows memory: 1k parsed pools fit in the processor's caches and 10k do not, which makes the
 //! first ratio larger than the algorithm alone would; the 10k to 100k ratio, both out of cache,
 //! shows the growth. The target is under 20 ms for n = 10k, once parsed.
+//!
+//! Old and new side by side: every round validates the stream twice, with the catalogue's own
+//! checks only (`Context::release: None`, validation before the CRDs' CEL rules were evaluated)
+//! and with the newest release's CEL rules too (what `validate` runs), and the table shows both
+//! and the cost of the CEL rules in percent (the budget is 10%). Half of the pools are
+//! `vxlanMode: CrossSubnet` only, which the rules' `!has(...)` guards settle without evaluation;
+//! the other half also say `ipipMode: Never`, so two IPPool rules are evaluated on each.
 // A bench is a harness, not input handling: it may unwrap and panic.
 #![allow(
     clippy::unwrap_used,
@@ -40,9 +47,14 @@ fn stream(n_pools: usize) -> String {
             addr = service.end;
         }
         let octets = addr.to_be_bytes();
+        let ipip = if pool_idx % 2 == 1 {
+            "  ipipMode: Never\n"
+        } else {
+            ""
+        };
         let _ = write!(
             out,
-            "---\napiVersion: projectcalico.org/v3\nkind: IPPool\nmetadata:\n  name: pool-{pool_idx}\nspec:\n  cidr: {}.{}.{}.{}/26\n  vxlanMode: CrossSubnet\n  natOutgoing: true\n  nodeSelector: all()\n",
+            "---\napiVersion: projectcalico.org/v3\nkind: IPPool\nmetadata:\n  name: pool-{pool_idx}\nspec:\n  cidr: {}.{}.{}.{}/26\n  vxlanMode: CrossSubnet\n{ipip}  natOutgoing: true\n  nodeSelector: all()\n",
             octets[0], octets[1], octets[2], octets[3]
         );
         addr += 64;
@@ -53,8 +65,11 @@ fn stream(n_pools: usize) -> String {
 struct Measurement {
     n_pools: usize,
     parse: Duration,
+    /// With the CRDs' CEL rules (new).
     validate: Duration,
-    /// Mean CPU time of a validate round, when the system reports it.
+    /// The catalogue's own checks only (old).
+    validate_old: Duration,
+    /// Mean CPU time of a validate round with the CEL rules, when the system reports it.
     validate_cpu: Option<Duration>,
 }
 
@@ -84,11 +99,13 @@ fn measure(n_pools: usize, rounds: usize) -> Measurement {
         })
         .collect();
     let ctx = Context::assumed();
-    let mut best = Duration::MAX;
-    let cpu_before = thread_cpu_time();
-    for _ in 0..rounds {
+    let old_ctx = Context {
+        release: None,
+        ..Context::assumed()
+    };
+    let round = |ctx: &Context| {
         let started = Instant::now();
-        let outcome = rules::validate(black_box(&inputs), &ctx);
+        let outcome = rules::validate(black_box(&inputs), ctx);
         let elapsed = started.elapsed();
         assert!(
             outcome.diagnostics.is_empty(),
@@ -96,16 +113,26 @@ fn measure(n_pools: usize, rounds: usize) -> Measurement {
             outcome.diagnostics.first()
         );
         drop(outcome);
-        best = best.min(elapsed);
+        elapsed
+    };
+    let mut best = Duration::MAX;
+    let mut best_old = Duration::MAX;
+    let mut cpu = Duration::ZERO;
+    for _ in 0..rounds {
+        best_old = best_old.min(round(&old_ctx));
+        let cpu_before = thread_cpu_time();
+        best = best.min(round(&ctx));
+        if let (Some(after), Some(before)) = (thread_cpu_time(), cpu_before) {
+            cpu += after.saturating_sub(before);
+        }
     }
     let rounds_u32 = u32::try_from(rounds).unwrap_or(u32::MAX);
-    let mean_cpu = thread_cpu_time()
-        .zip(cpu_before)
-        .map(|(after, before)| after.saturating_sub(before) / rounds_u32);
+    let mean_cpu = thread_cpu_time().map(|_| cpu / rounds_u32);
     Measurement {
         n_pools,
         parse,
         validate: best,
+        validate_old: best_old,
         validate_cpu: mean_cpu,
     }
 }
@@ -127,18 +154,22 @@ fn main() {
         .map(|&(n, rounds)| measure(n, rounds))
         .collect();
     println!(
-        "{:>8}  {:>12}  {:>12}  {:>12}  {:>14}",
-        "pools", "validate ms", "(mean cpu)", "parse ms", "end-to-end ms"
+        "{:>8}  {:>12}  {:>12}  {:>12}  {:>8}  {:>12}  {:>14}",
+        "pools", "validate ms", "(mean cpu)", "old ms", "CEL", "parse ms", "end-to-end ms"
     );
     for result in &results {
         let cpu = result
             .validate_cpu
             .map_or_else(|| "-".to_owned(), |cpu| format!("{:.2}", ms(cpu)));
+        let extra =
+            (result.validate.as_secs_f64() / result.validate_old.as_secs_f64() - 1.0) * 100.0;
         println!(
-            "{:>8}  {:>12.2}  {:>12}  {:>12.2}  {:>14.2}",
+            "{:>8}  {:>12.2}  {:>12}  {:>12.2}  {:>7.1}%  {:>12.2}  {:>14.2}",
             result.n_pools,
             ms(result.validate),
             cpu,
+            ms(result.validate_old),
+            extra,
             ms(result.parse),
             ms(result.validate + result.parse)
         );

@@ -21,11 +21,11 @@ use calico_spec::rules::{self, Context, InputDocument};
 use calico_spec::source::{Limits, parse_stream};
 use serde_json::Value;
 
-/// Codes a CRD rule stands for whose catalogue check was removed because the CEL rule is now
-/// the only check (see ARCHITECTURE.md, "CRD rules"): the API server's CRD is the only layer
-/// that refuses these names, and only from the release whose CRD has the rule. No agreement to
-/// hold for them; `validate_rules` still holds the verdicts (through the CEL rule).
-const CEL_ONLY: &[&str] = &["CR5001", "CR6001"];
+/// Codes only a CRD rule reports (`cel::ONLY_CRD_RULES`): no catalogue check of their own to
+/// agree with; `validate_rules` holds their verdicts through the CEL rule.
+fn cel_only(code: &str) -> bool {
+    cel::ONLY_CRD_RULES.iter().any(|rule| rule.code == code)
+}
 
 fn repo() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -53,7 +53,7 @@ fn verdicts(yaml: &str) -> Vec<(String, BTreeSet<&'static str>, BTreeSet<&'stati
         };
         let stands_for: BTreeSet<&str> = CATALOGUED
             .iter()
-            .filter(|(k, _, rule, _)| *k == kind && !CEL_ONLY.contains(&rule.code))
+            .filter(|(k, _, rule, _)| *k == kind && !cel_only(rule.code))
             .map(|(_, _, rule, _)| rule.code)
             .collect();
         if stands_for.is_empty() {
@@ -255,5 +255,88 @@ fn the_next_releases_rules_need_no_new_code() {
     assert!(rules.iter().any(|r| r.contains("cidr(")));
     for rule in &rules {
         assert_eq!(cel::evaluable(rule), Ok(()), "{rule}");
+    }
+}
+
+fn list_rules(args: &[&str]) -> String {
+    let mut all = vec!["validate", "--list-rules"];
+    all.extend_from_slice(args);
+    let output = calico_render_tests::run_calico_render(&all, &repo(), b"");
+    assert!(output.status.success(), "{output:?}");
+    String::from_utf8(output.stdout).unwrap()
+}
+
+#[test]
+fn list_rules_shows_each_rule_with_its_releases() {
+    let all = list_rules(&[]);
+    crate::cli_consistency::snapshot("validate-list-rules", &all);
+    // The name rules are CRD rules of v3.32 only; the release index codes apply to the older
+    // releases; everything else everywhere.
+    assert!(all.contains("  CR5001  error    v3.32              Installation name not allowed"));
+    assert!(all.contains(
+        "  CR0007  error    v3.30 v3.31        field unknown to the target Calico release"
+    ));
+    assert!(all.contains("  CR1005  error    v3.30 v3.31 v3.32  IPIP and VXLAN are both enabled"));
+    let v30 = list_rules(&["--calico-version", "v3.30.7"]);
+    assert!(v30.contains("none: this release's CRDs have no CEL rules"));
+    assert!(!v30.contains("CR5001"));
+    assert!(!v30.contains("CR0009"));
+    let json: Value =
+        serde_json::from_str(&list_rules(&["--calico-version", "v3.32.1", "-o", "json"])).unwrap();
+    let crd = json["crdRules"].as_array().unwrap();
+    assert_eq!(crd.len(), 18);
+    assert!(
+        crd.iter()
+            .all(|r| r["releases"] == serde_json::json!(["v3.32"]))
+    );
+    assert_eq!(
+        crd.iter().filter(|r| r["status"] == "evaluated").count(),
+        16
+    );
+}
+
+#[test]
+fn the_name_rules_follow_each_releases_crd() {
+    let yaml = "apiVersion: operator.tigera.io/v1\nkind: Installation\nmetadata:\n  name: calico\nspec: {}\n---\napiVersion: operator.tigera.io/v1\nkind: APIServer\nmetadata:\n  name: calico\nspec: {}\n";
+    let documents = parse_stream(yaml, &Limits::MANIFESTS).unwrap();
+    let inputs: Vec<InputDocument<'_>> = documents
+        .iter()
+        .map(|document| InputDocument {
+            file: "names.yaml",
+            document,
+        })
+        .collect();
+    for release in &RELEASES {
+        let ctx = Context {
+            release: Some(release),
+            ..Context::assumed()
+        };
+        let outcome = rules::validate(&inputs, &ctx);
+        let found: Vec<(&str, &str, &str)> = outcome
+            .diagnostics
+            .iter()
+            .map(|d| (d.code, d.path.as_str(), d.message.as_str()))
+            .collect();
+        if release.native_v3_crds {
+            assert_eq!(
+                found,
+                [
+                    (
+                        "CR5001",
+                        "metadata.name",
+                        "resource name must be 'default', 'tigera-secure', or 'overlay'"
+                    ),
+                    (
+                        "CR6001",
+                        "metadata.name",
+                        "resource name must be 'default' or 'tigera-secure'"
+                    ),
+                ],
+                "{}",
+                release.calico
+            );
+        } else {
+            assert_eq!(found, [], "{}", release.calico);
+        }
     }
 }

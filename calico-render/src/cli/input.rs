@@ -63,15 +63,19 @@ pub(super) fn read_input_limited(path: &str, max_bytes: usize) -> io::Result<Str
 #[derive(Debug, Clone, clap::Args)]
 pub(super) struct ReleaseArgs {
     /// The Calico release to check manifests against: a patch release of v3.30, v3.31 or
-    /// v3.32. A field or value that release does not know is an error naming the first release
-    /// that has it. A ClusterNetwork is checked for its own `spec.calicoVersion`
-    #[arg(
-        long = "calico-version",
-        value_name = "VERSION",
-        default_value = calico_spec::release::RELEASES[calico_spec::release::RELEASES.len() - 1].calico,
-        value_parser = parse_release,
-    )]
-    pub(super) release: &'static calico_spec::release::Release,
+    /// v3.32 (default: the newest). A field or value that release does not know is an error
+    /// naming the first release that has it, and the CEL rules of that release's CRDs apply. A
+    /// ClusterNetwork is checked for its own `spec.calicoVersion`
+    #[arg(long = "calico-version", value_name = "VERSION", value_parser = parse_release)]
+    pub(super) release: Option<&'static calico_spec::release::Release>,
+}
+
+impl ReleaseArgs {
+    /// The release given, or the newest.
+    pub(super) fn target(&self) -> &'static calico_spec::release::Release {
+        self.release
+            .unwrap_or_else(calico_spec::release::Release::newest)
+    }
 }
 
 fn parse_release(text: &str) -> Result<&'static calico_spec::release::Release, String> {

@@ -128,7 +128,7 @@ pub fn run(args: Args) -> super::Outcome {
         read_input(&args.live).with_context(|| format!("cannot read --live {live_name}"))?;
 
     let (desired, stated) =
-        match desired_objects(desired_name, &desired_text, &levels, args.release.release) {
+        match desired_objects(desired_name, &desired_text, &levels, args.release.target()) {
             Ok(objects) => objects,
             Err(failure) => return Ok(failure.report()),
         };
@@ -245,7 +245,11 @@ fn desired_objects(
             .iter()
             .map(|document| InputDocument { file, document })
             .collect();
-        let mut outcome = rules::validate(&inputs, &rules::Context::assumed());
+        let ctx = rules::Context {
+            release: Some(release),
+            ..rules::Context::assumed()
+        };
+        let mut outcome = rules::validate(&inputs, &ctx);
         calico_spec::release::apply_to_outcome(release, &inputs, &mut outcome);
         let (diagnostics, _skipped) = report::leveled(outcome, levels);
         if report::has_errors(&diagnostics) {

@@ -8,6 +8,7 @@ use std::process::ExitCode;
 use anyhow::{Context as _, bail};
 use calico_render::chart_values::{self, Reading};
 use calico_render::report;
+use calico_spec::release::{RELEASES, Release, cel};
 use calico_spec::rules::{self, SourceText};
 use calico_spec::source::Limits;
 
@@ -34,7 +35,7 @@ pub struct Args {
         long = "filename",
         visible_alias = "file",
         value_name = "FILE",
-        required = true
+        required_unless_present = "list_rules"
     )]
     files: Vec<String>,
     /// Output format.
@@ -50,6 +51,11 @@ pub struct Args {
     /// file has the chart's keys and no apiVersion or kind).
     #[arg(long)]
     chart_values: bool,
+    /// List the rules instead of validating: every catalogue code and every CEL rule of the
+    /// CRDs (by kind and schema path), with the releases each applies to; with
+    /// `--calico-version`, only those of that release
+    #[arg(long, conflicts_with_all = ["files", "chart_values"])]
+    list_rules: bool,
     #[command(flatten)]
     release: ReleaseArgs,
     #[command(flatten)]
@@ -59,7 +65,15 @@ pub struct Args {
 /// Run the subcommand: exit 0 without errors (warnings allowed), 1 with any error, 2 when an
 /// input cannot be read or is not YAML.
 pub fn run(args: Args) -> super::Outcome {
+    if args.list_rules {
+        let listing = list_rules(args.release.release, args.output);
+        let mut stdout = io::stdout().lock();
+        stdout.write_all(listing.as_bytes())?;
+        stdout.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let levels = args.lints.levels()?;
+    let release = args.release.target();
     let mut sources: BTreeMap<String, String> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();
     for path in &args.files {
@@ -85,10 +99,14 @@ pub fn run(args: Args) -> super::Outcome {
     } else {
         Reading::Detect
     };
+    let ctx = rules::Context {
+        release: Some(release),
+        ..rules::Context::assumed()
+    };
     let outcome = match chart_values::validate_texts_for(
-        args.release.release,
+        release,
         &texts,
-        &rules::Context::assumed(),
+        &ctx,
         &Limits::MANIFESTS,
         reading,
     ) {
@@ -99,8 +117,8 @@ pub fn run(args: Args) -> super::Outcome {
         }
     };
     let mut outcome = outcome;
-    if !args.release.release.is_newest() {
-        apply_release(args.release.release, &texts, &mut outcome);
+    if !release.is_newest() {
+        apply_release(release, &texts, &mut outcome);
     }
     let checked = outcome.checked;
     let (diagnostics, skipped) = report::leveled(outcome, &levels);
@@ -155,4 +173,113 @@ fn apply_release(
         })
         .collect();
     calico_spec::release::apply_to_outcome(release, &inputs, outcome);
+}
+
+/// `--list-rules`: the catalogue codes and the CRDs' CEL rules, each with the releases it
+/// applies to (only those of `only`, when given).
+fn list_rules(only: Option<&'static Release>, format: Format) -> String {
+    let shown = |releases: &[&'static Release]| -> Option<Vec<&'static str>> {
+        let kept: Vec<&'static str> = releases
+            .iter()
+            .filter(|r| only.is_none_or(|only| r.calico == only.calico))
+            .map(|r| r.minor)
+            .collect();
+        (!kept.is_empty()).then_some(kept)
+    };
+    let catalogue: Vec<(&rules::Rule, Vec<&str>)> = rules::CATALOGUE
+        .iter()
+        .filter_map(|rule| shown(&cel::releases_of(rule)).map(|r| (rule, r)))
+        .collect();
+    // One row per rule, with every release whose CRDs state it the same way.
+    let mut crd: BTreeMap<(String, String, String), (&cel::CompiledRule, Vec<&'static Release>)> =
+        BTreeMap::new();
+    for release in &RELEASES {
+        for rule in release.crd_rules().all() {
+            crd.entry((rule.kind.clone(), rule.path.clone(), rule.rule.rule.clone()))
+                .or_insert((rule, Vec::new()))
+                .1
+                .push(release);
+        }
+    }
+    let crd: Vec<(&cel::CompiledRule, Vec<&str>)> = crd
+        .into_values()
+        .filter_map(|(rule, releases)| shown(&releases).map(|r| (rule, r)))
+        .collect();
+    let status = |rule: &cel::CompiledRule| match rule.status() {
+        cel::RuleStatus::Evaluated => "evaluated".to_owned(),
+        cel::RuleStatus::Transition => {
+            "not evaluated: a transition rule (oldSelf), compares with the stored object".to_owned()
+        }
+        cel::RuleStatus::NotEvaluable(why) => format!("reported as CR0009: {why}"),
+    };
+    if format == Format::Json {
+        let value = serde_json::json!({
+            "catalogue": catalogue.iter().map(|(rule, releases)| serde_json::json!({
+                "code": rule.code,
+                "severity": rule.severity.as_str(),
+                "summary": rule.summary,
+                "releases": releases,
+            })).collect::<Vec<_>>(),
+            "crdRules": crd.iter().map(|(rule, releases)| serde_json::json!({
+                "kind": rule.kind,
+                "path": rule.path,
+                "releases": releases,
+                "code": rule.code.code,
+                "rule": rule.rule.rule,
+                "message": rule.static_message(),
+                "reason": rule.rule.reason.as_deref().unwrap_or("FieldValueInvalid"),
+                "status": status(rule),
+            })).collect::<Vec<_>>(),
+        });
+        return format!("{value:#}\n");
+    }
+    let mut out = String::new();
+    let names: Vec<String> = RELEASES
+        .iter()
+        .filter(|r| only.is_none_or(|only| r.calico == only.calico))
+        .map(|r| format!("{} = {}", r.minor, r.calico))
+        .collect();
+    out.push_str(&format!(
+        "Rules by Calico release ({}).\n\n",
+        names.join(", ")
+    ));
+    out.push_str("Rule catalogue (`calico-render explain CODE` says more):\n");
+    let width = catalogue
+        .iter()
+        .map(|(_, r)| r.join(" ").len())
+        .max()
+        .unwrap_or(0);
+    for (rule, releases) in &catalogue {
+        out.push_str(&format!(
+            "  {}  {:<7}  {:<width$}  {}\n",
+            rule.code,
+            rule.severity.as_str(),
+            releases.join(" "),
+            rule.summary
+        ));
+    }
+    out.push_str(
+        "\nCEL rules of the CRDs (x-kubernetes-validations), read from each release's CRDs:\n",
+    );
+    if crd.is_empty() {
+        out.push_str("  none: this release's CRDs have no CEL rules\n");
+    }
+    for (rule, releases) in &crd {
+        let path = if rule.path.is_empty() {
+            "(object)"
+        } else {
+            &rule.path
+        };
+        out.push_str(&format!(
+            "  {} {}  [{}]  {}: {}\n      rule: {}\n      {}\n",
+            rule.kind,
+            path,
+            releases.join(" "),
+            rule.code.code,
+            rule.static_message(),
+            rule.rule.rule,
+            status(rule)
+        ));
+    }
+    out
 }

@@ -23,14 +23,16 @@
 //! apply on create too (then `oldSelf` is `optional.none()`).
 //!
 //! Cost: an interpreted rule costs microseconds, a large stream has thousands of pools. Most
-//! CRD rules are disjunctions that start `!has(self.x) || ...`; such a rule holds whenever `x`
-//! is absent (and has no default), which [`Guards`] reads from the parsed rule, so the rule is
-//! not evaluated then. The result is exactly what evaluation would give.
+//! CRD rules are disjunctions such as `!has(self.x) || self.y == 'Never' || ...`: such a rule
+//! holds whenever one of those terms does, which [`Shortcuts`] reads from the parsed rule and
+//! checks on the JSON value directly, so the rule is not evaluated then. The result is exactly
+//! what evaluation would give.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
 
 use kube_cel::KubeCelExt as _;
+use kube_cel::cel::common::ast::{Expr, LiteralValue};
 use kube_cel::cel::objects::{Key, Map};
 use kube_cel::cel::parser::{Expression, Parser};
 use kube_cel::cel::{Context as CelContext, ExecutionError, Value as CelValue};
@@ -144,6 +146,33 @@ pub const CATALOGUED: &[(&str, &str, &Rule, Option<&str>)] = &[
     ),
 ];
 
+/// Catalogue entries that only a CRD rule reports: the CRD is the only layer that refuses
+/// these (Calico's and the operator's validators do not check them), so they apply in a release
+/// exactly when its CRD has the rule. The Installation and APIServer name rules arrive with the
+/// v3.32 CRDs; the v3.30 and v3.31 CRDs accept any name.
+pub const ONLY_CRD_RULES: &[&Rule] = &[&c::INSTALLATION_NAME, &c::APISERVER_NAME];
+
+/// The releases in which the catalogue entry `rule` can be reported: the codes of the release
+/// index checks only for releases older than the newest, [`c::CRD_RULE`] and
+/// [`ONLY_CRD_RULES`] where the release's CRDs have such a rule, everything else in every
+/// release.
+pub fn releases_of(rule: &Rule) -> Vec<&'static Release> {
+    super::RELEASES
+        .iter()
+        .filter(|release| {
+            if rule.code == c::RELEASE_UNKNOWN_FIELD.code || rule.code == c::RELEASE_VALUE.code {
+                !release.is_newest()
+            } else if rule.code == c::CRD_RULE.code {
+                release.crd_rules().all().next().is_some()
+            } else if ONLY_CRD_RULES.iter().any(|only| only.code == rule.code) {
+                release.crd_rules().all().any(|r| r.code.code == rule.code)
+            } else {
+                true
+            }
+        })
+        .collect()
+}
+
 /// Every CRD rule of one release, by kind, compiled.
 #[derive(Debug, Default)]
 pub struct Rules {
@@ -164,6 +193,9 @@ pub struct CompiledRule {
     pub code: &'static Rule,
     /// Where it points when the CRD names no `fieldPath` (see [`CATALOGUED`]).
     pub field: Option<&'static str>,
+    /// The path's keys, when it has no list items or map values on the way (the common case,
+    /// walked without allocating).
+    plain: Option<Vec<String>>,
     state: State,
 }
 
@@ -180,7 +212,7 @@ enum State {
 struct Ready {
     expr: Expression,
     message: Option<Expression>,
-    guards: Guards,
+    shortcuts: Shortcuts,
     /// `optionalOldSelf: true`: `oldSelf` is bound to `optional.none()`.
     old_self_none: bool,
 }
@@ -245,7 +277,7 @@ impl Rules {
 
 fn collect(kind: &str, node: &Node, path: String, out: &mut Vec<CompiledRule>) {
     for rule in &node.cel {
-        out.push(compile_rule(kind, &path, rule));
+        out.push(compile_rule(kind, &path, rule, node));
     }
     // Index paths, not object paths: keys joined with dots as written, never quoted.
     let child = |key: &str| {
@@ -266,7 +298,7 @@ fn collect(kind: &str, node: &Node, path: String, out: &mut Vec<CompiledRule>) {
     }
 }
 
-fn compile_rule(kind: &str, path: &str, rule: &CelRule) -> CompiledRule {
+fn compile_rule(kind: &str, path: &str, rule: &CelRule, node: &Node) -> CompiledRule {
     let (code, field) = CATALOGUED
         .iter()
         .find(|(k, message, _, _)| *k == kind && rule.message.as_deref() == Some(*message))
@@ -277,7 +309,13 @@ fn compile_rule(kind: &str, path: &str, rule: &CelRule) -> CompiledRule {
         rule: rule.clone(),
         code,
         field,
-        state: prepare(rule),
+        plain: (!path.contains('*')).then(|| {
+            path.split('.')
+                .filter(|key| !key.is_empty())
+                .map(str::to_owned)
+                .collect()
+        }),
+        state: prepare(rule, Some(node)),
     }
 }
 
@@ -289,7 +327,7 @@ fn parse(text: &str) -> Result<Expression, String> {
         .map_err(|err| err.to_string().replace('\n', " "))
 }
 
-fn prepare(rule: &CelRule) -> State {
+fn prepare(rule: &CelRule, node: Option<&Node>) -> State {
     let expr = match parse(&rule.rule) {
         Ok(expr) => expr,
         Err(err) => return State::NotEvaluable(format!("the rule does not parse: {err}")),
@@ -327,11 +365,11 @@ fn prepare(rule: &CelRule) -> State {
     if transition && !old_self_none {
         return State::Transition;
     }
-    let guards = Guards::of(&expr);
+    let shortcuts = Shortcuts::of(&expr, node);
     State::Ready(Box::new(Ready {
         expr,
         message,
-        guards,
+        shortcuts,
         old_self_none,
     }))
 }
@@ -354,12 +392,18 @@ fn is_provided(name: &str) -> bool {
     ) {
         return true;
     }
+    // `name()`, built rather than parsed (the parser costs far more than the call). An unknown
+    // name fails as an undeclared reference before its arguments are looked at; a known one
+    // fails on the (missing) arguments instead.
+    let probe = Expression {
+        id: 1,
+        expr: Expr::Call(kube_cel::cel::common::ast::CallExpr {
+            func_name: name.to_owned(),
+            target: None,
+            args: Vec::new(),
+        }),
+    };
     ROOT.with(|root| {
-        // An unknown name fails as an undeclared reference before its arguments are looked at;
-        // a known one fails on the (missing) arguments instead.
-        let Ok(probe) = parse(&format!("{name}()")) else {
-            return false;
-        };
         !matches!(
             CelValue::resolve(&probe, root),
             Err(ExecutionError::UndeclaredReference(_))
@@ -367,15 +411,34 @@ fn is_provided(name: &str) -> bool {
     })
 }
 
-/// Fields whose absence makes a rule hold: the `x` of every top-level `!has(self.x)` in a
-/// rule that is a chain of `||`. In CEL `a || b` is true when either side is true, whatever
-/// the other side does (even an error), so the rule is true without evaluating it.
-#[derive(Debug, Default, Clone, PartialEq, Eq)]
-pub struct Guards(Vec<String>);
+/// What settles a rule without evaluating it: the rule is a chain of `||` (or a single
+/// term), and some term is decided by one field of `self` alone: `!has(self.f)` (the field is
+/// absent), `self.f == 'text'` (or a boolean or integer literal; the field has that value) or
+/// `size(self.f) == 0` (the field is empty). In CEL `a || b` is true when either side is true,
+/// whatever the other side gives (even an error), so when such a term holds the rule holds,
+/// exactly as evaluation would find. Fields are read as the rule sees them: nulls dropped,
+/// CRD defaults filled in.
+#[derive(Debug, Default, Clone, PartialEq)]
+pub struct Shortcuts {
+    terms: Vec<Shortcut>,
+    /// The CRD defaults of the fields the terms read (the rule sees the default when the
+    /// object leaves the field out).
+    defaults: BTreeMap<String, Value>,
+}
 
-impl Guards {
-    fn of(expr: &Expression) -> Guards {
-        use kube_cel::cel::common::ast::Expr;
+/// One term of [`Shortcuts`].
+#[derive(Debug, Clone, PartialEq)]
+pub enum Shortcut {
+    /// `!has(self.f)`.
+    Absent(String),
+    /// `self.f == literal`.
+    Equals(String, Value),
+    /// `size(self.f) == 0`.
+    Empty(String),
+}
+
+impl Shortcuts {
+    fn of(expr: &Expression, node: Option<&Node>) -> Shortcuts {
         fn disjuncts<'e>(expr: &'e Expression, out: &mut Vec<&'e Expression>) {
             match &expr.expr {
                 Expr::Call(call) if call.func_name == "_||_" && call.target.is_none() => {
@@ -388,40 +451,119 @@ impl Guards {
         }
         let mut parts = Vec::new();
         disjuncts(expr, &mut parts);
-        let mut fields = Vec::new();
-        for part in parts {
-            let Expr::Call(not) = &part.expr else {
-                continue;
-            };
-            if not.func_name != "!_" || not.target.is_some() || not.args.len() != 1 {
-                continue;
-            }
-            let Expr::Select(select) = &not.args[0].expr else {
-                continue;
-            };
-            if select.test && matches!(&select.operand.expr, Expr::Ident(name) if name == "self") {
-                fields.push(select.field.clone());
-            }
-        }
-        Guards(fields)
+        let terms: Vec<Shortcut> = parts.into_iter().filter_map(shortcut).collect();
+        let defaults =
+            terms
+                .iter()
+                .filter_map(|term| {
+                    let (Shortcut::Absent(field)
+                    | Shortcut::Equals(field, _)
+                    | Shortcut::Empty(field)) = term;
+                    let default = node?.properties.get(field)?.default.clone()?;
+                    Some((field.clone(), default))
+                })
+                .collect();
+        Shortcuts { terms, defaults }
     }
 
-    /// Whether the rule holds on `value` (at `node`) without evaluation.
-    fn hold(&self, value: &Value, node: Option<&Node>) -> bool {
+    /// Whether the rule holds on `value` without evaluation.
+    fn hold(&self, value: &Value) -> bool {
         let Some(map) = value.as_object() else {
             return false;
         };
-        self.0.iter().any(|field| {
-            map.get(field).is_none_or(Value::is_null)
-                && node
-                    .and_then(|n| n.properties.get(field))
-                    .is_none_or(|n| n.default.is_none())
+        let field = |name: &str| {
+            map.get(name)
+                .filter(|v| !v.is_null())
+                .or_else(|| self.defaults.get(name))
+        };
+        self.terms.iter().any(|shortcut| match shortcut {
+            Shortcut::Absent(name) => field(name).is_none(),
+            Shortcut::Equals(name, literal) => field(name) == Some(literal),
+            Shortcut::Empty(name) => match field(name) {
+                Some(Value::String(text)) => text.is_empty(),
+                Some(Value::Array(items)) => items.is_empty(),
+                Some(Value::Object(fields)) => fields.is_empty(),
+                _ => false,
+            },
         })
     }
 
-    /// The guard fields, for tests.
-    pub fn fields(&self) -> &[String] {
-        &self.0
+    /// The terms found, for tests and `--list-rules`.
+    pub fn terms(&self) -> &[Shortcut] {
+        &self.terms
+    }
+}
+
+/// `self.f` (the field name), when `expr` is exactly that.
+fn self_field(expr: &Expression) -> Option<&str> {
+    match &expr.expr {
+        Expr::Select(select)
+            if !select.test
+                && matches!(&select.operand.expr, Expr::Ident(name) if name == "self") =>
+        {
+            Some(&select.field)
+        }
+        _ => None,
+    }
+}
+
+fn shortcut(term: &Expression) -> Option<Shortcut> {
+    let Expr::Call(call) = &term.expr else {
+        return None;
+    };
+    if call.target.is_some() {
+        return None;
+    }
+    match (call.func_name.as_str(), call.args.as_slice()) {
+        ("!_", [inner]) => match &inner.expr {
+            Expr::Select(select)
+                if select.test
+                    && matches!(&select.operand.expr, Expr::Ident(name) if name == "self") =>
+            {
+                Some(Shortcut::Absent(select.field.clone()))
+            }
+            _ => None,
+        },
+        ("_==_", [left, right]) => {
+            if let Some(field) = size_of_field(left).filter(|_| is_zero(right)) {
+                return Some(Shortcut::Empty(field.to_owned()));
+            }
+            if let Some(field) = size_of_field(right).filter(|_| is_zero(left)) {
+                return Some(Shortcut::Empty(field.to_owned()));
+            }
+            let (field, other) = match (self_field(left), self_field(right)) {
+                (Some(field), None) => (field, right),
+                (None, Some(field)) => (field, left),
+                _ => return None,
+            };
+            let literal = match &other.expr {
+                Expr::Literal(LiteralValue::String(text)) => Value::from(text.inner()),
+                Expr::Literal(LiteralValue::Boolean(b)) => Value::from(*b.inner()),
+                Expr::Literal(LiteralValue::Int(int)) => Value::from(*int.inner()),
+                _ => return None,
+            };
+            Some(Shortcut::Equals(field.to_owned(), literal))
+        }
+        _ => None,
+    }
+}
+
+fn is_zero(expr: &Expression) -> bool {
+    matches!(&expr.expr, Expr::Literal(LiteralValue::Int(int)) if *int.inner() == 0)
+}
+
+/// `f` when `expr` is `size(self.f)` or `self.f.size()`.
+fn size_of_field(expr: &Expression) -> Option<&str> {
+    let Expr::Call(call) = &expr.expr else {
+        return None;
+    };
+    if call.func_name != "size" {
+        return None;
+    }
+    match (call.target.as_deref(), call.args.as_slice()) {
+        (None, [arg]) => self_field(arg),
+        (Some(target), []) => self_field(target),
+        _ => None,
     }
 }
 
@@ -452,14 +594,39 @@ pub fn evaluate<'r>(release: &'r Release, kind: &str, object: &Value) -> Vec<Fai
     if rules.is_empty() {
         return out;
     }
-    let root = release.index().kind(kind);
+    let root = || release.index().kind(kind);
     for rule in rules {
-        let mut values = Vec::new();
-        locate(object, root, &rule.path, String::new(), &mut values);
-        for (at, value, node) in values {
-            if let Some(outcome) = run(rule, value, node) {
-                out.push(Failure { rule, at, outcome });
+        if matches!(rule.state, State::Transition) {
+            continue;
+        }
+        let Some(keys) = &rule.plain else {
+            let mut values = Vec::new();
+            locate(object, root(), &rule.path, String::new(), &mut values);
+            for (at, value, node) in values {
+                if let Some(outcome) = run(rule, value, node) {
+                    out.push(Failure { rule, at, outcome });
+                }
             }
+            continue;
+        };
+        let mut value = object;
+        let present = keys.iter().all(|key| match value.get(key) {
+            Some(child) if !child.is_null() => {
+                value = child;
+                true
+            }
+            _ => false,
+        });
+        if !present || matches!(&rule.state, State::Ready(ready) if ready.shortcuts.hold(value)) {
+            continue;
+        }
+        let node = root().and_then(|root| super::Index::walk(root, &rule.path));
+        if let Some(outcome) = run(rule, value, node) {
+            out.push(Failure {
+                rule,
+                at: rule.path.clone(),
+                outcome,
+            });
         }
     }
     out
@@ -519,7 +686,7 @@ fn run(rule: &CompiledRule, value: &Value, node: Option<&Node>) -> Option<Outcom
         State::Transition => return None,
         State::NotEvaluable(reason) => return Some(Outcome::NotEvaluated(reason.clone())),
     };
-    if ready.guards.hold(value, node) {
+    if ready.shortcuts.hold(value) {
         return None;
     }
     let this = to_cel(value, node);
@@ -705,10 +872,13 @@ fn failure_path(failure: &Failure<'_>) -> String {
 /// # Errors
 /// Why it cannot.
 pub fn evaluable(rule: &str) -> Result<(), String> {
-    match prepare(&CelRule {
-        rule: rule.to_owned(),
-        ..CelRule::default()
-    }) {
+    match prepare(
+        &CelRule {
+            rule: rule.to_owned(),
+            ..CelRule::default()
+        },
+        None,
+    ) {
         State::NotEvaluable(reason) => Err(reason),
         State::Ready(_) | State::Transition => Ok(()),
     }
@@ -774,49 +944,129 @@ mod tests {
     }
 
     #[test]
-    fn guards_are_the_top_level_absent_fields() {
+    fn shortcuts_are_the_terms_one_field_decides() {
         let rules = newest().crd_rules();
-        let guards: Vec<(&str, Vec<String>)> = rules
+        let terms: Vec<(&str, Vec<Shortcut>)> = rules
             .for_kind("IPPool")
             .iter()
             .filter_map(|r| match &r.state {
                 State::Ready(ready) => Some((
                     r.rule.message.as_deref().unwrap_or(""),
-                    ready.guards.fields().to_vec(),
+                    ready.shortcuts.terms().to_vec(),
                 )),
                 _ => None,
             })
             .collect();
+        let absent = |f: &str| Shortcut::Absent(f.to_owned());
+        let never = |f: &str| Shortcut::Equals(f.to_owned(), json!("Never"));
+        let empty = |f: &str| Shortcut::Empty(f.to_owned());
         assert_eq!(
-            guards,
+            terms,
             [
                 (
                     "ipipMode and vxlanMode cannot both be enabled",
-                    vec!["ipipMode".to_owned(), "vxlanMode".to_owned()]
+                    vec![
+                        absent("ipipMode"),
+                        absent("vxlanMode"),
+                        never("ipipMode"),
+                        never("vxlanMode"),
+                        empty("ipipMode"),
+                        empty("vxlanMode")
+                    ]
                 ),
                 (
                     "LoadBalancer IP pool cannot have IPIP or VXLAN enabled",
-                    vec!["allowedUses".to_owned()]
+                    vec![absent("allowedUses")]
                 ),
                 (
                     "LoadBalancer cannot be combined with Workload or Tunnel allowed uses",
-                    vec!["allowedUses".to_owned()]
+                    vec![absent("allowedUses")]
                 ),
                 (
                     "IPIP is not supported on IPv6 pools",
-                    vec!["ipipMode".to_owned()]
+                    vec![absent("ipipMode"), never("ipipMode"), empty("ipipMode")]
                 ),
             ]
         );
-        // A guard field with a CRD default is never absent to the rule.
-        let expr = parse("!has(self.mode) || self.mode == 'A'").unwrap();
-        let guards = Guards::of(&expr);
+        let expr = parse("!has(self.mode) || self.mode == 'A' || self.n.size() == 0").unwrap();
         let node: Node = serde_json::from_value(json!({"type": "object",
             "properties": {"mode": {"type": "string", "default": "B"}}}))
         .unwrap();
-        assert!(!guards.hold(&json!({}), Some(&node)));
-        assert!(guards.hold(&json!({"other": 1}), None));
-        assert!(guards.hold(&json!({"mode": null}), None));
+        let with_default = Shortcuts::of(&expr, Some(&node));
+        let without = Shortcuts::of(&expr, None);
+        // A field with a CRD default is never absent to the rule; the default is its value.
+        assert!(!with_default.hold(&json!({"n": "x"})));
+        assert!(without.hold(&json!({"n": "x"})));
+        assert!(without.hold(&json!({"mode": null, "n": "x"})));
+        assert!(with_default.hold(&json!({"mode": "A", "n": "x"})));
+        assert!(with_default.hold(&json!({"mode": "C", "n": ""})));
+        assert!(!with_default.hold(&json!({"mode": "C", "n": [1]})));
+        // Not a disjunction of such terms: no shortcut.
+        assert!(
+            Shortcuts::of(&parse("has(self.a) && self.b == 'x'").unwrap(), None)
+                .terms()
+                .is_empty()
+        );
+    }
+
+    #[test]
+    fn shortcuts_agree_with_evaluation() {
+        // Every IPPool rule on every combination of the fields its shortcuts read: wherever a
+        // shortcut settles the rule, the interpreter says the same.
+        let modes = [None, Some(""), Some("Never"), Some("Always")];
+        let uses = [
+            None,
+            Some(json!([])),
+            Some(json!(["LoadBalancer"])),
+            Some(json!(["Workload", "LoadBalancer"])),
+        ];
+        let mut specs = Vec::new();
+        for ipip in modes {
+            for vxlan in modes {
+                for allowed in &uses {
+                    for cidr in ["10.0.0.0/16", "fd00::/48"] {
+                        let mut spec = serde_json::Map::new();
+                        spec.insert("cidr".into(), json!(cidr));
+                        if let Some(ipip) = ipip {
+                            spec.insert("ipipMode".into(), json!(ipip));
+                        }
+                        if let Some(vxlan) = vxlan {
+                            spec.insert("vxlanMode".into(), json!(vxlan));
+                        }
+                        if let Some(allowed) = allowed {
+                            spec.insert("allowedUses".into(), allowed.clone());
+                        }
+                        specs.push(Value::Object(spec));
+                    }
+                }
+            }
+        }
+        let node = newest().index().node("IPPool", "spec");
+        let (mut settled, mut evaluated) = (0, 0);
+        for rule in newest().crd_rules().for_kind("IPPool") {
+            let State::Ready(ready) = &rule.state else {
+                continue;
+            };
+            for spec in &specs {
+                let verdict = ROOT.with(|root| {
+                    let mut scope = root.new_inner_scope();
+                    scope.add_variable_from_value("self", to_cel(spec, node));
+                    CelValue::resolve(&ready.expr, &scope)
+                });
+                if ready.shortcuts.hold(spec) {
+                    settled += 1;
+                    assert_eq!(
+                        verdict,
+                        Ok(CelValue::Bool(true)),
+                        "{} on {spec}",
+                        rule.rule.rule
+                    );
+                } else {
+                    evaluated += 1;
+                }
+            }
+        }
+        assert!(settled > 100 && evaluated > 50, "{settled} {evaluated}");
     }
 
     #[test]

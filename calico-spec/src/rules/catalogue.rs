@@ -256,7 +256,7 @@ rules! {
         "`bpfDataIfacePattern`, `bpfL3IfacePattern`, `bpfDisableGROForIfaces`, `mtuIfacePattern` and `logDebugFilenameRegex` are Go regular expressions (RE2 syntax), and Calico's validator refuses one that does not compile. We check the grouping: every `(` closed, no `)` without its `(`, every `[` class closed, no trailing `\\`. Other mistakes Go refuses (`a**`, an unknown escape, a repeat count over 1000) are not caught here. The value is the expression itself: no `/.../` around it.";
 
     INSTALLATION_NAME = "CR5001", Error, "Installation name not allowed",
-        "The Installation CRD only accepts the names `default`, `tigera-secure` and `overlay`; the operator reconciles `default`.";
+        "From Calico v3.32 (tigera-operator v1.42) the Installation CRD only accepts the names `default`, `tigera-secure` and `overlay` (a CEL rule, evaluated from the CRD; the v3.30 and v3.31 CRDs accept any name); the operator reconciles `default`.";
     INSTALLATION_ENUM = "CR5002", Error, "unsupported Installation enum value",
         "The field takes one of the listed values, spelled exactly so.";
     INSTALLATION_TOO_MANY_POOLS = "CR5003", Error, "more than 25 IP pools",
@@ -299,7 +299,7 @@ rules! {
         "The tigera-operator takes the rest of the first `podSubnet: ` line in ConfigMap `kube-system/kubeadm-config`, splits it at commas and reads each part as a CIDR (no spaces, no quotes). A ConfigMap without that line, or a part that is not a CIDR, stops it before it creates IP pools, on a Calico CNI cluster that has none yet. Set `networking.podSubnet` in the ClusterConfiguration.";
 
     APISERVER_NAME = "CR6001", Error, "APIServer name not allowed",
-        "The APIServer CRD only accepts the names `default` and `tigera-secure`.";
+        "From Calico v3.32 (tigera-operator v1.42) the APIServer CRD only accepts the names `default` and `tigera-secure` (a CEL rule, evaluated from the CRD; the v3.30 and v3.31 CRDs accept any name).";
     APISERVER_ENUM = "CR6002", Error, "unsupported APIServer enum value",
         "The APIServer CRD lists the valid values: `logSeverity` of `spec.logging.apiServer` and `spec.logging.queryServer` takes Fatal, Error, Warn, Info, Debug or Trace (`Warn`, not `Warning` as in FelixConfiguration); the containers of `apiServerDeployment` are calico-apiserver, tigera-queryserver and calico-l7-admission-controller (init container calico-apiserver-certs-key-cert-provisioner, ports apiserver, queryserver, l7admctrl), and the container and port of `calicoWebhooksDeployment` are calico-webhooks. The API server rejects other values.";
     ENDPOINT_NAMESPACE = "CR6101", Warning, "endpoint ConfigMap outside the operator's usual namespace",

@@ -177,21 +177,10 @@ const APISERVER_DEPLOYMENTS: &[DeploymentNames] = &[
     },
 ];
 
-/// Check an operator.tigera.io/v1 APIServer: its name and the CRD enums users set (log
-/// severities, the container and port names of deployment overrides).
+/// Check an operator.tigera.io/v1 APIServer: the CRD enums users set (log severities, the
+/// container and port names of deployment overrides). The name (CR6001) is the CRD's CEL rule,
+/// evaluated by `crate::release::cel` for the releases whose CRD has it.
 pub(crate) fn check_apiserver(sink: &mut Sink, doc: &Value) {
-    let meta = Fields::of(doc.get("metadata"), "metadata");
-    if let Some(name) = meta.str("name")
-        && name != "default"
-        && name != "tigera-secure"
-    {
-        sink.report(
-            &c::APISERVER_NAME,
-            meta.at("name"),
-            format!("an APIServer cannot be named `{name}`; valid names: default, tigera-secure"),
-            Some("name it `default`".into()),
-        );
-    }
     let spec = Fields::of(doc.get("spec"), "spec");
     let logging = Fields::of(spec.raw("logging"), "spec.logging");
     for component in ["apiServer", "queryServer"] {

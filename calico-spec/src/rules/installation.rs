@@ -40,18 +40,9 @@ const AUTODETECTION_METHODS: &[&str] = &[
 
 /// Check one Installation. `doc` is the document as written, `defaulted` the same object after
 /// the operator's defaults (absent when the document could not be typed).
+/// The name (CR5001) is the CRD's CEL rule, evaluated by `crate::release::cel` for the releases
+/// whose CRD has it.
 pub(crate) fn check(sink: &mut Sink, doc: &Value, defaulted: &Value) {
-    let meta = Fields::of(doc.get("metadata"), "metadata");
-    if let Some(name) = meta.str("name")
-        && !matches!(name, "default" | "tigera-secure" | "overlay")
-    {
-        sink.report(
-            &c::INSTALLATION_NAME,
-            meta.at("name"),
-            format!("an Installation cannot be named `{name}`; valid names: default, tigera-secure, overlay"),
-            Some("name it `default`".into()),
-        );
-    }
     let spec = Fields::of(defaulted.get("spec"), "spec");
     let network = Fields::of(spec.raw("calicoNetwork"), "spec.calicoNetwork");
     let cni = Fields::of(spec.raw("cni"), "spec.cni");
