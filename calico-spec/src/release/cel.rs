@@ -595,8 +595,13 @@ pub fn evaluate<'r>(release: &'r Release, kind: &str, object: &Value) -> Vec<Fai
         return out;
     }
     let root = || release.index().kind(kind);
+    // The API server refuses an object without a name before any rule runs.
+    let named = object
+        .get("metadata")
+        .and_then(|meta| meta.get("name"))
+        .is_some_and(Value::is_string);
     for rule in rules {
-        if matches!(rule.state, State::Transition) {
+        if matches!(rule.state, State::Transition) || (rule.path.is_empty() && !named) {
             continue;
         }
         let Some(keys) = &rule.plain else {
