@@ -310,10 +310,11 @@ pub const OPERATOR_BEHAVIOUR: [OperatorBehaviour; 3] = [
 /// The operator behaviour calico-render follows for `release` (the newest one's when the
 /// table has no entry for it).
 pub fn operator_behaviour(release: &Release) -> &'static OperatorBehaviour {
+    let [.., newest] = &OPERATOR_BEHAVIOUR;
     OPERATOR_BEHAVIOUR
         .iter()
         .find(|behaviour| behaviour.minor == release.minor)
-        .unwrap_or(&OPERATOR_BEHAVIOUR[OPERATOR_BEHAVIOUR.len() - 1])
+        .unwrap_or(newest)
 }
 
 /// [`apply_operator_defaults`] as the operator of `release` writes them: the v1.42 defaults,
@@ -397,7 +398,8 @@ fn restate_verdicts<'a>(
             return true;
         };
         let spec = &object["spec"];
-        let why = if spec["calicoNetwork"]["linuxDataplane"] == "BPF" {
+        let dataplane = spec.pointer("/calicoNetwork/linuxDataplane");
+        let why = if dataplane.is_some_and(|d| d == "BPF") {
             "the BPF dataplane"
         } else if spec["variant"] == "TigeraSecureEnterprise" {
             "the TigeraSecureEnterprise variant"

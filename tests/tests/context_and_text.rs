@@ -40,7 +40,7 @@ fn a_tag_where_a_selector_was_meant_is_reported_with_the_quoted_form() {
         "p",
         "  cidr: 172.20.0.0/16\n  nodeSelector: !all()\n",
     ));
-    assert_eq!(found(&diags), [("CR0009", "spec.nodeSelector".to_owned())]);
+    assert_eq!(found(&diags), [("CR0010", "spec.nodeSelector".to_owned())]);
     let diag = &diags[0];
     assert_eq!(diag.severity, Severity::Warning);
     assert!(diag.message.contains("`!all()`"), "{}", diag.message);
@@ -62,7 +62,7 @@ fn a_tag_keeps_the_rest_as_a_string_as_kubectl_does() {
         .into_iter()
         .map(|(code, _)| code)
         .collect();
-    assert!(codes.contains(&"CR0009"), "{codes:?}");
+    assert!(codes.contains(&"CR0010"), "{codes:?}");
     assert!(codes.contains(&"CR0002"), "{codes:?}");
     // Quoted, or with a core tag, nothing is reported.
     assert!(
@@ -71,7 +71,7 @@ fn a_tag_keeps_the_rest_as_a_string_as_kubectl_does() {
             "  cidr: 172.20.0.0/16\n  nodeSelector: '!all()'\n"
         ))
         .iter()
-        .all(|d| d.code != "CR0009")
+        .all(|d| d.code != "CR0010")
     );
     assert!(validate(&pool("p", "  cidr: !!str 172.20.0.0/16\n")).is_empty());
 }

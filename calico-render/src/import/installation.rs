@@ -459,7 +459,7 @@ fn rendered_installation_spec(cluster_network: &ClusterNetwork) -> Option<Value>
         .ok()?
         .into_iter()
         .find(|object| matches!(object, Object::Installation(_)))
-        .map(|object| object.to_value()["spec"].clone())
+        .map(|object| object.to_value().get("spec").cloned().unwrap_or_default())
 }
 
 /// One step into a partial Installation spec.

@@ -126,7 +126,7 @@ rules! {
     CRD_RULE = "CR0009", Error, "a CEL rule of the CRD rejects the object",
         "The target Calico release's CRD carries a validation rule (`x-kubernetes-validations`, a CEL expression) that the object does not satisfy, and the API server refuses it. calico-render evaluates each release's rules from that release's CRDs; a rule that stands for one of the codes above reports that code, any other rule this one, with the CRD's message and the rule in the hint. It is also reported, as an error, when a rule cannot be evaluated here, so that no rule passes unchecked. Transition rules (`oldSelf`, such as the immutable IP pool CIDR) compare with the stored object and are not evaluated by `validate`; `validate --list-rules` lists every rule per release.";
 
-    YAML_TAG = "CR0009", Warning, "YAML tag where text was meant",
+    YAML_TAG = "CR0010", Warning, "YAML tag where text was meant",
         "A word after `!` in YAML is a tag, not text: `nodeSelector: !all()` is the tag `!all()` on an empty value. kubectl's YAML reader drops tags it does not know and keeps the rest of the scalar as a string, so the field gets that rest (here the empty string), not what was written. Quote the value (`nodeSelector: '!all()'`) if the `!` is part of the text, or remove the tag.";
 
     POOL_CIDR_MISSING = "CR1001", Error, "IP pool CIDR is missing",
