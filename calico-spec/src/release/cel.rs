@@ -435,6 +435,9 @@ pub enum Shortcut {
     Equals(String, Value),
     /// `size(self.f) == 0`.
     Empty(String),
+    /// `!self.f.contains('text')`: holds when the field is a string without that text (an IPv4
+    /// pool's `cidr` has no `:`).
+    Lacks(String, String),
 }
 
 impl Shortcuts {
@@ -452,17 +455,17 @@ impl Shortcuts {
         let mut parts = Vec::new();
         disjuncts(expr, &mut parts);
         let terms: Vec<Shortcut> = parts.into_iter().filter_map(shortcut).collect();
-        let defaults =
-            terms
-                .iter()
-                .filter_map(|term| {
-                    let (Shortcut::Absent(field)
-                    | Shortcut::Equals(field, _)
-                    | Shortcut::Empty(field)) = term;
-                    let default = node?.properties.get(field)?.default.clone()?;
-                    Some((field.clone(), default))
-                })
-                .collect();
+        let defaults = terms
+            .iter()
+            .filter_map(|term| {
+                let (Shortcut::Absent(field)
+                | Shortcut::Equals(field, _)
+                | Shortcut::Empty(field)
+                | Shortcut::Lacks(field, _)) = term;
+                let default = node?.properties.get(field)?.default.clone()?;
+                Some((field.clone(), default))
+            })
+            .collect();
         Shortcuts { terms, defaults }
     }
 
@@ -485,6 +488,9 @@ impl Shortcuts {
                 Some(Value::Object(fields)) => fields.is_empty(),
                 _ => false,
             },
+            Shortcut::Lacks(name, text) => {
+                matches!(field(name), Some(Value::String(value)) if !value.contains(text.as_str()))
+            }
         })
     }
 
@@ -521,6 +527,18 @@ fn shortcut(term: &Expression) -> Option<Shortcut> {
                     && matches!(&select.operand.expr, Expr::Ident(name) if name == "self") =>
             {
                 Some(Shortcut::Absent(select.field.clone()))
+            }
+            Expr::Call(contains) if contains.func_name == "contains" => {
+                let field = self_field(contains.target.as_deref()?)?;
+                match contains.args.as_slice() {
+                    [arg] => match &arg.expr {
+                        Expr::Literal(LiteralValue::String(text)) => {
+                            Some(Shortcut::Lacks(field.to_owned(), text.inner().to_string()))
+                        }
+                        _ => None,
+                    },
+                    _ => None,
+                }
             }
             _ => None,
         },
@@ -989,7 +1007,12 @@ mod tests {
                 ),
                 (
                     "IPIP is not supported on IPv6 pools",
-                    vec![absent("ipipMode"), never("ipipMode"), empty("ipipMode")]
+                    vec![
+                        Shortcut::Lacks("cidr".to_owned(), ":".to_owned()),
+                        absent("ipipMode"),
+                        never("ipipMode"),
+                        empty("ipipMode")
+                    ]
                 ),
             ]
         );
