@@ -987,6 +987,21 @@ fn their_verdict(operator: &Operator, case: &InvalidCase) -> Result<String, Stri
     ))
 }
 
+/// Installation errors whose real judge needs more than an Installation on the cluster, so the
+/// invalid-case harness (which writes only Installation `default`) cannot put them before it.
+/// Each is covered by the oracle's and our own tests instead (tests/tests/context_and_text.rs).
+const NOT_JUDGED_HERE: &[(&str, &str)] = &[
+    (
+        "CR5020",
+        "the operator checks pools against a kube-system/kubeadm-config ConfigMap, and only on \
+         a cluster with no IP pools yet",
+    ),
+    (
+        "CR5021",
+        "needs a kube-system/kubeadm-config ConfigMap with an unreadable podSubnet",
+    ),
+];
+
 #[test]
 fn the_real_operator_refuses_what_validate_refuses() {
     let operators = match set_up() {
@@ -1003,11 +1018,18 @@ fn the_real_operator_refuses_what_validate_refuses() {
     let _lock = operator.lock();
     let cases = invalid_cases().unwrap_or_else(|err| panic!("{err}"));
     let mut failures = Vec::new();
-    // Every Installation error of ours is put before the real judges at least once.
+    // Every Installation error of ours is put before the real judges at least once, except the
+    // few listed in NOT_JUDGED_HERE, which say so.
     let mut uncovered = Vec::new();
+    for (code, why) in NOT_JUDGED_HERE {
+        calico_render_tests::say_skipped(&format!(
+            "e2e operator invalid cases: {code} is not judged by the real operator here: {why}"
+        ));
+    }
     for rule in calico_spec::rules::catalogue::CATALOGUE {
         if rule.code.starts_with("CR50")
             && rule.severity == Severity::Error
+            && !NOT_JUDGED_HERE.iter().any(|(code, _)| *code == rule.code)
             && !cases.iter().any(|case| case.ours == rule.code)
         {
             uncovered.push(format!(
