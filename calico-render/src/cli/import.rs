@@ -136,18 +136,7 @@ fn write_atomically(path: &Path, text: &str) -> anyhow::Result<()> {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
         _ => Path::new("."),
     };
-    let mut builder = tempfile::Builder::new();
-    builder.prefix(".calico-render-").suffix(".tmp");
-    // The mode `std::fs::write` would give (0666 less the umask), not tempfile's 0600.
-    #[cfg(unix)]
-    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-    let mut temporary = builder
-        .tempfile_in(dir)
-        .with_context(|| format!("cannot create a temporary file in `{}`", dir.display()))?;
-    temporary
-        .write_all(text.as_bytes())
-        .and_then(|()| temporary.as_file().sync_all())
-        .with_context(|| format!("cannot write a temporary file in `{}`", dir.display()))?;
+    let temporary = super::input::staged_file(dir, text)?;
     temporary
         .persist(path)
         .map_err(|err| err.error)

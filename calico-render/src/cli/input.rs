@@ -218,3 +218,26 @@ pub(super) fn note(message: &str) {
     let label = stderr_palette().label;
     let _ = writeln!(io::stderr().lock(), "{label}note{label:#}: {message}");
 }
+
+/// A temporary file in `dir` holding `contents` in full, synced, with the mode `std::fs::write`
+/// would give (0666 less the umask, not tempfile's 0600): to be renamed into place with
+/// `persist`, so that a reader never sees a partial file and a failure leaves the old one.
+pub(super) fn staged_file(
+    dir: &std::path::Path,
+    contents: &str,
+) -> anyhow::Result<tempfile::NamedTempFile> {
+    use anyhow::Context as _;
+    let shown = dir.display();
+    let mut builder = tempfile::Builder::new();
+    builder.prefix(".calico-render-").suffix(".tmp");
+    #[cfg(unix)]
+    builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
+    let mut temporary = builder
+        .tempfile_in(dir)
+        .with_context(|| format!("cannot create a temporary file in `{shown}`"))?;
+    temporary
+        .write_all(contents.as_bytes())
+        .and_then(|()| temporary.as_file().sync_all())
+        .with_context(|| format!("cannot write a temporary file in `{shown}`"))?;
+    Ok(temporary)
+}

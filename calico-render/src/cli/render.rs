@@ -265,18 +265,7 @@ fn write_out_dir(dir: &Path, stage: Stage, files: &[bundle::BundleFile]) -> anyh
 
     let mut staged = Vec::with_capacity(files.len());
     for file in files {
-        let mut builder = tempfile::Builder::new();
-        builder.prefix(".calico-render-").suffix(".tmp");
-        // The mode `std::fs::write` would give (0666 less the umask), not tempfile's 0600.
-        #[cfg(unix)]
-        builder.permissions(std::os::unix::fs::PermissionsExt::from_mode(0o666));
-        let mut temporary = builder
-            .tempfile_in(dir)
-            .with_context(|| format!("cannot create a temporary file in `{shown}`"))?;
-        temporary
-            .write_all(file.contents.as_bytes())
-            .and_then(|()| temporary.as_file().sync_all())
-            .with_context(|| format!("cannot write a temporary file in `{shown}`"))?;
+        let temporary = super::input::staged_file(dir, &file.contents)?;
         staged.push((temporary, dir.join(&file.name)));
     }
     // Every file is complete on disk: from here on only renames and removals happen.
