@@ -146,20 +146,25 @@ impl Rng {
     }
 }
 
-/// Run `calico-render` with `args` in `dir`, `stdin` written from a thread (so a large input
-/// cannot dead-lock against a full stdout pipe), and collect its output. A child that stops
-/// reading early (a refused input, a usage error) is not a failure of the run.
-pub fn run_calico_render(args: &[&str], dir: &Path, stdin: &[u8]) -> std::process::Output {
-    use std::io::Write;
+/// `calico-render` started with `args` in `dir`, its three standard streams piped.
+pub fn spawn_calico_render(args: &[&str], dir: &Path) -> std::process::Child {
     use std::process::{Command, Stdio};
-    let mut child = Command::new(calico_render())
+    Command::new(calico_render())
         .args(args)
         .current_dir(dir)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .expect("calico-render starts");
+        .expect("calico-render starts")
+}
+
+/// Run `calico-render` with `args` in `dir`, `stdin` written from a thread (so a large input
+/// cannot dead-lock against a full stdout pipe), and collect its output. A child that stops
+/// reading early (a refused input, a usage error) is not a failure of the run.
+pub fn run_calico_render(args: &[&str], dir: &Path, stdin: &[u8]) -> std::process::Output {
+    use std::io::Write;
+    let mut child = spawn_calico_render(args, dir);
     let mut child_stdin = child.stdin.take().expect("stdin is piped");
     let input = stdin.to_vec();
     let writer = std::thread::spawn(move || {

@@ -2,7 +2,7 @@
 //! (exit code, message, nothing on standard output when refused). The table there and these
 //! tests change together.
 
-use calico_render_tests::{calico_render, run_calico_render, workspace_root};
+use calico_render_tests::{calico_render, run_calico_render, spawn_calico_render, workspace_root};
 use std::io::{Read, Write};
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
@@ -157,14 +157,7 @@ fn a_200_megabyte_document_is_refused() {
 
 /// Bytes of a 200 MB document on standard input that the subcommand takes before it refuses.
 fn bytes_taken_before_refusal(args: &[&str]) -> (u64, Output) {
-    let mut child = Command::new(calico_render())
-        .args(args)
-        .current_dir(workspace_root())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("calico-render starts");
+    let mut child = spawn_calico_render(args, &workspace_root());
     let mut stdin = child.stdin.take().expect("stdin");
     let writer = std::thread::spawn(move || {
         let chunk = vec![b'a'; 1 << 20];
@@ -399,14 +392,7 @@ fn a_reader_that_goes_away_mid_post_render_is_success() {
 #[cfg(target_os = "linux")]
 fn post_render_peak_kib(bytes: u64) -> u64 {
     const DOC: &str = "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: cm\ndata:\n  k: vvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvvv\n---\n";
-    let mut child = Command::new(calico_render())
-        .args(["post-render", "-f", EXAMPLE])
-        .current_dir(workspace_root())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("calico-render starts");
+    let mut child = spawn_calico_render(&["post-render", "-f", EXAMPLE], &workspace_root());
     let mut stdin = child.stdin.take().expect("stdin");
     let chunk = DOC.repeat(1 << 14);
     let count = bytes / DOC.len() as u64;

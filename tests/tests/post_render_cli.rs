@@ -3,10 +3,7 @@
 //! standard output; 1 and nothing on standard output for invalid results, the KRM list aside;
 //! 2 for usage errors and text that is not YAML).
 
-use calico_render_tests::calico_render;
-use calico_render_tests::workspace_root;
-use std::io::Write as _;
-use std::process::{Command, Stdio};
+use calico_render_tests::{run_calico_render, workspace_root};
 
 struct Run {
     code: Option<i32>,
@@ -15,19 +12,7 @@ struct Run {
 }
 
 fn run(args: &[&str], stdin: &str) -> Run {
-    let mut child = Command::new(calico_render())
-        .args(args)
-        .current_dir(workspace_root())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start calico-render");
-    let mut input = child.stdin.take().expect("stdin");
-    // The command may exit before reading everything (usage errors); that is not a failure.
-    let _ = input.write_all(stdin.as_bytes());
-    drop(input);
-    let output = child.wait_with_output().expect("wait");
+    let output = run_calico_render(args, &workspace_root(), stdin.as_bytes());
     Run {
         code: output.status.code(),
         stdout: String::from_utf8_lossy(&output.stdout).into_owned(),
