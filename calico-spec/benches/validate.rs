@@ -144,7 +144,17 @@ fn ms(duration: Duration) -> f64 {
 fn main() {
     // `cargo test --benches` runs this with `--bench` absent; keep that fast.
     let quick = !std::env::args().any(|arg| arg == "--bench");
-    let sizes: &[(usize, usize)] = if quick {
+    // `VALIDATE_BENCH_ONLY=10000:1` (pools:rounds) measures one size only, for a profiler
+    // (`valgrind --tool=callgrind` on the bench binary); the table is the same work per round.
+    let only: Option<(usize, usize)> = std::env::var("VALIDATE_BENCH_ONLY").ok().map(|spec| {
+        let (n, rounds) = spec
+            .split_once(':')
+            .expect("VALIDATE_BENCH_ONLY is pools:rounds");
+        (n.parse().unwrap(), rounds.parse().unwrap())
+    });
+    let sizes: &[(usize, usize)] = if let Some(only) = &only {
+        std::slice::from_ref(only)
+    } else if quick {
         &[(100, 1), (1_000, 1)]
     } else {
         &[(1_000, 200), (10_000, 40), (100_000, 4)]
@@ -183,7 +193,7 @@ fn main() {
             n_ratio * n_ratio
         );
     }
-    if !quick {
+    if !quick && only.is_none() {
         let ten_k = results
             .iter()
             .find(|result| result.n_pools == 10_000)
