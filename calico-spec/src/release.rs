@@ -534,8 +534,14 @@ impl Index {
 /// The kind an object's index entry is under, for the kinds validation knows; Calico kinds
 /// through either API group.
 pub fn indexed_kind(object: &Value) -> Option<&str> {
-    let api_version = object.get("apiVersion")?.as_str()?;
-    let kind = object.get("kind")?.as_str()?;
+    indexed_kind_of(
+        object.get("apiVersion")?.as_str()?,
+        object.get("kind")?.as_str()?,
+    )
+}
+
+/// [`indexed_kind`] from an object's `apiVersion` and `kind`.
+pub fn indexed_kind_of<'k>(api_version: &str, kind: &'k str) -> Option<&'k str> {
     let calico = matches!(
         api_version,
         "projectcalico.org/v3" | "crd.projectcalico.org/v1"

@@ -26,7 +26,9 @@
 //! CRD rules are disjunctions such as `!has(self.x) || self.y == 'Never' || ...`: such a rule
 //! holds whenever one of those terms does, which [`Shortcuts`] reads from the parsed rule and
 //! checks on the JSON value directly, so the rule is not evaluated then. The result is exactly
-//! what evaluation would give.
+//! what evaluation would give. [`evaluate`] walks a kind's rules grouped by schema path: a
+//! pool's `spec` is found once for its four rules, its fields read once for all their terms, and
+//! transition rules are left out before any document is seen.
 
 use std::collections::{BTreeMap, HashMap};
 use std::sync::Arc;
@@ -176,7 +178,191 @@ pub fn releases_of(rule: &Rule) -> Vec<&'static Release> {
 /// Every CRD rule of one release, by kind, compiled.
 #[derive(Debug, Default)]
 pub struct Rules {
-    by_kind: BTreeMap<String, Vec<CompiledRule>>,
+    /// By kind, in the order of the kinds' names (a handful: found by a scan).
+    by_kind: Vec<(String, KindRules)>,
+}
+
+/// The rules of one kind, and the order [`evaluate`] walks them in.
+#[derive(Debug, Default)]
+struct KindRules {
+    rules: Vec<CompiledRule>,
+    /// Some evaluated rule sits on the object itself (it needs `metadata.name`, see
+    /// [`evaluate`]).
+    on_object: bool,
+    /// The evaluated rules on paths without list items or map values, grouped by path: a
+    /// document walks each path once and looks up once each field the group's shortcuts read.
+    groups: Vec<Group>,
+    /// The evaluated rules on paths through list items or map values (indices into `rules`),
+    /// located value by value.
+    located: Vec<usize>,
+}
+
+/// Most fields a [`Group`] looks up for its shortcuts (kept on the stack); a term on a further
+/// field is left out, and its rule is evaluated instead whenever no other term settles it.
+const GROUP_FIELDS: usize = 8;
+
+/// Up to how many fields [`Group::read`] scans a map rather than searching it.
+const SCANNED_FIELDS: usize = 16;
+
+/// The rules on one plain schema path.
+#[derive(Debug)]
+struct Group {
+    keys: Vec<String>,
+    /// The fields of the value at `keys` that the terms read, with their CRD defaults.
+    fields: Vec<(String, Option<Value>)>,
+    /// The rules (indices into the kind's rules), each with its shortcut terms over `fields`.
+    rules: Vec<(usize, Vec<Term>)>,
+}
+
+/// A [`Shortcut`] with its field as a position in [`Group::fields`].
+#[derive(Debug)]
+enum Term {
+    Absent(usize),
+    Equals(usize, Value),
+    Empty(usize),
+    Lacks(usize, String),
+    /// [`Shortcut::Nested`], read from the value itself.
+    Nested(Vec<String>, Value),
+}
+
+impl Term {
+    /// Whether the term holds on `value`, given the group's fields of it as the rule sees them.
+    fn holds(&self, value: &Value, fields: &[Option<&Value>]) -> bool {
+        let field = |slot: &usize| fields.get(*slot).copied().flatten();
+        match self {
+            Term::Absent(slot) => field(slot).is_none(),
+            Term::Equals(slot, literal) => field(slot) == Some(literal),
+            Term::Empty(slot) => is_empty(field(slot)),
+            Term::Lacks(slot, text) => lacks(field(slot), text),
+            Term::Nested(path, literal) => nested(value, path) == Some(literal),
+        }
+    }
+}
+
+/// The value at `path` under `value` (nulls are absent).
+fn nested<'v>(value: &'v Value, path: &[String]) -> Option<&'v Value> {
+    path.iter()
+        .try_fold(value, |value, key| value.get(key))
+        .filter(|value| !value.is_null())
+}
+
+fn is_empty(value: Option<&Value>) -> bool {
+    match value {
+        Some(Value::String(text)) => text.is_empty(),
+        Some(Value::Array(items)) => items.is_empty(),
+        Some(Value::Object(fields)) => fields.is_empty(),
+        _ => false,
+    }
+}
+
+fn lacks(value: Option<&Value>, text: &str) -> bool {
+    let Some(Value::String(value)) = value else {
+        return false;
+    };
+    match text.as_bytes() {
+        // One ASCII character (`:`): a byte scan, cheaper than a substring search.
+        [byte] => !value.as_bytes().contains(byte),
+        _ => !value.contains(text),
+    }
+}
+
+impl KindRules {
+    fn of(rules: Vec<CompiledRule>) -> KindRules {
+        let mut out = KindRules::default();
+        for (idx, rule) in rules.iter().enumerate() {
+            if matches!(rule.state, State::Transition) {
+                continue;
+            }
+            out.on_object |= rule.path.is_empty();
+            let Some(keys) = &rule.plain else {
+                out.located.push(idx);
+                continue;
+            };
+            let group = match out.groups.iter().position(|group| group.keys == *keys) {
+                Some(at) => at,
+                None => {
+                    out.groups.push(Group {
+                        keys: keys.clone(),
+                        fields: Vec::new(),
+                        rules: Vec::new(),
+                    });
+                    out.groups.len() - 1
+                }
+            };
+            let Some(group) = out.groups.get_mut(group) else {
+                continue;
+            };
+            let terms = match &rule.state {
+                State::Ready(ready) => ready
+                    .shortcuts
+                    .terms
+                    .iter()
+                    .filter_map(|term| group.term(term, &ready.shortcuts.defaults))
+                    .collect(),
+                State::Transition | State::NotEvaluable(_) => Vec::new(),
+            };
+            group.rules.push((idx, terms));
+        }
+        out.rules = rules;
+        out
+    }
+}
+
+impl Group {
+    /// The group's fields of `map` into `out`, as the rules see them: nulls dropped, CRD
+    /// defaults in place of absent fields. A small map (a pool's spec) is scanned once, a large
+    /// one searched field by field.
+    fn read<'v>(&'v self, map: &'v serde_json::Map<String, Value>, out: &mut [Option<&'v Value>]) {
+        if map.len() <= SCANNED_FIELDS {
+            for (key, field) in map {
+                if field.is_null() {
+                    continue;
+                }
+                let slot = self.fields.iter().position(|(name, _)| name == key);
+                if let Some(slot) = slot.and_then(|slot| out.get_mut(slot)) {
+                    *slot = Some(field);
+                }
+            }
+        } else {
+            for ((name, _), slot) in self.fields.iter().zip(out.iter_mut()) {
+                *slot = map.get(name).filter(|field| !field.is_null());
+            }
+        }
+        for ((_, default), slot) in self.fields.iter().zip(out.iter_mut()) {
+            if slot.is_none() {
+                *slot = default.as_ref();
+            }
+        }
+    }
+
+    /// `shortcut` over the group's fields (adding its field), unless the group has no room.
+    fn term(&mut self, shortcut: &Shortcut, defaults: &BTreeMap<String, Value>) -> Option<Term> {
+        let name = match shortcut {
+            Shortcut::Absent(name)
+            | Shortcut::Equals(name, _)
+            | Shortcut::Empty(name)
+            | Shortcut::Lacks(name, _) => name,
+            Shortcut::Nested(path, literal) => {
+                return Some(Term::Nested(path.clone(), literal.clone()));
+            }
+        };
+        let slot = match self.fields.iter().position(|(field, _)| field == name) {
+            Some(slot) => slot,
+            None if self.fields.len() < GROUP_FIELDS => {
+                self.fields
+                    .push((name.clone(), defaults.get(name).cloned()));
+                self.fields.len() - 1
+            }
+            None => return None,
+        };
+        Some(match shortcut {
+            Shortcut::Absent(_) => Term::Absent(slot),
+            Shortcut::Equals(_, literal) => Term::Equals(slot, literal.clone()),
+            Shortcut::Empty(_) => Term::Empty(slot),
+            Shortcut::Lacks(_, text) => Term::Lacks(slot, text.clone()),
+            Shortcut::Nested(path, literal) => Term::Nested(path.clone(), literal.clone()),
+        })
+    }
 }
 
 /// One CRD rule, ready to evaluate (or the reason it cannot be).
@@ -250,7 +436,7 @@ impl CompiledRule {
 impl Rules {
     /// Compile every rule of an index.
     pub(super) fn compile(index: &super::Index) -> Rules {
-        let mut by_kind: BTreeMap<String, Vec<CompiledRule>> = BTreeMap::new();
+        let mut by_kind: Vec<(String, KindRules)> = Vec::new();
         for kind in index.kinds() {
             let Some(root) = index.kind(kind) else {
                 continue;
@@ -258,20 +444,27 @@ impl Rules {
             let mut rules = Vec::new();
             collect(kind, root, String::new(), &mut rules);
             if !rules.is_empty() {
-                by_kind.insert(kind.to_owned(), rules);
+                by_kind.push((kind.to_owned(), KindRules::of(rules)));
             }
         }
+        by_kind.sort_by(|(a, _), (b, _)| a.cmp(b));
         Rules { by_kind }
+    }
+
+    fn kind(&self, kind: &str) -> Option<&KindRules> {
+        self.by_kind
+            .iter()
+            .find_map(|(name, rules)| (name == kind).then_some(rules))
     }
 
     /// The rules of `kind` (none when its CRD has none).
     pub fn for_kind(&self, kind: &str) -> &[CompiledRule] {
-        self.by_kind.get(kind).map_or(&[], Vec::as_slice)
+        self.kind(kind).map_or(&[], |rules| rules.rules.as_slice())
     }
 
     /// Every rule, by kind then schema path.
     pub fn all(&self) -> impl Iterator<Item = &CompiledRule> {
-        self.by_kind.values().flatten()
+        self.by_kind.iter().flat_map(|(_, rules)| &rules.rules)
     }
 }
 
@@ -438,6 +631,9 @@ pub enum Shortcut {
     /// `!self.f.contains('text')`: holds when the field is a string without that text (an IPv4
     /// pool's `cidr` has no `:`).
     Lacks(String, String),
+    /// `self.f.g == 'text'`, a field of a field (`self.metadata.name`), when no field on the
+    /// way has a CRD default (the value in the object is the one the rule sees).
+    Nested(Vec<String>, Value),
 }
 
 impl Shortcuts {
@@ -454,14 +650,24 @@ impl Shortcuts {
         }
         let mut parts = Vec::new();
         disjuncts(expr, &mut parts);
-        let terms: Vec<Shortcut> = parts.into_iter().filter_map(shortcut).collect();
+        let terms: Vec<Shortcut> = parts
+            .into_iter()
+            .filter_map(shortcut)
+            .filter(|term| match term {
+                Shortcut::Nested(path, _) => !defaulted_on_the_way(node, path),
+                _ => true,
+            })
+            .collect();
         let defaults = terms
             .iter()
             .filter_map(|term| {
                 let (Shortcut::Absent(field)
                 | Shortcut::Equals(field, _)
                 | Shortcut::Empty(field)
-                | Shortcut::Lacks(field, _)) = term;
+                | Shortcut::Lacks(field, _)) = term
+                else {
+                    return None;
+                };
                 let default = node?.properties.get(field)?.default.clone()?;
                 Some((field.clone(), default))
             })
@@ -482,15 +688,9 @@ impl Shortcuts {
         self.terms.iter().any(|shortcut| match shortcut {
             Shortcut::Absent(name) => field(name).is_none(),
             Shortcut::Equals(name, literal) => field(name) == Some(literal),
-            Shortcut::Empty(name) => match field(name) {
-                Some(Value::String(text)) => text.is_empty(),
-                Some(Value::Array(items)) => items.is_empty(),
-                Some(Value::Object(fields)) => fields.is_empty(),
-                _ => false,
-            },
-            Shortcut::Lacks(name, text) => {
-                matches!(field(name), Some(Value::String(value)) if !value.contains(text.as_str()))
-            }
+            Shortcut::Empty(name) => is_empty(field(name)),
+            Shortcut::Lacks(name, text) => lacks(field(name), text),
+            Shortcut::Nested(path, literal) => nested(value, path) == Some(literal),
         })
     }
 
@@ -498,6 +698,35 @@ impl Shortcuts {
     pub fn terms(&self) -> &[Shortcut] {
         &self.terms
     }
+}
+
+/// Whether a field on `path` under `node` has a CRD default (found as [`to_cel`] finds the
+/// nodes of fields).
+fn defaulted_on_the_way(node: Option<&Node>, path: &[String]) -> bool {
+    let mut node = node;
+    for key in path {
+        node = node.and_then(|n| n.properties.get(key).or(n.values.as_deref()));
+        if node.is_some_and(|n| n.default.is_some()) {
+            return true;
+        }
+    }
+    false
+}
+
+/// `["f", "g"]` when `expr` is exactly `self.f.g` (any depth).
+fn self_path(expr: &Expression) -> Option<Vec<String>> {
+    let Expr::Select(select) = &expr.expr else {
+        return None;
+    };
+    if select.test {
+        return None;
+    }
+    let mut path = match &select.operand.expr {
+        Expr::Ident(name) if name == "self" => Vec::new(),
+        _ => self_path(&select.operand)?,
+    };
+    path.push(select.field.clone());
+    Some(path)
 }
 
 /// `self.f` (the field name), when `expr` is exactly that.
@@ -552,7 +781,21 @@ fn shortcut(term: &Expression) -> Option<Shortcut> {
             let (field, other) = match (self_field(left), self_field(right)) {
                 (Some(field), None) => (field, right),
                 (None, Some(field)) => (field, left),
-                _ => return None,
+                (None, None) => {
+                    // A field of a field compared with a string.
+                    let (path, other) = match (self_path(left), self_path(right)) {
+                        (Some(path), None) => (path, right),
+                        (None, Some(path)) => (path, left),
+                        _ => return None,
+                    };
+                    return match &other.expr {
+                        Expr::Literal(LiteralValue::String(text)) => {
+                            Some(Shortcut::Nested(path, Value::from(text.inner())))
+                        }
+                        _ => None,
+                    };
+                }
+                (Some(_), Some(_)) => return None,
             };
             let literal = match &other.expr {
                 Expr::Literal(LiteralValue::String(text)) => Value::from(text.inner()),
@@ -606,53 +849,76 @@ pub enum Outcome {
 }
 
 /// Evaluate the rules of `kind` in `release` on `object`: every rule whose node is present.
+/// Failures come in the order of the kind's rules ([`Rules::for_kind`]).
 pub fn evaluate<'r>(release: &'r Release, kind: &str, object: &Value) -> Vec<Failure<'r>> {
-    let rules = release.crd_rules().for_kind(kind);
-    let mut out = Vec::new();
-    if rules.is_empty() {
-        return out;
-    }
+    let Some(plan) = release.crd_rules().kind(kind) else {
+        return Vec::new();
+    };
+    let mut out: Vec<(usize, Failure<'r>)> = Vec::new();
     let root = || release.index().kind(kind);
     // The API server refuses an object without a name before any rule runs.
-    let named = object
-        .get("metadata")
-        .and_then(|meta| meta.get("name"))
-        .is_some_and(Value::is_string);
-    for rule in rules {
-        if matches!(rule.state, State::Transition) || (rule.path.is_empty() && !named) {
+    let named = plan.on_object
+        && object
+            .get("metadata")
+            .and_then(|meta| meta.get("name"))
+            .is_some_and(Value::is_string);
+    for group in &plan.groups {
+        if group.keys.is_empty() && !named {
             continue;
         }
-        let Some(keys) = &rule.plain else {
-            let mut values = Vec::new();
-            locate(object, root(), &rule.path, String::new(), &mut values);
-            for (at, value, node) in values {
-                if let Some(outcome) = run(rule, value, node) {
-                    out.push(Failure { rule, at, outcome });
-                }
-            }
-            continue;
-        };
         let mut value = object;
-        let present = keys.iter().all(|key| match value.get(key) {
+        let present = group.keys.iter().all(|key| match value.get(key) {
             Some(child) if !child.is_null() => {
                 value = child;
                 true
             }
             _ => false,
         });
-        if !present || matches!(&rule.state, State::Ready(ready) if ready.shortcuts.hold(value)) {
+        if !present {
             continue;
         }
-        let node = root().and_then(|root| super::Index::walk(root, &rule.path));
-        if let Some(outcome) = run(rule, value, node) {
-            out.push(Failure {
-                rule,
-                at: rule.path.clone(),
-                outcome,
-            });
+        // The fields the shortcuts read, as the rules see them: nulls dropped, defaults in.
+        let mut fields: [Option<&Value>; GROUP_FIELDS] = [None; GROUP_FIELDS];
+        let map = value.as_object();
+        if let Some(map) = map {
+            group.read(map, &mut fields);
+        }
+        for (idx, terms) in &group.rules {
+            if map.is_some() && terms.iter().any(|term| term.holds(value, &fields)) {
+                continue;
+            }
+            let Some(rule) = plan.rules.get(*idx) else {
+                continue;
+            };
+            let node = root().and_then(|root| super::Index::walk(root, &rule.path));
+            if let Some(outcome) = judge(rule, value, node) {
+                out.push((
+                    *idx,
+                    Failure {
+                        rule,
+                        at: rule.path.clone(),
+                        outcome,
+                    },
+                ));
+            }
         }
     }
-    out
+    for idx in &plan.located {
+        let Some(rule) = plan.rules.get(*idx) else {
+            continue;
+        };
+        let mut values = Vec::new();
+        locate(object, root(), &rule.path, String::new(), &mut values);
+        for (at, value, node) in values {
+            if let Some(outcome) = run(rule, value, node) {
+                out.push((*idx, Failure { rule, at, outcome }));
+            }
+        }
+    }
+    // In rule order, as the groups and the located rules were walked apart (stable: a located
+    // rule's failures keep the order of its values).
+    out.sort_by_key(|(idx, _)| *idx);
+    out.into_iter().map(|(_, failure)| failure).collect()
 }
 
 /// The values of `value` at index path `path`, with their object paths and schema nodes.
@@ -703,15 +969,23 @@ fn locate<'v, 'n>(
     }
 }
 
+/// `rule` on one value: settled by its shortcuts, or judged.
 fn run(rule: &CompiledRule, value: &Value, node: Option<&Node>) -> Option<Outcome> {
+    if let State::Ready(ready) = &rule.state
+        && ready.shortcuts.hold(value)
+    {
+        return None;
+    }
+    judge(rule, value, node)
+}
+
+/// `rule` evaluated on one value by the interpreter.
+fn judge(rule: &CompiledRule, value: &Value, node: Option<&Node>) -> Option<Outcome> {
     let ready = match &rule.state {
         State::Ready(ready) => ready,
         State::Transition => return None,
         State::NotEvaluable(reason) => return Some(Outcome::NotEvaluated(reason.clone())),
     };
-    if ready.shortcuts.hold(value) {
-        return None;
-    }
     let this = to_cel(value, node);
     ROOT.with(|root| {
         let mut scope = root.new_inner_scope();
@@ -800,9 +1074,18 @@ fn to_cel(value: &Value, node: Option<&Node>) -> CelValue {
 /// evaluated is reported unless the document already has an error at or under the rule's node
 /// (a value of the wrong type: the API server refuses it before any rule runs).
 pub fn check_document(release: &Release, value: &Value, diagnostics: &mut Vec<Diagnostic>) {
-    let Some(kind) = super::indexed_kind(value) else {
-        return;
-    };
+    if let Some(kind) = super::indexed_kind(value) {
+        check_kind_document(release, kind, value, diagnostics);
+    }
+}
+
+/// [`check_document`] on a document whose [`super::indexed_kind`] the caller has read already.
+pub fn check_kind_document(
+    release: &Release,
+    kind: &str,
+    value: &Value,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     for failure in evaluate(release, kind, value) {
         let rule = failure.rule;
         let place = if rule.path.is_empty() {
@@ -1095,6 +1378,103 @@ mod tests {
             }
         }
         assert!(settled > 100 && evaluated > 50, "{settled} {evaluated}");
+        // The path `evaluate` takes (the rules grouped by schema path, each field their terms
+        // read looked up once) finds exactly the rules the interpreter rejects on its own.
+        let mut rejected_somewhere = 0;
+        for spec in &specs {
+            let object = json!({"apiVersion": "projectcalico.org/v3", "kind": "IPPool",
+                "metadata": {"name": "p"}, "spec": spec});
+            let found: Vec<(&str, Outcome)> = evaluate(newest(), "IPPool", &object)
+                .into_iter()
+                .map(|failure| (failure.rule.rule.rule.as_str(), failure.outcome))
+                .collect();
+            let expected: Vec<(&str, Outcome)> = newest()
+                .crd_rules()
+                .for_kind("IPPool")
+                .iter()
+                .filter_map(|rule| {
+                    let State::Ready(ready) = &rule.state else {
+                        return None;
+                    };
+                    let verdict = ROOT.with(|root| {
+                        let mut scope = root.new_inner_scope();
+                        scope.add_variable_from_value("self", to_cel(spec, node));
+                        CelValue::resolve(&ready.expr, &scope)
+                    });
+                    match verdict {
+                        Ok(CelValue::Bool(true)) => None,
+                        Ok(CelValue::Bool(false)) => Some((
+                            rule.rule.rule.as_str(),
+                            Outcome::Rejected(rule.static_message()),
+                        )),
+                        other => panic!("{} on {spec}: {other:?}", rule.rule.rule),
+                    }
+                })
+                .collect();
+            rejected_somewhere += usize::from(!expected.is_empty());
+            assert_eq!(found, expected, "{spec}");
+        }
+        assert!(rejected_somewhere > 20, "{rejected_somewhere}");
+    }
+
+    #[test]
+    fn a_field_of_a_field_settles_the_name_rules() {
+        let rules = newest().crd_rules();
+        let rule = rules
+            .for_kind("Installation")
+            .iter()
+            .find(|rule| rule.path.is_empty())
+            .unwrap();
+        let State::Ready(ready) = &rule.state else {
+            panic!("{:?}", rule.status());
+        };
+        let name_is =
+            |name: &str| Shortcut::Nested(vec!["metadata".into(), "name".into()], json!(name));
+        assert_eq!(
+            ready.shortcuts.terms(),
+            [
+                name_is("default"),
+                name_is("tigera-secure"),
+                name_is("overlay")
+            ]
+        );
+        let root = newest().index().kind("Installation");
+        for name in [
+            "default",
+            "tigera-secure",
+            "overlay",
+            "other",
+            "",
+            "Default",
+        ] {
+            let object = json!({"apiVersion": "operator.tigera.io/v1", "kind": "Installation",
+                "metadata": {"name": name}, "spec": {"variant": "Calico"}});
+            let verdict = ROOT.with(|cel| {
+                let mut scope = cel.new_inner_scope();
+                scope.add_variable_from_value("self", to_cel(&object, root));
+                CelValue::resolve(&ready.expr, &scope)
+            });
+            let accepted = ["default", "tigera-secure", "overlay"].contains(&name);
+            assert_eq!(verdict, Ok(CelValue::Bool(accepted)), "{name}");
+            assert_eq!(ready.shortcuts.hold(&object), accepted, "{name}");
+            let failures = evaluate(newest(), "Installation", &object)
+                .iter()
+                .filter(|failure| std::ptr::eq(failure.rule, rule))
+                .count();
+            assert_eq!(failures == 0, accepted, "{name}");
+        }
+        // A CRD default on the way: the object's value is not what the rule sees, no shortcut.
+        let expr = parse("self.a.b == 'x' || self.c.d == 'y'").unwrap();
+        let node: Node = serde_json::from_value(json!({"type": "object", "properties": {
+            "a": {"type": "object", "properties": {"b": {"type": "string", "default": "x"}}},
+            "c": {"type": "object", "properties": {"d": {"type": "string"}}}}}))
+        .unwrap();
+        assert_eq!(
+            Shortcuts::of(&expr, Some(&node)).terms(),
+            [Shortcut::Nested(vec!["c".into(), "d".into()], json!("y"))]
+        );
+        assert!(!Shortcuts::of(&expr, Some(&node)).hold(&json!({"a": {}, "c": {"d": "z"}})));
+        assert!(Shortcuts::of(&expr, Some(&node)).hold(&json!({"c": {"d": "y"}})));
     }
 
     #[test]
