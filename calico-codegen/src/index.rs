@@ -1,6 +1,6 @@
 //! The schema index of one release: for every kind its CRDs define, the tree of its fields
 //! with the constraints validation consults (type, enum values, bounds, lengths, pattern,
-//! format, default, CEL rules). One JSON object a line, one line per kind, sorted by kind:
+//! format, default, list type `set` or `map` with its keys, CEL rules). One JSON object a line, one line per kind, sorted by kind:
 //! `{"kind":"IPPool","schema":{"type":"object","properties":{"spec":{...}}}}`.
 //!
 //! The generated Rust types are made from the newest release only; the index is how the other
@@ -169,6 +169,13 @@ fn constraints(schema: &Schema) -> Map<String, Value> {
     }
     if let Some(default) = &c.default {
         map.insert("default".into(), default.clone());
+    }
+    // Only the list types that refuse something (duplicates): `set` and `map` with its keys.
+    if let Some(list_type) = c.list_type.as_deref().filter(|t| *t != "atomic") {
+        map.insert("listType".into(), Value::from(list_type));
+        if !c.list_map_keys.is_empty() {
+            map.insert("listMapKeys".into(), Value::from(c.list_map_keys.clone()));
+        }
     }
     if !c.validations.is_empty() {
         let rules = c

@@ -12,6 +12,7 @@
 //! server serves v3 over the v1 schema.
 
 pub mod cel;
+pub mod list_types;
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -195,6 +196,12 @@ pub struct Node {
     pub max_items: Option<u64>,
     /// `default`.
     pub default: Option<Value>,
+    /// `x-kubernetes-list-type` when it refuses duplicates: `set` (duplicate items) or `map`
+    /// (duplicate key tuples); `atomic` is not indexed.
+    pub list_type: Option<String>,
+    /// `x-kubernetes-list-map-keys` of a `map` list.
+    #[serde(default)]
+    pub list_map_keys: Vec<String>,
     /// CEL rules (`x-kubernetes-validations`).
     #[serde(default)]
     pub cel: Vec<CelRule>,

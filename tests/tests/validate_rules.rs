@@ -364,6 +364,12 @@ fn bgpconfiguration() {
             "prefixAdvertisements: [{cidr: 172.20.0.1/16, communities: ['65001:1']}]",
             &["CR3004"],
         ),
+        // Found by the differential test: an empty list satisfies upstream's `required`.
+        (
+            "prefixAdvertisements: [{cidr: 172.20.0.0/16, communities: []}]",
+            &[],
+        ),
+        ("prefixAdvertisements: [{cidr: 172.20.0.0/16}]", &["CR3004"]),
         ("serviceLoadBalancerIPs: [{cidr: 192.0.2.0/24}]", &[]),
         (
             "serviceLoadBalancerIPs: [{cidr: 192.0.2.1/24}]",
@@ -385,6 +391,12 @@ fn bgpconfiguration() {
         ("ignoredInterfaces: [eth0, 'veth*']", &[]),
         ("ignoredInterfaces: ['*']", &["CR3008"]),
         ("ignoredInterfaces: [averyveryverylongname]", &["CR3008"]),
+        // The v3.32.1 CRD declares the list a set: the API server refuses a repeated item.
+        ("ignoredInterfaces: [eth0, eth1, eth0]", &["CR0011"]),
+        (
+            "ignoredInterfaces: [eth0, eth0, eth0, eth1, eth1]",
+            &["CR0011"],
+        ),
         ("localWorkloadPeeringIPV4: 169.254.0.1", &[]),
         ("localWorkloadPeeringIPV4: fd00::1", &["CR3009"]),
         ("localWorkloadPeeringIPV6: fd00::1", &[]),
@@ -638,6 +650,39 @@ fn felixconfiguration() {
             "healthTimeoutOverrides: [{name: 'bad!', timeout: 90s}]",
             &["CR4008"],
         ),
+        // Found by the differential test: Go's time.ParseDuration, which decodes the field.
+        ("healthTimeoutOverrides: [{name: a, timeout: '0'}]", &[]),
+        ("healthTimeoutOverrides: [{name: a, timeout: '-0'}]", &[]),
+        ("healthTimeoutOverrides: [{name: a, timeout: '+0'}]", &[]),
+        ("healthTimeoutOverrides: [{name: a, timeout: '-0s'}]", &[]),
+        ("healthTimeoutOverrides: [{name: a, timeout: .5s}]", &[]),
+        ("healthTimeoutOverrides: [{name: a, timeout: 1.s}]", &[]),
+        ("healthTimeoutOverrides: [{name: a, timeout: +1s}]", &[]),
+        ("healthTimeoutOverrides: [{name: a, timeout: 1µs}]", &[]),
+        (
+            "healthTimeoutOverrides: [{name: a, timeout: 2562047h}]",
+            &[],
+        ),
+        (
+            "healthTimeoutOverrides: [{name: a, timeout: 2562048h}]",
+            &["CR4008"],
+        ),
+        (
+            "healthTimeoutOverrides: [{name: a, timeout: -1s}]",
+            &["CR4008"],
+        ),
+        (
+            "healthTimeoutOverrides: [{name: a, timeout: '00'}]",
+            &["CR4008"],
+        ),
+        (
+            "healthTimeoutOverrides: [{name: a, timeout: '0.0'}]",
+            &["CR4008"],
+        ),
+        (
+            "healthTimeoutOverrides: [{name: a, timeout: '1'}]",
+            &["CR4008"],
+        ),
         ("wireguardListeningPort: 1", &[]),
         ("wireguardListeningPort: 65535", &[]),
         ("wireguardListeningPort: 0", &["CR4011"]),
@@ -731,6 +776,11 @@ fn installation() {
         ("", "encapsulation: Vxlan", &["CR5002"]),
         ("", "natOutgoing: Enabled", &[]),
         ("", "natOutgoing: true", &["CR0002"]),
+        // Found by the differential test: the operator takes it, and Calico's IPPool validator
+        // refuses the IPPool the operator then creates.
+        ("", "nodeSelector: global()", &["CR1016"]),
+        ("", "nodeSelector: \"zone == 'global(x)'\"", &["CR1016"]),
+        ("", "nodeSelector: all()", &[]),
         ("", "natOutgoing: On", &["CR0002"]),
         ("", "blockSize: 20", &[]),
         ("", "blockSize: 19", &["CR1008"]),
@@ -761,6 +811,8 @@ fn installation() {
             &["CR1011", "CR5007"],
         ),
         ("", "assignmentMode: Sometimes", &["CR1018"]),
+        // Found by the differential test: the IP pool controller defaults an empty value.
+        ("", "assignmentMode: ''", &[]),
         ("", "blocksize: 26", &["CR0001"]),
         ("linuxDataplane: Nftables", "", &[]),
         ("linuxDataplane: VPP", "", &[]),

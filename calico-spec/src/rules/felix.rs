@@ -312,14 +312,15 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) {
                 None,
             );
         }
+        // Decoded by Go's time.ParseDuration (no CRD pattern), then refused when negative.
         if let Some(timeout) = entry.str("timeout")
-            && !vocab::is_duration(timeout, DurationForm::Fraction)
+            && vocab::go_duration_nanos(timeout).is_none_or(|nanos| nanos < 0)
         {
             sink.report(
                 &c::FELIX_HEALTH_TIMEOUT,
                 entry.at("timeout"),
                 format!("`{timeout}` is not a non-negative duration"),
-                None,
+                Some("write a Go duration such as `30s`, `1m30s` or `1.5s`, or `0`".into()),
             );
         }
     }

@@ -245,13 +245,16 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value, defaulted: &Value) {
                 .load_balancer;
         check_enum(sink, e, &pool, "natOutgoing", ENABLED_DISABLED);
         check_enum(sink, e, &pool, "encapsulation", ENCAPSULATIONS);
-        check_enum(
-            sink,
-            &c::POOL_ASSIGNMENT_MODE,
-            &pool,
-            "assignmentMode",
-            ippool::ASSIGNMENT_MODES,
-        );
+        // The IP pool controller's defaults write `Automatic` over an empty value.
+        if pool.str("assignmentMode") != Some("") {
+            check_enum(
+                sink,
+                &c::POOL_ASSIGNMENT_MODE,
+                &pool,
+                "assignmentMode",
+                ippool::ASSIGNMENT_MODES,
+            );
+        }
         let encapsulation = pool.str("encapsulation").unwrap_or("None");
         let node_selector = pool.str("nodeSelector").unwrap_or("all()");
         if (is_lb || (cni_known && !calico_cni)) && node_selector != "all()" {
@@ -268,6 +271,20 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value, defaulted: &Value) {
             );
         }
         check_selector(sink, &pool, "nodeSelector");
+        // The operator takes it; Calico's IPPool validator then refuses the pool the operator
+        // creates (it looks for the text `global(`, as for an IPPool's own selector).
+        if pool
+            .str("nodeSelector")
+            .is_some_and(|text| text.contains("global("))
+        {
+            sink.report(
+                &c::POOL_GLOBAL_SELECTOR,
+                pool.at("nodeSelector"),
+                "`global()` is not valid in a pool's nodeSelector: the operator takes it, and \
+                 Calico's IPPool validator refuses the IPPool the operator then creates",
+                Some("use `all()`".into()),
+            );
+        }
         if is_lb && encapsulation != "None" {
             sink.report(
                 &c::INSTALLATION_LB_ENCAP,

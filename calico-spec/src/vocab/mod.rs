@@ -249,40 +249,106 @@ pub fn as_number_int32_problem(field: &str, value: i64) -> Option<String> {
 
 /// Whether `value` is what Go's `time.ParseDuration` takes, as the API types' `metav1.Duration`
 /// fields are decoded: an optional sign, then `0` alone or one or more groups of a decimal
-/// number (`1`, `1.5`, `.5`) and a unit `ns`, `us`, `µs`, `μs`, `ms`, `s`, `m` or `h`.
-/// Overflow is not checked.
+/// number (`1`, `1.5`, `.5`, `1.`) and a unit `ns`, `us`, `µs`, `μs`, `ms`, `s`, `m` or `h`,
+/// within Go's range (see [`go_duration_nanos`]).
 pub fn is_go_duration(value: &str) -> bool {
+    go_duration_nanos(value).is_some()
+}
+
+/// The value in nanoseconds of a duration Go's `time.ParseDuration` takes, `None` for one it
+/// refuses. Go's rules (its `time/format.go`): a sign `-` or `+` may lead; `0` alone (after the
+/// sign) needs no unit, but any other number does (`00`, `1` and `0.0` are refused); each group
+/// needs a digit before or after its `.`; a whole part above 2^63 or a group or total above
+/// 2^63 ns is refused (2^63 - 1 ns for a positive total); a fraction's digits beyond what 63
+/// bits hold are dropped, not refused, and a fraction is scaled in floating point as Go does.
+pub fn go_duration_nanos(value: &str) -> Option<i128> {
+    const LIMIT: u64 = 1 << 63;
+    let negative = value.starts_with('-');
     let rest = value.strip_prefix(['+', '-']).unwrap_or(value);
     if rest == "0" {
-        return true;
+        return Some(0);
+    }
+    if rest.is_empty() {
+        return None;
     }
     let mut rest = rest;
-    if rest.is_empty() {
-        return false;
-    }
+    let mut total: u64 = 0;
     while !rest.is_empty() {
-        let whole = rest.bytes().take_while(u8::is_ascii_digit).count();
-        rest = &rest[whole..];
-        let mut fraction = 0;
-        if let Some(after) = rest.strip_prefix('.') {
-            fraction = after.bytes().take_while(u8::is_ascii_digit).count();
-            rest = &after[fraction..];
+        // The whole part: refused once it passes 2^63.
+        let whole_len = rest.bytes().take_while(u8::is_ascii_digit).count();
+        let mut whole: u64 = 0;
+        for digit in rest.bytes().take(whole_len) {
+            if whole > LIMIT / 10 {
+                return None;
+            }
+            whole = whole * 10 + u64::from(digit - b'0');
+            if whole > LIMIT {
+                return None;
+            }
         }
-        if whole == 0 && fraction == 0 {
-            return false;
+        rest = rest.get(whole_len..)?;
+        // The fraction: digits past 63 bits of precision are read and dropped.
+        let mut fraction: u64 = 0;
+        let mut scale: f64 = 1.0;
+        let mut fraction_len = 0;
+        if let Some(after) = rest.strip_prefix('.') {
+            fraction_len = after.bytes().take_while(u8::is_ascii_digit).count();
+            let mut full = false;
+            for digit in after.bytes().take(fraction_len) {
+                if full {
+                    continue;
+                }
+                if fraction > (LIMIT - 1) / 10 {
+                    full = true;
+                    continue;
+                }
+                let next = fraction * 10 + u64::from(digit - b'0');
+                if next > LIMIT {
+                    full = true;
+                    continue;
+                }
+                fraction = next;
+                scale *= 10.0;
+            }
+            rest = after.get(fraction_len..)?;
+        }
+        if whole_len == 0 && fraction_len == 0 {
+            return None;
         }
         let unit_len = rest
             .find(|ch: char| ch == '.' || ch.is_ascii_digit())
             .unwrap_or(rest.len());
-        if !matches!(
-            &rest[..unit_len],
-            "ns" | "us" | "µs" | "μs" | "ms" | "s" | "m" | "h"
-        ) {
-            return false;
+        let unit: u64 = match rest.get(..unit_len)? {
+            "ns" => 1,
+            "us" | "µs" | "μs" => 1_000,
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
+            _ => return None,
+        };
+        rest = rest.get(unit_len..)?;
+        if whole > LIMIT / unit {
+            return None;
         }
-        rest = &rest[unit_len..];
+        let mut group = whole * unit;
+        if fraction > 0 {
+            // Go's own arithmetic: float64(f) * (float64(unit) / scale), truncated.
+            let part = (fraction as f64 * (unit as f64 / scale)) as u64;
+            group = group.checked_add(part)?;
+            if group > LIMIT {
+                return None;
+            }
+        }
+        total = total.checked_add(group)?;
+        if total > LIMIT {
+            return None;
+        }
     }
-    true
+    if negative {
+        return Some(-i128::from(total));
+    }
+    (total < LIMIT).then_some(i128::from(total))
 }
 
 /// How much of Go's duration syntax a duration field admits.
@@ -530,6 +596,49 @@ mod tests {
         check("-1s", false, false);
         check("1 s", false, false);
         check("1\\.5s", false, false);
+    }
+
+    #[test]
+    fn go_durations() {
+        // Facts of Go's time.ParseDuration (the oracle agrees on each).
+        let check = |value: &str, expected: Option<i128>| {
+            assert_eq!(go_duration_nanos(value), expected, "{value}");
+            assert_eq!(is_go_duration(value), expected.is_some(), "{value}");
+        };
+        check("0", Some(0));
+        check("-0", Some(0));
+        check("+0", Some(0));
+        check("-0s", Some(0));
+        check("00", None);
+        check("0.0", None);
+        check("1", None);
+        check("", None);
+        check("-", None);
+        check(".", None);
+        check(".s", None);
+        check("s", None);
+        check("+1s", Some(1_000_000_000));
+        check("-1s", Some(-1_000_000_000));
+        check(".5s", Some(500_000_000));
+        check("1.s", Some(1_000_000_000));
+        check("1.5h", Some(5_400_000_000_000));
+        check("1h30m", Some(5_400_000_000_000));
+        check("1µs", Some(1_000));
+        check("1μs", Some(1_000));
+        check("1us", Some(1_000));
+        check("1ns", Some(1));
+        check("1d", None);
+        check("1S", None);
+        check("1 s", None);
+        check("1h-1s", None);
+        check("1.0000000000000000000001s", Some(1_000_000_000));
+        check("2562047h", Some(9_223_369_200_000_000_000));
+        check("2562048h", None);
+        check("9223372036854775807ns", Some(9_223_372_036_854_775_807));
+        check("9223372036854775808ns", None);
+        check("-9223372036854775808ns", Some(-9_223_372_036_854_775_808));
+        check("-9223372036854775809ns", None);
+        check("9999999999h", None);
     }
 
     #[test]

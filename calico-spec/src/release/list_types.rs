@@ -1,0 +1,187 @@
+//! The CRD list types that refuse duplicates (`x-kubernetes-list-type`), per release.
+//!
+//! The API server refuses an object when a list its CRD declares `set` holds an item twice, or
+//! a list it declares `map` holds two items with the same values of the keys
+//! (`x-kubernetes-list-map-keys`; an absent key counts as a value of its own). It names the
+//! second occurrence of each repeated value (the third and later are not named again). The
+//! schema index of each release carries the list types (see `calico_codegen::index`), so every
+//! such field of every kind is checked from the target release's own CRDs, after the schema
+//! defaults a missing key would get.
+
+use serde_json::{Map, Value};
+
+use super::{Node, Release, indexed_kind};
+use crate::diag::Diagnostic;
+use crate::rules::catalogue as c;
+use crate::source::{join_index, join_key};
+
+/// Report every repeated item of a `set` or `map` list of `value` (a whole object), as the
+/// target `release`'s API server does.
+pub fn check_document(release: &Release, value: &Value, diagnostics: &mut Vec<Diagnostic>) {
+    let Some(kind) = indexed_kind(value) else {
+        return;
+    };
+    let Some(root) = release.index().kind(kind) else {
+        return;
+    };
+    let Some(object) = value.as_object() else {
+        return;
+    };
+    let mut found = Vec::new();
+    // Metadata is the API server's own type, not the CRD's.
+    for (key, child) in object.iter().filter(|(key, _)| key.as_str() != "metadata") {
+        if let Some(node) = root.properties.get(key) {
+            walk(release, child, node, &join_key("", key), &mut found);
+        }
+    }
+    // A kind's own check that already refuses the repeat (IPPool `allowedUses`, CR1010) keeps
+    // its code: an error at the list or at the repeated item stands for this one.
+    for diag in found {
+        let list = diag.path.rsplit_once('[').map_or("", |(list, _)| list);
+        let covered = diagnostics.iter().any(|other| {
+            other.severity == crate::diag::Severity::Error
+                && (other.path == diag.path || other.path == list)
+        });
+        if !covered {
+            diagnostics.push(diag);
+        }
+    }
+}
+
+fn walk(release: &Release, value: &Value, node: &Node, path: &str, out: &mut Vec<Diagnostic>) {
+    match value {
+        Value::Object(map) => {
+            for (key, child) in map {
+                if let Some(node) = node.properties.get(key).or(node.values.as_deref()) {
+                    walk(release, child, node, &join_key(path, key), out);
+                }
+            }
+        }
+        Value::Array(items) => {
+            match node.list_type.as_deref() {
+                Some("set") => set_duplicates(release, items, path, out),
+                Some("map") => map_duplicates(release, items, node, path, out),
+                _ => {}
+            }
+            if let Some(item_node) = node.items.as_deref() {
+                for (idx, item) in items.iter().enumerate() {
+                    walk(release, item, item_node, &join_index(path, idx), out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// For each value that occurs more than once, the index of its first and second occurrence.
+fn repeats<T: PartialEq>(values: &[T]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    for (second, value) in values.iter().enumerate() {
+        let Some(first) = values.iter().position(|v| v == value) else {
+            continue;
+        };
+        if first == second {
+            continue;
+        }
+        // Only the second occurrence is named: a third finds an earlier repeat.
+        let earlier_repeat = values
+            .iter()
+            .enumerate()
+            .skip(first + 1)
+            .take(second - first - 1)
+            .any(|(_, v)| v == value);
+        if !earlier_repeat {
+            out.push((first, second));
+        }
+    }
+    out
+}
+
+fn set_duplicates(release: &Release, items: &[Value], path: &str, out: &mut Vec<Diagnostic>) {
+    for (first, second) in repeats(items) {
+        let text = items.get(second).map(Value::to_string).unwrap_or_default();
+        out.push(Diagnostic {
+            severity: c::DUPLICATE_LIST_ITEM.severity,
+            code: c::DUPLICATE_LIST_ITEM.code,
+            path: join_index(path, second),
+            message: format!(
+                "duplicate item {text} (also item {first}): the API server's CRD schema refuses \
+                 it, because the {} CRD declares `{path}` a set (`x-kubernetes-list-type: set`)",
+                release.calico
+            ),
+            hint: Some(format!("list {text} once: remove item {second}")),
+            location: None,
+        });
+    }
+}
+
+fn map_duplicates(
+    release: &Release,
+    items: &[Value],
+    node: &Node,
+    path: &str,
+    out: &mut Vec<Diagnostic>,
+) {
+    let keys = &node.list_map_keys;
+    if keys.is_empty() {
+        return;
+    }
+    let empty = Map::new();
+    // Each item's key tuple; `None` is an absent key (after its schema default, if any).
+    let tuples: Vec<Vec<Option<&Value>>> = items
+        .iter()
+        .map(|item| {
+            let fields = item.as_object().unwrap_or(&empty);
+            keys.iter()
+                .map(|key| {
+                    fields.get(key).or_else(|| {
+                        node.items
+                            .as_deref()
+                            .and_then(|items| items.properties.get(key))
+                            .and_then(|key_node| key_node.default.as_ref())
+                    })
+                })
+                .collect()
+        })
+        .collect();
+    let names: Vec<String> = keys.iter().map(|key| format!("`{key}`")).collect();
+    let names = names.join(", ");
+    for (first, second) in repeats(&tuples) {
+        let tuple: Vec<String> = keys
+            .iter()
+            .zip(tuples.get(second).into_iter().flatten())
+            .map(|(key, value)| match value {
+                Some(value) => format!("{key}: {value}"),
+                None => format!("{key} absent"),
+            })
+            .collect();
+        let tuple = tuple.join(", ");
+        out.push(Diagnostic {
+            severity: c::DUPLICATE_LIST_ITEM.severity,
+            code: c::DUPLICATE_LIST_ITEM.code,
+            path: join_index(path, second),
+            message: format!(
+                "item {second} has the same key as item {first} ({tuple}): the API server's CRD \
+                 schema refuses it, because the {} CRD declares `{path}` a map keyed by {names} \
+                 (`x-kubernetes-list-type: map`)",
+                release.calico
+            ),
+            hint: Some(format!(
+                "give each item its own {names}, or merge item {second} into item {first}"
+            )),
+            location: None,
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn repeats_name_the_second_occurrence_once() {
+        assert_eq!(repeats(&[1, 2, 1, 1, 2, 3]), vec![(0, 2), (1, 4)]);
+        assert!(repeats::<i32>(&[]).is_empty());
+        assert!(repeats(&[1, 2, 3]).is_empty());
+    }
+}
