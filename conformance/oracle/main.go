@@ -8,7 +8,8 @@
 //
 // CRD_DIR holds the pinned CRDs (crds/v3.32.1). Stages: "decode" (case-sensitive JSON decoding),
 // "crd-unknown-field" and "crd-validate" (the kube-apiserver's create path for the CRD),
-// "clientv3-*" and "validator" (libcalico-go), "operator-*" (tigera-operator). A verdict
+// "clientv3-*" and "validator" (libcalico-go), "operator-*" (tigera-operator), "operator-created
+// IPPool (...): ..." (an IPPool the operator creates from an Installation it took). A verdict
 // "unsupported" marks an object outside the oracle's reach (an unknown kind, a BGPPeer naming
 // BGPFilters).
 package main
@@ -140,7 +141,7 @@ func judgeStored(tm typeMeta, line []byte) answer {
 		if a, ok := decode(line, obj); !ok {
 			return a
 		}
-		return verdict(reconcileInstallation(obj))
+		return judgeInstallation(obj)
 	}
 	return answer{Verdict: "unsupported", Messages: []string{"kind " + tm.APIVersion + "/" + tm.Kind}}
 }
