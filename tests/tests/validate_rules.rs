@@ -909,6 +909,15 @@ fn installation() {
     // No explicit pool: the operator's default 192.168.0.0/16.
     check_installation("calicoNetwork: {}\n", &["CR8002"]);
     check_installation("calicoNetwork:\n  ipPools: []\n", &[]);
+    // A list the CRD declares a map keyed by `name`: the API server refuses a repeated key.
+    let claims = |names: &str| {
+        format!(
+            "calicoNetwork: {{ipPools: []}}\ncomponentResources: [{{componentName: Node, \
+             resourceRequirements: {{claims: [{names}]}}}}]\n"
+        )
+    };
+    check_installation(&claims("{name: a}, {name: b}"), &[]);
+    check_installation(&claims("{name: a}, {name: b}, {name: a}"), &["CR0011"]);
     check_installation(
         "cni: {type: Calico, ipam: {type: HostLocal}}\ncalicoNetwork:\n  ipPools:\n  - {cidr: 172.20.0.0/16, encapsulation: VXLAN}\n",
         &["CR5010"],

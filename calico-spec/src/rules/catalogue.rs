@@ -130,7 +130,7 @@ rules! {
         "A word after `!` in YAML is a tag, not text: `nodeSelector: !all()` is the tag `!all()` on an empty value. kubectl's YAML reader drops tags it does not know and keeps the rest of the scalar as a string, so the field gets that rest (here the empty string), not what was written. Quote the value (`nodeSelector: '!all()'`) if the `!` is part of the text, or remove the tag.";
 
     DUPLICATE_LIST_ITEM = "CR0011", Error, "duplicate item in a list the CRD declares a set or map",
-        "The target Calico release's CRD declares the list `x-kubernetes-list-type: set` (every item at most once, such as FelixConfiguration `ignoredInterfaces`) or `map` (every item with its own values of the keys named by `x-kubernetes-list-map-keys`, an absent key counting as one value), and the API server's CRD schema validation refuses the object when an item repeats. calico-render checks every such list of every kind from each release's own CRDs and names the second occurrence, as the API server does. Remove the repeated item, or give it its own key.";
+        "The target Calico release's CRD declares the list `x-kubernetes-list-type: set` (every item at most once, such as BGPConfiguration `ignoredInterfaces`) or `map` (every item with its own values of the keys named by `x-kubernetes-list-map-keys`, an absent key counting as one value), and the API server's CRD schema validation refuses the object when an item repeats. calico-render checks every such list of every kind from each release's own CRDs and names the second occurrence, as the API server does. Remove the repeated item, or give it its own key.";
 
     POOL_CIDR_MISSING = "CR1001", Error, "IP pool CIDR is missing",
         "Every IP pool needs a non-empty `cidr`, e.g. `172.20.0.0/16`.";
