@@ -205,6 +205,25 @@ pub struct Node {
     /// CEL rules (`x-kubernetes-validations`).
     #[serde(default)]
     pub cel: Vec<CelRule>,
+    /// Whether this node or one below it has a [`Node::list_type`] (set when the index is
+    /// read), so that [`list_types`] walks only the parts of an object that can hold one.
+    #[serde(skip)]
+    pub holds_list_type: bool,
+}
+
+impl Node {
+    /// Set [`Node::holds_list_type`] on this node and every node below it; returns it.
+    fn mark_list_types(&mut self) -> bool {
+        let mut holds = self.list_type.is_some();
+        for child in self.properties.values_mut() {
+            holds |= child.mark_list_types();
+        }
+        for child in [&mut self.items, &mut self.values].into_iter().flatten() {
+            holds |= child.mark_list_types();
+        }
+        self.holds_list_type = holds;
+        holds
+    }
 }
 
 /// One CEL rule of a CRD, as the index carries it.
@@ -244,7 +263,9 @@ impl Index {
             .lines()
             .filter(|l| !l.starts_with("//") && !l.is_empty())
         {
-            let line: Line = serde_json::from_str(line).expect("generated index lines are valid");
+            let mut line: Line =
+                serde_json::from_str(line).expect("generated index lines are valid");
+            line.schema.mark_list_types();
             kinds.insert(line.kind, line.schema);
         }
         Index { kinds }

@@ -21,7 +21,11 @@ pub fn check_document(release: &Release, value: &Value, diagnostics: &mut Vec<Di
     let Some(kind) = indexed_kind(value) else {
         return;
     };
-    let Some(root) = release.index().kind(kind) else {
+    let Some(root) = release
+        .index()
+        .kind(kind)
+        .filter(|root| root.holds_list_type)
+    else {
         return;
     };
     let Some(object) = value.as_object() else {
@@ -30,7 +34,7 @@ pub fn check_document(release: &Release, value: &Value, diagnostics: &mut Vec<Di
     let mut found = Vec::new();
     // Metadata is the API server's own type, not the CRD's.
     for (key, child) in object.iter().filter(|(key, _)| key.as_str() != "metadata") {
-        if let Some(node) = root.properties.get(key) {
+        if let Some(node) = root.properties.get(key).filter(|node| node.holds_list_type) {
             walk(release, child, node, &join_key("", key), &mut found);
         }
     }
@@ -49,10 +53,18 @@ pub fn check_document(release: &Release, value: &Value, diagnostics: &mut Vec<Di
 }
 
 fn walk(release: &Release, value: &Value, node: &Node, path: &str, out: &mut Vec<Diagnostic>) {
+    if !node.holds_list_type {
+        return;
+    }
     match value {
         Value::Object(map) => {
             for (key, child) in map {
-                if let Some(node) = node.properties.get(key).or(node.values.as_deref()) {
+                if let Some(node) = node
+                    .properties
+                    .get(key)
+                    .or(node.values.as_deref())
+                    .filter(|node| node.holds_list_type)
+                {
                     walk(release, child, node, &join_key(path, key), out);
                 }
             }
@@ -63,7 +75,7 @@ fn walk(release: &Release, value: &Value, node: &Node, path: &str, out: &mut Vec
                 Some("map") => map_duplicates(release, items, node, path, out),
                 _ => {}
             }
-            if let Some(item_node) = node.items.as_deref() {
+            if let Some(item_node) = node.items.as_deref().filter(|node| node.holds_list_type) {
                 for (idx, item) in items.iter().enumerate() {
                     walk(release, item, item_node, &join_index(path, idx), out);
                 }
