@@ -10,17 +10,19 @@
 
 use serde_json::{Map, Value};
 
-use super::{Node, Release, indexed_kind};
+use super::{Node, Release};
 use crate::diag::Diagnostic;
 use crate::rules::catalogue as c;
 use crate::source::{join_index, join_key};
 
-/// Report every repeated item of a `set` or `map` list of `value` (a whole object), as the
-/// target `release`'s API server does.
-pub fn check_document(release: &Release, value: &Value, diagnostics: &mut Vec<Diagnostic>) {
-    let Some(kind) = indexed_kind(value) else {
-        return;
-    };
+/// Report every repeated item of a `set` or `map` list of `value` (a whole object of `kind`, an
+/// indexed kind the caller has read from it), as the target `release`'s API server does.
+pub fn check_document(
+    release: &Release,
+    kind: &str,
+    value: &Value,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
     let Some(root) = release
         .index()
         .kind(kind)

@@ -369,19 +369,19 @@ fn run(inputs: &[InputDocument<'_>], ctx: &Context, typing: Typing) -> Validatio
                 &root,
                 known,
             );
-            if let Some(release) = ctx.release {
-                if let (Some(api_version), Some(kind)) = (root.api_version, root.kind)
-                    && let Some(kind) = crate::release::indexed_kind_of(api_version, kind)
-                {
-                    crate::release::cel::check_kind_document(
-                        release,
-                        kind,
-                        &doc.value,
-                        &mut sink.diagnostics,
-                    );
-                }
+            if let Some(release) = ctx.release
+                && let (Some(api_version), Some(kind)) = (root.api_version, root.kind)
+                && let Some(kind) = crate::release::indexed_kind_of(api_version, kind)
+            {
+                crate::release::cel::check_kind_document(
+                    release,
+                    kind,
+                    &doc.value,
+                    &mut sink.diagnostics,
+                );
                 crate::release::list_types::check_document(
                     release,
+                    kind,
                     &doc.value,
                     &mut sink.diagnostics,
                 );
