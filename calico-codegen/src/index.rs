@@ -1,6 +1,8 @@
 //! The schema index of one release: for every kind its CRDs define, the tree of its fields
 //! with the constraints validation consults (type, enum values, bounds, lengths, pattern,
-//! format, default, list type `set` or `map` with its keys, CEL rules). One JSON object a line, one line per kind, sorted by kind:
+//! format, default, list type `set` or `map` with its keys, CEL rules with their analysis:
+//! `transition` and `terms`, see [`crate::cel_terms`]). One JSON object a line, one line per
+//! kind, sorted by kind:
 //! `{"kind":"IPPool","schema":{"type":"object","properties":{"spec":{...}}}}`.
 //!
 //! The generated Rust types are made from the newest release only; the index is how the other
@@ -197,6 +199,16 @@ fn constraints(schema: &Schema) -> Map<String, Value> {
                 }
                 if let Some(optional_old_self) = rule.optional_old_self {
                     r.insert("optionalOldSelf".into(), Value::Bool(optional_old_self));
+                }
+                // The rule's analysis (crate::cel_terms), so that a validator parses it only
+                // when none of its terms settles it.
+                if let Some((transition, terms)) = crate::cel_terms::analyse(&rule.rule) {
+                    if transition {
+                        r.insert("transition".into(), Value::Bool(true));
+                    }
+                    if !terms.is_empty() {
+                        r.insert("terms".into(), Value::Array(terms));
+                    }
                 }
                 Value::Object(r)
             })

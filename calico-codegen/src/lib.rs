@@ -64,6 +64,7 @@
 //! Every failure is a [`CodegenError`] naming the input file, the CRD and, for schema
 //! problems, the schema path.
 
+pub mod cel_terms;
 pub mod crd;
 pub mod error;
 pub mod index;

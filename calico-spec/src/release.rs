@@ -38,7 +38,7 @@ pub struct Release {
     pub native_v3_crds: bool,
     index_text: &'static str,
     index: OnceLock<Index>,
-    rules: OnceLock<cel::Rules>,
+    rules: OnceLock<cel::Compiled>,
 }
 
 /// The supported releases, oldest first; the last is the newest, the default.
@@ -143,9 +143,11 @@ impl Release {
         self.index.get_or_init(|| Index::parse(self.index_text))
     }
 
-    /// The release's CRD rules (`x-kubernetes-validations` of its index), compiled on first use.
-    pub fn crd_rules(&self) -> &cel::Rules {
-        self.rules.get_or_init(|| cel::Rules::compile(self.index()))
+    /// The release's CRD rules (`x-kubernetes-validations` of its index), each kind's compiled
+    /// on first use.
+    pub fn crd_rules(&self) -> cel::Rules<'_> {
+        let index = self.index();
+        cel::Rules::new(index, self.rules.get_or_init(|| cel::Compiled::of(index)))
     }
 }
 
@@ -163,10 +165,33 @@ impl std::fmt::Display for Release {
     }
 }
 
-/// What one release's CRDs define: a field tree per kind.
-#[derive(Debug, Default, PartialEq)]
+/// What one release's CRDs define: a field tree per kind, each read the first time it is asked
+/// for (a stream of pools reads the IPPool line, 2 KB, not the Installation's 52 KB).
+#[derive(Debug, Default)]
 pub struct Index {
-    kinds: BTreeMap<String, Node>,
+    kinds: BTreeMap<String, Kind>,
+}
+
+/// One kind's line of the index, and its tree once read.
+#[derive(Debug)]
+struct Kind {
+    line: Box<str>,
+    tree: OnceLock<Node>,
+}
+
+impl Kind {
+    #[expect(
+        clippy::expect_used,
+        reason = "the index is generated and embedded; codegen_fresh regenerates it byte for byte"
+    )]
+    fn tree(&self) -> &Node {
+        self.tree.get_or_init(|| {
+            let mut line: Line =
+                serde_json::from_str(&self.line).expect("generated index lines are valid");
+            line.schema.mark_list_types();
+            line.schema
+        })
+    }
 }
 
 /// One schema node of the index (see `calico_codegen::index` for the format).
@@ -242,38 +267,68 @@ pub struct CelRule {
     pub field_path: Option<String>,
     /// `optionalOldSelf`: a transition rule that also applies on create.
     pub optional_old_self: Option<bool>,
+    /// The rule reads `oldSelf` (codegen's analysis).
+    #[serde(default)]
+    pub transition: bool,
+    /// The terms that settle the rule without evaluating it (codegen's analysis, see
+    /// [`cel::Shortcuts`]).
+    #[serde(default)]
+    pub terms: Vec<cel::Shortcut>,
 }
 
+/// A line's schema (its kind was read by [`Head`]).
 #[derive(Deserialize)]
 struct Line {
-    kind: String,
     schema: Node,
+}
+
+/// A line's kind, the schema skipped over.
+#[derive(Deserialize)]
+struct Head {
+    kind: String,
 }
 
 impl Index {
     /// Read an index file; lines starting with `//` are comments. The files are generated and
-    /// checked by `codegen_fresh`, so a line that does not read is a build defect.
-    #[expect(
-        clippy::expect_used,
-        reason = "the index is generated and embedded; codegen_fresh regenerates it byte for byte"
-    )]
+    /// checked by `codegen_fresh`, so a line that does not read is a build defect. Only the
+    /// kinds are read here; a kind's tree is read when it is first asked for.
     fn parse(text: &str) -> Index {
         let mut kinds = BTreeMap::new();
         for line in text
             .lines()
             .filter(|l| !l.starts_with("//") && !l.is_empty())
         {
-            let mut line: Line =
-                serde_json::from_str(line).expect("generated index lines are valid");
-            line.schema.mark_list_types();
-            kinds.insert(line.kind, line.schema);
+            let kind = Kind {
+                line: line.into(),
+                tree: OnceLock::new(),
+            };
+            kinds.insert(Index::kind_of(line), kind);
         }
         Index { kinds }
     }
 
+    /// The kind of an index line. Codegen writes the keys sorted, so a line starts with its
+    /// kind (`{"kind":"IPPool",`): that string is read and the schema after it is not looked at.
+    /// Any other line is read whole.
+    #[expect(
+        clippy::expect_used,
+        reason = "the index is generated and embedded; codegen_fresh regenerates it byte for byte"
+    )]
+    fn kind_of(line: &str) -> String {
+        line.strip_prefix(r#"{"kind":"#)
+            .and_then(|rest| {
+                String::deserialize(&mut serde_json::Deserializer::from_str(rest)).ok()
+            })
+            .unwrap_or_else(|| {
+                serde_json::from_str::<Head>(line)
+                    .expect("generated index lines are valid")
+                    .kind
+            })
+    }
+
     /// The root node of `kind`.
     pub fn kind(&self, kind: &str) -> Option<&Node> {
-        self.kinds.get(kind)
+        self.kinds.get(kind).map(Kind::tree)
     }
 
     /// The kinds indexed.
@@ -284,7 +339,7 @@ impl Index {
     /// The node at a field path (`spec.calicoNetwork.ipPools[*].cidr`: keys, `[*]` for items,
     /// `*` for map values), if the kind has it.
     pub fn node(&self, kind: &str, path: &str) -> Option<&Node> {
-        Index::walk(self.kinds.get(kind)?, path)
+        Index::walk(self.kind(kind)?, path)
     }
 }
 
@@ -830,6 +885,23 @@ mod tests {
         }
         assert!(Release::newest().is_newest());
         assert!(!RELEASES[0].is_newest());
+    }
+
+    #[test]
+    fn a_line_is_found_by_its_kind_whatever_its_key_order() {
+        let index = Index::parse(concat!(
+            "// a comment\n",
+            r#"{"kind":"A\u0062c","schema":{"type":"object","properties":{"x":{"type":"string"}}}}"#,
+            "\n",
+            r#"{"schema":{"type":"string"},"kind":"B"}"#,
+            "\n"
+        ));
+        assert_eq!(index.kinds().collect::<Vec<_>>(), ["Abc", "B"]);
+        assert_eq!(
+            index.node("Abc", "x").map(|n| n.ty.as_str()),
+            Some("string")
+        );
+        assert_eq!(index.kind("B").map(|n| n.ty.as_str()), Some("string"));
     }
 
     #[test]

@@ -1,8 +1,8 @@
 //! The CRDs' CEL rules (`x-kubernetes-validations`), evaluated as the API server evaluates them.
 //!
 //! Each release's rules come from its schema index (`generated/index/<release>.jsonl`), so a new
-//! release's rules need no code here: [`Release::crd_rules`] reads every rule of the index and
-//! compiles it once, on first use, with the `cel` interpreter and the Kubernetes CEL libraries
+//! release's rules need no code here: [`Release::crd_rules`] reads the rules of the index and
+//! compiles a kind's rules once, the first time a document of that kind is checked, with the `cel` interpreter and the Kubernetes CEL libraries
 //! (`kube-cel`, see the workspace Cargo.toml). A rule is evaluated at its schema node on every
 //! value of the object at that node (`spec`, `spec.routeTableRanges[3]`, a map value), with
 //! `self` bound to that value after the CRD's defaults are filled in and nulls dropped, as the
@@ -22,19 +22,21 @@
 //! `validate --list-rules` as not evaluated and skipped, unless `optionalOldSelf` makes them
 //! apply on create too (then `oldSelf` is `optional.none()`).
 //!
-//! Cost: an interpreted rule costs microseconds, a large stream has thousands of pools. Most
-//! CRD rules are disjunctions such as `!has(self.x) || self.y == 'Never' || ...`: such a rule
-//! holds whenever one of those terms does, which [`Shortcuts`] reads from the parsed rule and
-//! checks on the JSON value directly, so the rule is not evaluated then. The result is exactly
-//! what evaluation would give. [`evaluate`] walks a kind's rules grouped by schema path: a
-//! pool's `spec` is found once for its four rules, its fields read once for all their terms, and
-//! transition rules are left out before any document is seen.
+//! Cost: parsing a rule costs tens of microseconds and an interpreted rule microseconds, while
+//! a large stream has thousands of pools. Most CRD rules are disjunctions such as
+//! `!has(self.x) || self.y == 'Never' || ...`: such a rule holds whenever one of those terms
+//! does. Codegen records the terms in the index (`calico_codegen::cel_terms`); [`Shortcuts`]
+//! checks them on the JSON value directly, and the rule is parsed and evaluated only when none
+//! holds (a render of the article's cluster parses no rule). The result is exactly what
+//! evaluation would give. [`evaluate`] walks a kind's rules grouped by schema path: a pool's
+//! `spec` is found once for its four rules, its fields read once for all their terms, and
+//! transition rules (marked in the index) are left out before any document is seen.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use kube_cel::KubeCelExt as _;
-use kube_cel::cel::common::ast::{Expr, LiteralValue};
+use kube_cel::cel::common::ast::Expr;
 use kube_cel::cel::objects::{Key, Map};
 use kube_cel::cel::parser::{Expression, Parser};
 use kube_cel::cel::{Context as CelContext, ExecutionError, Value as CelValue};
@@ -175,11 +177,21 @@ pub fn releases_of(rule: &Rule) -> Vec<&'static Release> {
         .collect()
 }
 
-/// Every CRD rule of one release, by kind, compiled.
+/// The compiled CRD rules of one release, kept with the release: a slot per kind whose CRD
+/// has rules, filled the first time that kind is checked (a stream of pools compiles only the
+/// IPPool rules; parsing a rule costs tens of microseconds, more than checking it).
 #[derive(Debug, Default)]
-pub struct Rules {
-    /// By kind, in the order of the kinds' names (a handful: found by a scan).
-    by_kind: Vec<(String, KindRules)>,
+pub struct Compiled {
+    /// By kind, in the order of the kinds' names (a handful: found by a scan); a kind whose
+    /// CRD has no rules compiles to none.
+    by_kind: Vec<(String, OnceLock<KindRules>)>,
+}
+
+/// Every CRD rule of one release, by kind: its index and its compiled rules.
+#[derive(Debug, Clone, Copy)]
+pub struct Rules<'a> {
+    index: &'a super::Index,
+    compiled: &'a Compiled,
 }
 
 /// The rules of one kind, and the order [`evaluate`] walks them in.
@@ -270,7 +282,7 @@ impl KindRules {
     fn of(rules: Vec<CompiledRule>) -> KindRules {
         let mut out = KindRules::default();
         for (idx, rule) in rules.iter().enumerate() {
-            if matches!(rule.state, State::Transition) {
+            if rule.rule.transition && rule.rule.optional_old_self != Some(true) {
                 continue;
             }
             out.on_object |= rule.path.is_empty();
@@ -292,15 +304,12 @@ impl KindRules {
             let Some(group) = out.groups.get_mut(group) else {
                 continue;
             };
-            let terms = match &rule.state {
-                State::Ready(ready) => ready
-                    .shortcuts
-                    .terms
-                    .iter()
-                    .filter_map(|term| group.term(term, &ready.shortcuts.defaults))
-                    .collect(),
-                State::Transition | State::NotEvaluable(_) => Vec::new(),
-            };
+            let terms = rule
+                .shortcuts
+                .terms
+                .iter()
+                .filter_map(|term| group.term(term, &rule.shortcuts.defaults))
+                .collect();
             group.rules.push((idx, terms));
         }
         out.rules = rules;
@@ -382,7 +391,11 @@ pub struct CompiledRule {
     /// The path's keys, when it has no list items or map values on the way (the common case,
     /// walked without allocating).
     plain: Option<Vec<String>>,
-    state: State,
+    /// The index's terms of the rule (with the CRD defaults of their fields).
+    shortcuts: Shortcuts,
+    /// The parsed rule, made the first time the rule is evaluated or asked about: most
+    /// documents are settled by the shortcuts, and parsing costs more than many checks.
+    state: OnceLock<State>,
 }
 
 #[derive(Debug)]
@@ -398,7 +411,6 @@ enum State {
 struct Ready {
     expr: Expression,
     message: Option<Expression>,
-    shortcuts: Shortcuts,
     /// `optionalOldSelf: true`: `oldSelf` is bound to `optional.none()`.
     old_self_none: bool,
 }
@@ -417,11 +429,16 @@ pub enum RuleStatus {
 impl CompiledRule {
     /// Whether and how the rule is evaluated.
     pub fn status(&self) -> RuleStatus {
-        match &self.state {
+        match self.state() {
             State::Ready(_) => RuleStatus::Evaluated,
             State::Transition => RuleStatus::Transition,
             State::NotEvaluable(reason) => RuleStatus::NotEvaluable(reason.clone()),
         }
+    }
+
+    /// The parsed rule (parsed on first use).
+    fn state(&self) -> &State {
+        self.state.get_or_init(|| prepare(&self.rule))
     }
 
     /// The message the CRD gives, or the API server's default one.
@@ -433,61 +450,79 @@ impl CompiledRule {
     }
 }
 
-impl Rules {
-    /// Compile every rule of an index.
-    pub(super) fn compile(index: &super::Index) -> Rules {
-        let mut by_kind: Vec<(String, KindRules)> = Vec::new();
-        for kind in index.kinds() {
-            let Some(root) = index.kind(kind) else {
-                continue;
-            };
-            let mut rules = Vec::new();
-            collect(kind, root, String::new(), &mut rules);
-            if !rules.is_empty() {
-                by_kind.push((kind.to_owned(), KindRules::of(rules)));
-            }
+impl Compiled {
+    /// A slot for each kind of `index` (nothing is read or parsed yet).
+    pub(super) fn of(index: &super::Index) -> Compiled {
+        Compiled {
+            by_kind: index
+                .kinds()
+                .map(|kind| (kind.to_owned(), OnceLock::new()))
+                .collect(),
         }
-        by_kind.sort_by(|(a, _), (b, _)| a.cmp(b));
-        Rules { by_kind }
-    }
-
-    fn kind(&self, kind: &str) -> Option<&KindRules> {
-        self.by_kind
-            .iter()
-            .find_map(|(name, rules)| (name == kind).then_some(rules))
-    }
-
-    /// The rules of `kind` (none when its CRD has none).
-    pub fn for_kind(&self, kind: &str) -> &[CompiledRule] {
-        self.kind(kind).map_or(&[], |rules| rules.rules.as_slice())
-    }
-
-    /// Every rule, by kind then schema path.
-    pub fn all(&self) -> impl Iterator<Item = &CompiledRule> {
-        self.by_kind.iter().flat_map(|(_, rules)| &rules.rules)
     }
 }
 
-fn collect(kind: &str, node: &Node, path: String, out: &mut Vec<CompiledRule>) {
+impl<'a> Rules<'a> {
+    /// The rules of `index`, compiled into `compiled` kind by kind as they are asked for.
+    pub(super) fn new(index: &'a super::Index, compiled: &'a Compiled) -> Rules<'a> {
+        Rules { index, compiled }
+    }
+
+    fn kind(self, kind: &str) -> Option<&'a KindRules> {
+        let index = self.index;
+        self.compiled
+            .by_kind
+            .iter()
+            .find_map(|(name, slot)| (name == kind).then_some(slot))
+            .map(|slot| {
+                slot.get_or_init(|| {
+                    let mut rules = Vec::new();
+                    if let Some(root) = index.kind(kind) {
+                        collect(kind, root, &mut String::new(), &mut rules);
+                    }
+                    KindRules::of(rules)
+                })
+            })
+    }
+
+    /// The rules of `kind` (none when its CRD has none).
+    pub fn for_kind(self, kind: &str) -> &'a [CompiledRule] {
+        self.kind(kind).map_or(&[], |rules| rules.rules.as_slice())
+    }
+
+    /// Every rule, by kind then schema path (compiles every kind).
+    pub fn all(self) -> impl Iterator<Item = &'a CompiledRule> {
+        self.compiled
+            .by_kind
+            .iter()
+            .flat_map(move |(kind, _)| self.for_kind(kind))
+    }
+}
+
+/// The rules at and under `node`, whose index path is `path` (a buffer: each level appends its
+/// key and takes it off again, so the walk over a large CRD allocates only for the rules).
+fn collect(kind: &str, node: &Node, path: &mut String, out: &mut Vec<CompiledRule>) {
     for rule in &node.cel {
-        out.push(compile_rule(kind, &path, rule, node));
+        out.push(compile_rule(kind, path, rule, node));
     }
     // Index paths, not object paths: keys joined with dots as written, never quoted.
-    let child = |key: &str| {
-        if path.is_empty() {
-            key.to_owned()
-        } else {
-            format!("{path}.{key}")
+    let mut child = |key: &str, child: &Node, path: &mut String| {
+        let len = path.len();
+        if key != "[*]" && !path.is_empty() {
+            path.push('.');
         }
+        path.push_str(key);
+        collect(kind, child, path, out);
+        path.truncate(len);
     };
     for (key, field) in &node.properties {
-        collect(kind, field, child(key), out);
+        child(key, field, path);
     }
     if let Some(items) = &node.items {
-        collect(kind, items, format!("{path}[*]"), out);
+        child("[*]", items, path);
     }
     if let Some(values) = &node.values {
-        collect(kind, values, child("*"), out);
+        child("*", values, path);
     }
 }
 
@@ -508,7 +543,8 @@ fn compile_rule(kind: &str, path: &str, rule: &CelRule, node: &Node) -> Compiled
                 .map(str::to_owned)
                 .collect()
         }),
-        state: prepare(rule, Some(node)),
+        shortcuts: Shortcuts::of(rule, Some(node)),
+        state: OnceLock::new(),
     }
 }
 
@@ -520,7 +556,7 @@ fn parse(text: &str) -> Result<Expression, String> {
         .map_err(|err| err.to_string().replace('\n', " "))
 }
 
-fn prepare(rule: &CelRule, node: Option<&Node>) -> State {
+fn prepare(rule: &CelRule) -> State {
     let expr = match parse(&rule.rule) {
         Ok(expr) => expr,
         Err(err) => return State::NotEvaluable(format!("the rule does not parse: {err}")),
@@ -558,11 +594,9 @@ fn prepare(rule: &CelRule, node: Option<&Node>) -> State {
     if transition && !old_self_none {
         return State::Transition;
     }
-    let shortcuts = Shortcuts::of(&expr, node);
     State::Ready(Box::new(Ready {
         expr,
         message,
-        shortcuts,
         old_self_none,
     }))
 }
@@ -604,13 +638,14 @@ fn is_provided(name: &str) -> bool {
     })
 }
 
-/// What settles a rule without evaluating it: the rule is a chain of `||` (or a single
-/// term), and some term is decided by one field of `self` alone: `!has(self.f)` (the field is
-/// absent), `self.f == 'text'` (or a boolean or integer literal; the field has that value) or
-/// `size(self.f) == 0` (the field is empty). In CEL `a || b` is true when either side is true,
-/// whatever the other side gives (even an error), so when such a term holds the rule holds,
-/// exactly as evaluation would find. Fields are read as the rule sees them: nulls dropped,
-/// CRD defaults filled in.
+/// What settles a rule without evaluating it: the terms the index records for it
+/// (`calico_codegen::cel_terms`). The rule is a chain of `||` (or a single term), and each term
+/// is decided by one field of `self` alone: `!has(self.f)` (the field is absent),
+/// `self.f == 'text'` (or a boolean or integer literal; the field has that value),
+/// `size(self.f) == 0` (the field is empty), `!self.f.contains('text')`, or `self.f.g == 'text'`.
+/// In CEL `a || b` is true when either side is true, whatever the other side gives (even an
+/// error), so when such a term holds the rule holds, exactly as evaluation would find. Fields
+/// are read as the rule sees them: nulls dropped, CRD defaults filled in.
 #[derive(Debug, Default, Clone, PartialEq)]
 pub struct Shortcuts {
     terms: Vec<Shortcut>,
@@ -619,8 +654,9 @@ pub struct Shortcuts {
     defaults: BTreeMap<String, Value>,
 }
 
-/// One term of [`Shortcuts`].
-#[derive(Debug, Clone, PartialEq)]
+/// One term of [`Shortcuts`], as the index writes it (`{"absent":"f"}`, `{"equals":["f","x"]}`).
+#[derive(Debug, Clone, PartialEq, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub enum Shortcut {
     /// `!has(self.f)`.
     Absent(String),
@@ -631,32 +667,22 @@ pub enum Shortcut {
     /// `!self.f.contains('text')`: holds when the field is a string without that text (an IPv4
     /// pool's `cidr` has no `:`).
     Lacks(String, String),
-    /// `self.f.g == 'text'`, a field of a field (`self.metadata.name`), when no field on the
-    /// way has a CRD default (the value in the object is the one the rule sees).
+    /// `self.f.g == 'text'`, a field of a field (`self.metadata.name`); used only when no field
+    /// on the way has a CRD default (the value in the object is the one the rule sees).
     Nested(Vec<String>, Value),
 }
 
 impl Shortcuts {
-    fn of(expr: &Expression, node: Option<&Node>) -> Shortcuts {
-        fn disjuncts<'e>(expr: &'e Expression, out: &mut Vec<&'e Expression>) {
-            match &expr.expr {
-                Expr::Call(call) if call.func_name == "_||_" && call.target.is_none() => {
-                    for arg in &call.args {
-                        disjuncts(arg, out);
-                    }
-                }
-                _ => out.push(expr),
-            }
-        }
-        let mut parts = Vec::new();
-        disjuncts(expr, &mut parts);
-        let terms: Vec<Shortcut> = parts
-            .into_iter()
-            .filter_map(shortcut)
+    /// The index's terms of `rule`, at schema node `node`.
+    fn of(rule: &CelRule, node: Option<&Node>) -> Shortcuts {
+        let terms: Vec<Shortcut> = rule
+            .terms
+            .iter()
             .filter(|term| match term {
                 Shortcut::Nested(path, _) => !defaulted_on_the_way(node, path),
                 _ => true,
             })
+            .cloned()
             .collect();
         let defaults = terms
             .iter()
@@ -711,121 +737,6 @@ fn defaulted_on_the_way(node: Option<&Node>, path: &[String]) -> bool {
         }
     }
     false
-}
-
-/// `["f", "g"]` when `expr` is exactly `self.f.g` (any depth).
-fn self_path(expr: &Expression) -> Option<Vec<String>> {
-    let Expr::Select(select) = &expr.expr else {
-        return None;
-    };
-    if select.test {
-        return None;
-    }
-    let mut path = match &select.operand.expr {
-        Expr::Ident(name) if name == "self" => Vec::new(),
-        _ => self_path(&select.operand)?,
-    };
-    path.push(select.field.clone());
-    Some(path)
-}
-
-/// `self.f` (the field name), when `expr` is exactly that.
-fn self_field(expr: &Expression) -> Option<&str> {
-    match &expr.expr {
-        Expr::Select(select)
-            if !select.test
-                && matches!(&select.operand.expr, Expr::Ident(name) if name == "self") =>
-        {
-            Some(&select.field)
-        }
-        _ => None,
-    }
-}
-
-fn shortcut(term: &Expression) -> Option<Shortcut> {
-    let Expr::Call(call) = &term.expr else {
-        return None;
-    };
-    if call.target.is_some() {
-        return None;
-    }
-    match (call.func_name.as_str(), call.args.as_slice()) {
-        ("!_", [inner]) => match &inner.expr {
-            Expr::Select(select)
-                if select.test
-                    && matches!(&select.operand.expr, Expr::Ident(name) if name == "self") =>
-            {
-                Some(Shortcut::Absent(select.field.clone()))
-            }
-            Expr::Call(contains) if contains.func_name == "contains" => {
-                let field = self_field(contains.target.as_deref()?)?;
-                match contains.args.as_slice() {
-                    [arg] => match &arg.expr {
-                        Expr::Literal(LiteralValue::String(text)) => {
-                            Some(Shortcut::Lacks(field.to_owned(), text.inner().to_string()))
-                        }
-                        _ => None,
-                    },
-                    _ => None,
-                }
-            }
-            _ => None,
-        },
-        ("_==_", [left, right]) => {
-            if let Some(field) = size_of_field(left).filter(|_| is_zero(right)) {
-                return Some(Shortcut::Empty(field.to_owned()));
-            }
-            if let Some(field) = size_of_field(right).filter(|_| is_zero(left)) {
-                return Some(Shortcut::Empty(field.to_owned()));
-            }
-            let (field, other) = match (self_field(left), self_field(right)) {
-                (Some(field), None) => (field, right),
-                (None, Some(field)) => (field, left),
-                (None, None) => {
-                    // A field of a field compared with a string.
-                    let (path, other) = match (self_path(left), self_path(right)) {
-                        (Some(path), None) => (path, right),
-                        (None, Some(path)) => (path, left),
-                        _ => return None,
-                    };
-                    return match &other.expr {
-                        Expr::Literal(LiteralValue::String(text)) => {
-                            Some(Shortcut::Nested(path, Value::from(text.inner())))
-                        }
-                        _ => None,
-                    };
-                }
-                (Some(_), Some(_)) => return None,
-            };
-            let literal = match &other.expr {
-                Expr::Literal(LiteralValue::String(text)) => Value::from(text.inner()),
-                Expr::Literal(LiteralValue::Boolean(b)) => Value::from(*b.inner()),
-                Expr::Literal(LiteralValue::Int(int)) => Value::from(*int.inner()),
-                _ => return None,
-            };
-            Some(Shortcut::Equals(field.to_owned(), literal))
-        }
-        _ => None,
-    }
-}
-
-fn is_zero(expr: &Expression) -> bool {
-    matches!(&expr.expr, Expr::Literal(LiteralValue::Int(int)) if *int.inner() == 0)
-}
-
-/// `f` when `expr` is `size(self.f)` or `self.f.size()`.
-fn size_of_field(expr: &Expression) -> Option<&str> {
-    let Expr::Call(call) = &expr.expr else {
-        return None;
-    };
-    if call.func_name != "size" {
-        return None;
-    }
-    match (call.target.as_deref(), call.args.as_slice()) {
-        (None, [arg]) => self_field(arg),
-        (Some(target), []) => self_field(target),
-        _ => None,
-    }
 }
 
 /// A rule that rejects an object (or could not be evaluated on it).
@@ -971,9 +882,7 @@ fn locate<'v, 'n>(
 
 /// `rule` on one value: settled by its shortcuts, or judged.
 fn run(rule: &CompiledRule, value: &Value, node: Option<&Node>) -> Option<Outcome> {
-    if let State::Ready(ready) = &rule.state
-        && ready.shortcuts.hold(value)
-    {
+    if rule.shortcuts.hold(value) {
         return None;
     }
     judge(rule, value, node)
@@ -981,7 +890,7 @@ fn run(rule: &CompiledRule, value: &Value, node: Option<&Node>) -> Option<Outcom
 
 /// `rule` evaluated on one value by the interpreter.
 fn judge(rule: &CompiledRule, value: &Value, node: Option<&Node>) -> Option<Outcome> {
-    let ready = match &rule.state {
+    let ready = match rule.state() {
         State::Ready(ready) => ready,
         State::Transition => return None,
         State::NotEvaluable(reason) => return Some(Outcome::NotEvaluated(reason.clone())),
@@ -1178,13 +1087,10 @@ fn failure_path(failure: &Failure<'_>) -> String {
 /// # Errors
 /// Why it cannot.
 pub fn evaluable(rule: &str) -> Result<(), String> {
-    match prepare(
-        &CelRule {
-            rule: rule.to_owned(),
-            ..CelRule::default()
-        },
-        None,
-    ) {
+    match prepare(&CelRule {
+        rule: rule.to_owned(),
+        ..CelRule::default()
+    }) {
         State::NotEvaluable(reason) => Err(reason),
         State::Ready(_) | State::Transition => Ok(()),
     }
@@ -1255,10 +1161,10 @@ mod tests {
         let terms: Vec<(&str, Vec<Shortcut>)> = rules
             .for_kind("IPPool")
             .iter()
-            .filter_map(|r| match &r.state {
-                State::Ready(ready) => Some((
+            .filter_map(|r| match r.state() {
+                State::Ready(_) => Some((
                     r.rule.message.as_deref().unwrap_or(""),
-                    ready.shortcuts.terms().to_vec(),
+                    r.shortcuts.terms().to_vec(),
                 )),
                 _ => None,
             })
@@ -1299,12 +1205,15 @@ mod tests {
                 ),
             ]
         );
-        let expr = parse("!has(self.mode) || self.mode == 'A' || self.n.size() == 0").unwrap();
+        // `!has(self.mode) || self.mode == 'A' || self.n.size() == 0`, as codegen records it.
+        let rule: CelRule = serde_json::from_value(json!({"rule": "",
+            "terms": [{"absent": "mode"}, {"equals": ["mode", "A"]}, {"empty": "n"}]}))
+        .unwrap();
         let node: Node = serde_json::from_value(json!({"type": "object",
             "properties": {"mode": {"type": "string", "default": "B"}}}))
         .unwrap();
-        let with_default = Shortcuts::of(&expr, Some(&node));
-        let without = Shortcuts::of(&expr, None);
+        let with_default = Shortcuts::of(&rule, Some(&node));
+        let without = Shortcuts::of(&rule, None);
         // A field with a CRD default is never absent to the rule; the default is its value.
         assert!(!with_default.hold(&json!({"n": "x"})));
         assert!(without.hold(&json!({"n": "x"})));
@@ -1312,12 +1221,6 @@ mod tests {
         assert!(with_default.hold(&json!({"mode": "A", "n": "x"})));
         assert!(with_default.hold(&json!({"mode": "C", "n": ""})));
         assert!(!with_default.hold(&json!({"mode": "C", "n": [1]})));
-        // Not a disjunction of such terms: no shortcut.
-        assert!(
-            Shortcuts::of(&parse("has(self.a) && self.b == 'x'").unwrap(), None)
-                .terms()
-                .is_empty()
-        );
     }
 
     #[test]
@@ -1355,7 +1258,7 @@ mod tests {
         let node = newest().index().node("IPPool", "spec");
         let (mut settled, mut evaluated) = (0, 0);
         for rule in newest().crd_rules().for_kind("IPPool") {
-            let State::Ready(ready) = &rule.state else {
+            let State::Ready(ready) = rule.state() else {
                 continue;
             };
             for spec in &specs {
@@ -1364,7 +1267,7 @@ mod tests {
                     scope.add_variable_from_value("self", to_cel(spec, node));
                     CelValue::resolve(&ready.expr, &scope)
                 });
-                if ready.shortcuts.hold(spec) {
+                if rule.shortcuts.hold(spec) {
                     settled += 1;
                     assert_eq!(
                         verdict,
@@ -1393,7 +1296,7 @@ mod tests {
                 .for_kind("IPPool")
                 .iter()
                 .filter_map(|rule| {
-                    let State::Ready(ready) = &rule.state else {
+                    let State::Ready(ready) = rule.state() else {
                         return None;
                     };
                     let verdict = ROOT.with(|root| {
@@ -1425,13 +1328,13 @@ mod tests {
             .iter()
             .find(|rule| rule.path.is_empty())
             .unwrap();
-        let State::Ready(ready) = &rule.state else {
+        let State::Ready(ready) = rule.state() else {
             panic!("{:?}", rule.status());
         };
         let name_is =
             |name: &str| Shortcut::Nested(vec!["metadata".into(), "name".into()], json!(name));
         assert_eq!(
-            ready.shortcuts.terms(),
+            rule.shortcuts.terms(),
             [
                 name_is("default"),
                 name_is("tigera-secure"),
@@ -1456,7 +1359,7 @@ mod tests {
             });
             let accepted = ["default", "tigera-secure", "overlay"].contains(&name);
             assert_eq!(verdict, Ok(CelValue::Bool(accepted)), "{name}");
-            assert_eq!(ready.shortcuts.hold(&object), accepted, "{name}");
+            assert_eq!(rule.shortcuts.hold(&object), accepted, "{name}");
             let failures = evaluate(newest(), "Installation", &object)
                 .iter()
                 .filter(|failure| std::ptr::eq(failure.rule, rule))
@@ -1464,7 +1367,10 @@ mod tests {
             assert_eq!(failures == 0, accepted, "{name}");
         }
         // A CRD default on the way: the object's value is not what the rule sees, no shortcut.
-        let expr = parse("self.a.b == 'x' || self.c.d == 'y'").unwrap();
+        // `self.a.b == 'x' || self.c.d == 'y'`, as codegen records it.
+        let expr: CelRule = serde_json::from_value(json!({"rule": "", "terms": [
+            {"nested": [["a", "b"], "x"]}, {"nested": [["c", "d"], "y"]}]}))
+        .unwrap();
         let node: Node = serde_json::from_value(json!({"type": "object", "properties": {
             "a": {"type": "object", "properties": {"b": {"type": "string", "default": "x"}}},
             "c": {"type": "object", "properties": {"d": {"type": "string"}}}}}))
@@ -1491,17 +1397,21 @@ mod tests {
         assert_eq!(statuses, [RuleStatus::Transition, RuleStatus::Transition]);
     }
 
-    fn rules_on(node: Value) -> (super::super::Index, Rules) {
+    fn rules_on(node: Value) -> (super::super::Index, Compiled) {
         let line = json!({"kind": "Thing", "schema": node}).to_string();
         let index = super::super::Index::parse(&line);
-        let rules = Rules::compile(&index);
-        (index, rules)
+        let compiled = Compiled::of(&index);
+        (index, compiled)
     }
 
-    fn evaluate_on(index: &super::super::Index, rules: &Rules, object: &Value) -> Vec<String> {
+    fn evaluate_on(
+        index: &super::super::Index,
+        compiled: &Compiled,
+        object: &Value,
+    ) -> Vec<String> {
         let root = index.kind("Thing");
         let mut out = Vec::new();
-        for rule in rules.for_kind("Thing") {
+        for rule in Rules::new(index, compiled).for_kind("Thing") {
             let mut values = Vec::new();
             locate(object, root, &rule.path, String::new(), &mut values);
             for (at, value, node) in values {
