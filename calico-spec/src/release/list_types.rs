@@ -35,8 +35,8 @@ pub fn check_document(
     };
     let mut found = Vec::new();
     // Metadata is the API server's own type, not the CRD's.
-    for (key, child) in object.iter().filter(|(key, _)| key.as_str() != "metadata") {
-        if let Some(node) = root.properties.get(key).filter(|node| node.holds_list_type) {
+    for (key, node) in holding(root).filter(|(key, _)| key.as_str() != "metadata") {
+        if let Some(child) = object.get(key) {
             walk(release, child, node, &join_key("", key), &mut found);
         }
     }
@@ -60,14 +60,19 @@ fn walk(release: &Release, value: &Value, node: &Node, path: &str, out: &mut Vec
     }
     match value {
         Value::Object(map) => {
-            for (key, child) in map {
-                if let Some(node) = node
-                    .properties
-                    .get(key)
-                    .or(node.values.as_deref())
-                    .filter(|node| node.holds_list_type)
-                {
-                    walk(release, child, node, &join_key(path, key), out);
+            // The schema's fields that can hold a list are looked up in the object (a pool's
+            // spec: one lookup, `allowedUses`), rather than every field of the object in the
+            // schema; a map's values are each walked.
+            for (key, field) in holding(node) {
+                if let Some(child) = map.get(key) {
+                    walk(release, child, field, &join_key(path, key), out);
+                }
+            }
+            if let Some(values) = node.values.as_deref().filter(|n| n.holds_list_type) {
+                for (key, child) in map {
+                    if !node.properties.contains_key(key) {
+                        walk(release, child, values, &join_key(path, key), out);
+                    }
                 }
             }
         }
@@ -85,6 +90,13 @@ fn walk(release: &Release, value: &Value, node: &Node, path: &str, out: &mut Vec
         }
         _ => {}
     }
+}
+
+/// The fields of `node` whose schema holds a `set` or `map` list somewhere.
+fn holding(node: &Node) -> impl Iterator<Item = (&String, &Node)> {
+    node.properties
+        .iter()
+        .filter(|(_, field)| field.holds_list_type)
 }
 
 /// For each value that occurs more than once, the index of its first and second occurrence.
