@@ -2,8 +2,9 @@
 //!
 //! Each release's rules come from its schema index (`generated/index/<release>.jsonl`), so a new
 //! release's rules need no code here: [`Release::crd_rules`] reads the rules of the index and
-//! compiles a kind's rules once, the first time a document of that kind is checked, with the `cel` interpreter and the Kubernetes CEL libraries
-//! (`kube-cel`, see the workspace Cargo.toml). A rule is evaluated at its schema node on every
+//! compiles a kind's rules once, the first time a document of that kind is checked, with the
+//! `cel` interpreter and the Kubernetes CEL libraries (`kube-cel`, see the workspace
+//! Cargo.toml). A rule is evaluated at its schema node on every
 //! value of the object at that node (`spec`, `spec.routeTableRanges[3]`, a map value), with
 //! `self` bound to that value after the CRD's defaults are filled in and nulls dropped, as the
 //! API server does before it evaluates. A rule that fails reports the CRD's `message` (or its
@@ -177,9 +178,9 @@ pub fn releases_of(rule: &Rule) -> Vec<&'static Release> {
         .collect()
 }
 
-/// The compiled CRD rules of one release, kept with the release: a slot per kind whose CRD
-/// has rules, filled the first time that kind is checked (a stream of pools compiles only the
-/// IPPool rules; parsing a rule costs tens of microseconds, more than checking it).
+/// The compiled CRD rules of one release, kept with the release: a slot per indexed kind,
+/// filled the first time that kind is checked (a stream of pools compiles only the IPPool
+/// rules).
 #[derive(Debug, Default)]
 pub struct Compiled {
     /// By kind, in the order of the kinds' names (a handful: found by a scan); a kind whose
