@@ -9,8 +9,10 @@
 //! releases are known without a second copy of the types. A node has `type` (`object`, `map`,
 //! `array`, `string`, `integer`, `number`, `boolean`, `int-or-string`, `any`), `properties`
 //! (an object's fields, sorted), `items` (an array's items), `values` (a map's values), and a
-//! constraint key only when the schema sets it. The root's `status` is left out: nothing we
-//! write or check carries a status. The same CRDs give the same bytes.
+//! constraint key only when the schema sets it. `holdsCel` and `holdsListType` (only when
+//! true) mark the nodes that have CEL rules or a `set` or `map` list type at or below them, so
+//! that a reader can find those without reading the whole tree. The root's `status` is left
+//! out: nothing we write or check carries a status. The same CRDs give the same bytes.
 //!
 //! The file starts with comment lines (`//`), the first of them [`crate::HEADER_MARKER`], so
 //! that `codegen_fresh` and `write_output` recognise it as generated.
@@ -115,6 +117,23 @@ fn node(schema: &Schema, root: bool) -> Value {
             map.insert("items".into(), node(items, false));
         }
         _ => {}
+    }
+    // Where the CEL rules and the list types are, so that a reader walks only the branches
+    // that have one instead of reading the whole tree (an Installation's is 52 KB).
+    for (own, flag) in [("cel", "holdsCel"), ("listType", "holdsListType")] {
+        let below = |child: &Value| child.get(flag).is_some();
+        let holds = map.contains_key(own)
+            || ["items", "values"]
+                .iter()
+                .filter_map(|key| map.get(*key))
+                .any(below)
+            || map
+                .get("properties")
+                .and_then(Value::as_object)
+                .is_some_and(|fields| fields.values().any(below));
+        if holds {
+            map.insert(flag.into(), Value::Bool(true));
+        }
     }
     Value::Object(map)
 }
@@ -247,7 +266,7 @@ spec:
               cidr: {type: string, maxLength: 48}
               mode: {type: string, enum: [A, B]}
               size: {type: integer, minimum: 0, maximum: 128}
-              uses: {type: array, items: {type: string}}
+              uses: {type: array, items: {type: string}, x-kubernetes-list-type: set}
               labels: {type: object, additionalProperties: {type: string}}
           status:
             type: object
@@ -285,5 +304,13 @@ spec:
         assert_eq!(field("labels")["values"]["type"], "string");
         assert_eq!(field("uses")["items"]["type"], "string");
         assert_eq!(spec["cel"][0]["message"], "needs a cidr");
+        // The marks lead from the root to the rules and the set, and nowhere else.
+        assert_eq!(root["holdsCel"], true);
+        assert_eq!(spec["holdsCel"], true);
+        assert!(field("cidr").get("holdsCel").is_none());
+        assert_eq!(field("uses")["holdsListType"], true);
+        assert_eq!(spec["holdsListType"], true);
+        assert!(field("labels").get("holdsListType").is_none());
+        assert!(field("uses")["items"].get("holdsListType").is_none());
     }
 }

@@ -19,6 +19,7 @@ use std::sync::OnceLock;
 
 use serde::Deserialize;
 use serde_json::Value;
+use serde_json::value::RawValue;
 
 use crate::diag::{Diagnostic, Location, Severity};
 use crate::rules::catalogue as c;
@@ -175,7 +176,7 @@ pub struct Index {
 /// One kind's line of the index, and its tree once read.
 #[derive(Debug)]
 struct Kind {
-    line: Box<str>,
+    line: &'static str,
     tree: OnceLock<Node>,
 }
 
@@ -186,28 +187,29 @@ impl Kind {
     )]
     fn tree(&self) -> &Node {
         self.tree.get_or_init(|| {
-            let mut line: Line =
-                serde_json::from_str(&self.line).expect("generated index lines are valid");
-            line.schema.mark_list_types();
-            line.schema
+            serde_json::from_str::<Line>(self.line)
+                .expect("generated index lines are valid")
+                .schema
         })
     }
 }
 
-/// One schema node of the index (see `calico_codegen::index` for the format).
+/// One schema node of the index (see `calico_codegen::index` for the format). The nodes below
+/// it are read the first time they are asked for: a render looks at a few branches of the
+/// Installation's 52 KB tree, a stream of pools at the IPPool's `spec`.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", bound(deserialize = "'de: 'static"))]
 pub struct Node {
     /// `object`, `map`, `array`, `string`, `integer`, `number`, `boolean`, `int-or-string`, `any`.
     #[serde(rename = "type")]
     pub ty: String,
-    /// An object's fields.
+    /// An object's fields ([`Node::property`], [`Node::properties`]).
     #[serde(default)]
-    pub properties: BTreeMap<String, Node>,
-    /// An array's items.
-    pub items: Option<Box<Node>>,
-    /// A map's values.
-    pub values: Option<Box<Node>>,
+    properties: BTreeMap<String, Below>,
+    /// An array's items ([`Node::items`]).
+    items: Option<Below>,
+    /// A map's values ([`Node::values`]).
+    values: Option<Below>,
     /// Enum values.
     #[serde(default, rename = "enum")]
     pub enum_values: Vec<Value>,
@@ -230,24 +232,85 @@ pub struct Node {
     /// CEL rules (`x-kubernetes-validations`).
     #[serde(default)]
     pub cel: Vec<CelRule>,
-    /// Whether this node or one below it has a [`Node::list_type`] (set when the index is
-    /// read), so that [`list_types`] walks only the parts of an object that can hold one.
-    #[serde(skip)]
+    /// Whether this node or one below it has [`Node::cel`] rules.
+    #[serde(default)]
+    pub holds_cel: bool,
+    /// Whether this node or one below it has a [`Node::list_type`], so that [`list_types`]
+    /// walks only the parts of an object that can hold one.
+    #[serde(default)]
     pub holds_list_type: bool,
 }
 
 impl Node {
-    /// Set [`Node::holds_list_type`] on this node and every node below it; returns it.
-    fn mark_list_types(&mut self) -> bool {
-        let mut holds = self.list_type.is_some();
-        for child in self.properties.values_mut() {
-            holds |= child.mark_list_types();
-        }
-        for child in [&mut self.items, &mut self.values].into_iter().flatten() {
-            holds |= child.mark_list_types();
-        }
-        self.holds_list_type = holds;
-        holds
+    /// The field `key` of an object node.
+    pub fn property(&self, key: &str) -> Option<&Node> {
+        self.properties.get(key).map(Below::node)
+    }
+
+    /// Whether an object node has the field `key` (without reading it).
+    pub fn has_property(&self, key: &str) -> bool {
+        self.properties.contains_key(key)
+    }
+
+    /// An object node's fields, in name order (each is read).
+    pub fn properties(&self) -> impl Iterator<Item = (&str, &Node)> {
+        self.properties
+            .iter()
+            .map(|(key, below)| (key.as_str(), below.node()))
+    }
+
+    /// An array node's items.
+    pub fn items(&self) -> Option<&Node> {
+        self.items.as_ref().map(Below::node)
+    }
+
+    /// A map node's values.
+    pub fn values(&self) -> Option<&Node> {
+        self.values.as_ref().map(Below::node)
+    }
+
+    /// The node of the value at `key`: the field of that name, or else a map's values.
+    pub fn child(&self, key: &str) -> Option<&Node> {
+        self.property(key).or_else(|| self.values())
+    }
+
+    /// A node whose values the schema does not describe (no fields, no map values).
+    pub fn is_opaque(&self) -> bool {
+        self.properties.is_empty() && self.values.is_none()
+    }
+}
+
+/// A node below another, kept as its index text until it is first asked for.
+#[derive(Debug, Clone)]
+struct Below {
+    text: &'static RawValue,
+    node: OnceLock<Box<Node>>,
+}
+
+impl Below {
+    #[expect(
+        clippy::expect_used,
+        reason = "the index is generated and embedded; codegen_fresh regenerates it byte for byte"
+    )]
+    fn node(&self) -> &Node {
+        self.node.get_or_init(|| {
+            serde_json::from_str(self.text.get()).expect("generated index nodes are valid")
+        })
+    }
+}
+
+impl<'de: 'static> Deserialize<'de> for Below {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Below, D::Error> {
+        Ok(Below {
+            text: <&'static RawValue>::deserialize(deserializer)?,
+            node: OnceLock::new(),
+        })
+    }
+}
+
+impl PartialEq for Below {
+    fn eq(&self, other: &Below) -> bool {
+        self.text.get() == other.text.get()
     }
 }
 
@@ -278,6 +341,7 @@ pub struct CelRule {
 
 /// A line's schema (its kind was read by [`Head`]).
 #[derive(Deserialize)]
+#[serde(bound(deserialize = "'de: 'static"))]
 struct Line {
     schema: Node,
 }
@@ -292,14 +356,14 @@ impl Index {
     /// Read an index file; lines starting with `//` are comments. The files are generated and
     /// checked by `codegen_fresh`, so a line that does not read is a build defect. Only the
     /// kinds are read here; a kind's tree is read when it is first asked for.
-    fn parse(text: &str) -> Index {
+    fn parse(text: &'static str) -> Index {
         let mut kinds = BTreeMap::new();
         for line in text
             .lines()
             .filter(|l| !l.starts_with("//") && !l.is_empty())
         {
             let kind = Kind {
-                line: line.into(),
+                line,
                 tree: OnceLock::new(),
             };
             kinds.insert(Index::kind_of(line), kind);
@@ -456,8 +520,8 @@ impl Walk<'_> {
                     {
                         continue;
                     }
-                    let target_child = node.properties.get(key).or(node.values.as_deref());
-                    let opaque = node.properties.is_empty() && node.values.is_none();
+                    let target_child = node.child(key);
+                    let opaque = node.is_opaque();
                     if target_child.is_none() && !opaque {
                         if let Some(first) = self.first_with_field(&child_schema) {
                             out.push(Finding::UnknownField {
@@ -496,7 +560,7 @@ impl Walk<'_> {
                 for (idx, item) in items.iter().enumerate() {
                     self.node(
                         item,
-                        node.items.as_deref(),
+                        node.items(),
                         &join_index(path, idx),
                         &item_schema,
                         out,
@@ -603,11 +667,8 @@ impl Index {
     fn walk<'n>(mut node: &'n Node, path: &str) -> Option<&'n Node> {
         for segment in segments(path) {
             node = match segment {
-                Segment::Items => node.items.as_deref()?,
-                Segment::Key(key) => match node.properties.get(key) {
-                    Some(child) => child,
-                    None => node.values.as_deref()?,
-                },
+                Segment::Items => node.items()?,
+                Segment::Key(key) => node.child(key)?,
             };
         }
         Some(node)
@@ -921,6 +982,50 @@ mod tests {
         }
     }
 
+    /// Every node of every index read, and the marks codegen wrote checked against what is
+    /// below each node: a rule or a list type under an unmarked node would never be checked.
+    #[test]
+    fn the_marks_lead_to_every_rule_and_list_type() {
+        // (rules at or below, list types at or below), with the path of the first wrong mark.
+        fn below(node: &Node, path: &str, wrong: &mut Vec<String>) -> (bool, bool) {
+            let mut cel = !node.cel.is_empty();
+            let mut list = node.list_type.is_some();
+            let children = node
+                .properties()
+                .map(|(key, child)| (format!("{path}.{key}"), child))
+                .chain(node.items().map(|child| (format!("{path}[*]"), child)))
+                .chain(node.values().map(|child| (format!("{path}.*"), child)));
+            for (child_path, child) in children {
+                let (child_cel, child_list) = below(child, &child_path, wrong);
+                cel |= child_cel;
+                list |= child_list;
+            }
+            if (cel, list) != (node.holds_cel, node.holds_list_type) {
+                wrong.push(path.to_owned());
+            }
+            (cel, list)
+        }
+        let mut marked = (0, 0);
+        for release in &RELEASES {
+            for kind in release.index().kinds() {
+                let root = release.index().kind(kind).unwrap();
+                let mut wrong = Vec::new();
+                below(root, kind, &mut wrong);
+                assert!(
+                    wrong.is_empty(),
+                    "{}: wrong marks at {wrong:?}",
+                    release.calico
+                );
+                marked.0 += usize::from(root.holds_cel);
+                marked.1 += usize::from(root.holds_list_type);
+            }
+        }
+        // Both marks are in use (the IPPool has rules and `allowedUses` is a set, in each release).
+        assert!(
+            marked.0 >= RELEASES.len() && marked.1 >= RELEASES.len(),
+            "{marked:?}"
+        );
+    }
     #[test]
     fn paths_walk_items_and_maps() {
         let index = RELEASES[2].index();

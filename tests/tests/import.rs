@@ -688,7 +688,7 @@ fn schema_fields(kind: &str, prefix: &str) -> Vec<String> {
     let index = calico_spec::release::Release::newest().index();
     index
         .node(kind, prefix)
-        .map(|node| node.properties.keys().cloned().collect())
+        .map(|node| node.properties().map(|(key, _)| key.to_string()).collect())
         .unwrap_or_default()
 }
 

@@ -501,8 +501,11 @@ impl<'a> Rules<'a> {
 }
 
 /// The rules at and under `node`, whose index path is `path` (a buffer: each level appends its
-/// key and takes it off again, so the walk over a large CRD allocates only for the rules).
+/// key and takes it off again). Only the branches the index marks as holding rules are read.
 fn collect(kind: &str, node: &Node, path: &mut String, out: &mut Vec<CompiledRule>) {
+    if !node.holds_cel {
+        return;
+    }
     for rule in &node.cel {
         out.push(compile_rule(kind, path, rule, node));
     }
@@ -516,13 +519,13 @@ fn collect(kind: &str, node: &Node, path: &mut String, out: &mut Vec<CompiledRul
         collect(kind, child, path, out);
         path.truncate(len);
     };
-    for (key, field) in &node.properties {
+    for (key, field) in node.properties() {
         child(key, field, path);
     }
-    if let Some(items) = &node.items {
+    if let Some(items) = node.items() {
         child("[*]", items, path);
     }
-    if let Some(values) = &node.values {
+    if let Some(values) = node.values() {
         child("*", values, path);
     }
 }
@@ -695,7 +698,7 @@ impl Shortcuts {
                 else {
                     return None;
                 };
-                let default = node?.properties.get(field)?.default.clone()?;
+                let default = node?.property(field)?.default.clone()?;
                 Some((field.clone(), default))
             })
             .collect();
@@ -732,7 +735,7 @@ impl Shortcuts {
 fn defaulted_on_the_way(node: Option<&Node>, path: &[String]) -> bool {
     let mut node = node;
     for key in path {
-        node = node.and_then(|n| n.properties.get(key).or(n.values.as_deref()));
+        node = node.and_then(|n| n.child(key));
         if node.is_some_and(|n| n.default.is_some()) {
             return true;
         }
@@ -861,20 +864,20 @@ fn locate<'v, 'n>(
     };
     match head {
         "[*]" => {
-            let items = node.and_then(|n| n.items.as_deref());
+            let items = node.and_then(Node::items);
             for (idx, item) in value.as_array().into_iter().flatten().enumerate() {
                 locate(item, items, rest, join_index(&at, idx), out);
             }
         }
         "*" => {
-            let values = node.and_then(|n| n.values.as_deref());
+            let values = node.and_then(Node::values);
             for (key, child) in value.as_object().into_iter().flatten() {
                 locate(child, values, rest, join_key(&at, key), out);
             }
         }
         key => {
             if let Some(child) = value.get(key) {
-                let child_node = node.and_then(|n| n.properties.get(key));
+                let child_node = node.and_then(|n| n.property(key));
                 locate(child, child_node, rest, join_key(&at, key), out);
             }
         }
@@ -946,7 +949,7 @@ fn to_cel(value: &Value, node: Option<&Node>) -> CelValue {
         }
         Value::String(text) => CelValue::String(Arc::new(text.clone())),
         Value::Array(items) => {
-            let items_node = node.and_then(|n| n.items.as_deref());
+            let items_node = node.and_then(Node::items);
             CelValue::List(Arc::new(
                 items
                     .iter()
@@ -961,14 +964,14 @@ fn to_cel(value: &Value, node: Option<&Node>) -> CelValue {
                 if field.is_null() {
                     continue;
                 }
-                let field_node = node.and_then(|n| n.properties.get(key).or(n.values.as_deref()));
+                let field_node = node.and_then(|n| n.child(key));
                 map.insert(Key::from(key.clone()), to_cel(field, field_node));
             }
-            for (key, field_node) in node.into_iter().flat_map(|n| &n.properties) {
+            for (key, field_node) in node.into_iter().flat_map(Node::properties) {
                 if let Some(default) = &field_node.default
                     && fields.get(key).is_none_or(Value::is_null)
                 {
-                    map.insert(Key::from(key.clone()), to_cel(default, Some(field_node)));
+                    map.insert(Key::from(key), to_cel(default, Some(field_node)));
                 }
             }
             CelValue::Map(Map { map: Arc::new(map) })
@@ -1210,9 +1213,8 @@ mod tests {
         let rule: CelRule = serde_json::from_value(json!({"rule": "",
             "terms": [{"absent": "mode"}, {"equals": ["mode", "A"]}, {"empty": "n"}]}))
         .unwrap();
-        let node: Node = serde_json::from_value(json!({"type": "object",
-            "properties": {"mode": {"type": "string", "default": "B"}}}))
-        .unwrap();
+        let node: Node = node_of(json!({"type": "object",
+            "properties": {"mode": {"type": "string", "default": "B"}}}));
         let with_default = Shortcuts::of(&rule, Some(&node));
         let without = Shortcuts::of(&rule, None);
         // A field with a CRD default is never absent to the rule; the default is its value.
@@ -1372,10 +1374,9 @@ mod tests {
         let expr: CelRule = serde_json::from_value(json!({"rule": "", "terms": [
             {"nested": [["a", "b"], "x"]}, {"nested": [["c", "d"], "y"]}]}))
         .unwrap();
-        let node: Node = serde_json::from_value(json!({"type": "object", "properties": {
+        let node: Node = node_of(json!({"type": "object", "properties": {
             "a": {"type": "object", "properties": {"b": {"type": "string", "default": "x"}}},
-            "c": {"type": "object", "properties": {"d": {"type": "string"}}}}}))
-        .unwrap();
+            "c": {"type": "object", "properties": {"d": {"type": "string"}}}}}));
         assert_eq!(
             Shortcuts::of(&expr, Some(&node)).terms(),
             [Shortcut::Nested(vec!["c".into(), "d".into()], json!("y"))]
@@ -1398,9 +1399,33 @@ mod tests {
         assert_eq!(statuses, [RuleStatus::Transition, RuleStatus::Transition]);
     }
 
-    fn rules_on(node: Value) -> (super::super::Index, Compiled) {
-        let line = json!({"kind": "Thing", "schema": node}).to_string();
-        let index = super::super::Index::parse(&line);
+    /// A schema node read from JSON the way the index is read (its text lives as long as the
+    /// program, as the index's does).
+    fn node_of(node: Value) -> Node {
+        serde_json::from_str(node.to_string().leak()).unwrap()
+    }
+
+    fn rules_on(mut node: Value) -> (super::super::Index, Compiled) {
+        // The marks codegen writes on the way to the rules.
+        fn mark(node: &mut Value) -> bool {
+            let mut holds = node.get("cel").is_some();
+            if let Some(fields) = node.get_mut("properties").and_then(Value::as_object_mut) {
+                for field in fields.values_mut() {
+                    holds |= mark(field);
+                }
+            }
+            for key in ["items", "values"] {
+                holds |= node.get_mut(key).is_some_and(mark);
+            }
+            if holds {
+                node["holdsCel"] = json!(true);
+            }
+            holds
+        }
+        mark(&mut node);
+        // An index borrows its text for as long as the program runs, as the embedded ones do.
+        let line = json!({"kind": "Thing", "schema": node}).to_string().leak();
+        let index = super::super::Index::parse(line);
         let compiled = Compiled::of(&index);
         (index, compiled)
     }

@@ -35,8 +35,8 @@ pub fn check_document(
     };
     let mut found = Vec::new();
     // Metadata is the API server's own type, not the CRD's.
-    for (key, node) in holding(root).filter(|(key, _)| key.as_str() != "metadata") {
-        if let Some(child) = object.get(key) {
+    for (key, child) in object.iter().filter(|(key, _)| *key != "metadata") {
+        if let Some(node) = holding(root, key) {
             walk(release, child, node, &join_key("", key), &mut found);
         }
     }
@@ -60,19 +60,11 @@ fn walk(release: &Release, value: &Value, node: &Node, path: &str, out: &mut Vec
     }
     match value {
         Value::Object(map) => {
-            // The schema's fields that can hold a list are looked up in the object (a pool's
-            // spec: one lookup, `allowedUses`), rather than every field of the object in the
-            // schema; a map's values are each walked.
-            for (key, field) in holding(node) {
-                if let Some(child) = map.get(key) {
+            // The object's fields are looked up in the schema, which reads only the branches
+            // of the schema the object has.
+            for (key, child) in map {
+                if let Some(field) = holding(node, key) {
                     walk(release, child, field, &join_key(path, key), out);
-                }
-            }
-            if let Some(values) = node.values.as_deref().filter(|n| n.holds_list_type) {
-                for (key, child) in map {
-                    if !node.properties.contains_key(key) {
-                        walk(release, child, values, &join_key(path, key), out);
-                    }
                 }
             }
         }
@@ -82,7 +74,7 @@ fn walk(release: &Release, value: &Value, node: &Node, path: &str, out: &mut Vec
                 Some("map") => map_duplicates(release, items, node, path, out),
                 _ => {}
             }
-            if let Some(item_node) = node.items.as_deref().filter(|node| node.holds_list_type) {
+            if let Some(item_node) = node.items().filter(|node| node.holds_list_type) {
                 for (idx, item) in items.iter().enumerate() {
                     walk(release, item, item_node, &join_index(path, idx), out);
                 }
@@ -92,11 +84,9 @@ fn walk(release: &Release, value: &Value, node: &Node, path: &str, out: &mut Vec
     }
 }
 
-/// The fields of `node` whose schema holds a `set` or `map` list somewhere.
-fn holding(node: &Node) -> impl Iterator<Item = (&String, &Node)> {
-    node.properties
-        .iter()
-        .filter(|(_, field)| field.holds_list_type)
+/// The node of the value at `key` of an object at `node`, if it can hold a `set` or `map` list.
+fn holding<'n>(node: &'n Node, key: &str) -> Option<&'n Node> {
+    node.child(key).filter(|field| field.holds_list_type)
 }
 
 /// For each value that occurs more than once, the index of its first and second occurrence.
@@ -161,9 +151,8 @@ fn map_duplicates(
             keys.iter()
                 .map(|key| {
                     fields.get(key).or_else(|| {
-                        node.items
-                            .as_deref()
-                            .and_then(|items| items.properties.get(key))
+                        node.items()
+                            .and_then(|items| items.property(key))
                             .and_then(|key_node| key_node.default.as_ref())
                     })
                 })
