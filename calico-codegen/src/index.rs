@@ -3,7 +3,11 @@
 //! format, default, list type `set` or `map` with its keys, CEL rules with their analysis:
 //! `transition` and `terms`, see [`crate::cel_terms`]). One JSON object a line, one line per
 //! kind, sorted by kind:
-//! `{"kind":"IPPool","schema":{"type":"object","properties":{"spec":{...}}}}`.
+//! `{"kind":"IPPool","schema":{"type":"object","properties":{"spec":{...}}}}`. A node longer
+//! than 1 KB is written on a line of its own before its kind's line,
+//! `{"at":"Installation spec.typhaDeployment","schema":{...}}`, and its parent holds the byte
+//! offset of that line in the file instead of the node, so that reading a node costs its own
+//! size, not its subtree's.
 //!
 //! The generated Rust types are made from the newest release only; the index is how the other
 //! releases are known without a second copy of the types. A node has `type` (`object`, `map`,
@@ -79,17 +83,61 @@ pub fn generate_index(
     text.push_str(&format!(
         "// Schema index of Calico {release}: one kind a line (see calico_codegen::index).\n"
     ));
-    for (kind, (_, schema)) in kinds {
-        let mut line = Map::new();
-        line.insert("kind".into(), Value::from(kind));
-        line.insert("schema".into(), schema);
-        text.push_str(&Value::Object(line).to_string());
-        text.push('\n');
+    for (kind, (_, mut schema)) in kinds {
+        split(&mut schema, &kind, &mut text);
+        push_line(&mut text, "kind", kind, schema);
     }
     Ok(GeneratedFile {
         path: format!("{release}.jsonl"),
         contents: text,
     })
+}
+
+/// A node whose JSON is longer than this is written on a line of its own and referred to by
+/// the byte offset of that line, so that a reader of its parent skips a number instead of
+/// scanning the subtree (an Installation is 52 KB; a render reads a few of its branches).
+const OWN_LINE_ABOVE: usize = 1024;
+
+/// Write every node below `node` whose JSON is longer than [`OWN_LINE_ABOVE`] on its own line
+/// of `text` (deepest first, so that a line only refers to lines before it) and put the
+/// line's byte offset in its place. `at` is the node's path (`Installation spec.calicoNetwork`).
+fn split(node: &mut Value, at: &str, text: &mut String) {
+    let Some(object) = node.as_object_mut() else {
+        return;
+    };
+    let mut children: Vec<(String, &mut Value)> = Vec::new();
+    for (key, value) in object.iter_mut() {
+        match (key.as_str(), value) {
+            ("properties", Value::Object(fields)) => {
+                let sep = if at.contains(' ') { "." } else { " " };
+                children.extend(
+                    fields
+                        .iter_mut()
+                        .map(|(field, child)| (format!("{at}{sep}{field}"), child)),
+                );
+            }
+            ("items", child) => children.push((format!("{at}[*]"), child)),
+            ("values", child) => children.push((format!("{at}.*"), child)),
+            _ => {}
+        }
+    }
+    for (path, child) in children {
+        split(child, &path, text);
+        if child.to_string().len() > OWN_LINE_ABOVE {
+            let offset = text.len();
+            push_line(text, "at", path, child.take());
+            *child = Value::from(offset);
+        }
+    }
+}
+
+/// One line of the index: `{"<name>":"<value>","schema":{...}}` (keys in that order).
+fn push_line(text: &mut String, name: &str, value: String, schema: Value) {
+    let mut line = Map::new();
+    line.insert(name.into(), Value::from(value));
+    line.insert("schema".into(), schema);
+    text.push_str(&Value::Object(line).to_string());
+    text.push('\n');
 }
 
 /// The index node of `schema` and everything under it (`root`: leave out `status`).
@@ -312,5 +360,43 @@ spec:
         assert_eq!(spec["holdsListType"], true);
         assert!(field("labels").get("holdsListType").is_none());
         assert!(field("uses")["items"].get("holdsListType").is_none());
+    }
+
+    /// A node longer than the limit moves to its own line, deepest first, and its parent holds
+    /// the byte offset of that line; small nodes stay where they are.
+    #[test]
+    fn large_nodes_get_a_line_of_their_own() {
+        let big = |n: usize| {
+            let fields: Map<String, Value> = (0..n)
+                .map(|i| {
+                    (
+                        format!("field{i:03}"),
+                        serde_json::json!({"type": "string"}),
+                    )
+                })
+                .collect();
+            serde_json::json!({"type": "object", "properties": fields})
+        };
+        let mut inner = big(60);
+        inner["properties"]["field000"] = serde_json::json!({"type": "array", "items": big(60)});
+        let mut root = serde_json::json!({"type": "object", "properties": {
+            "spec": inner, "small": {"type": "integer"}}});
+        let mut text = String::from("// header\n");
+        split(&mut root, "Kind", &mut text);
+
+        let line_at = |offset: &Value| -> Value {
+            let at = usize::try_from(offset.as_u64().expect("an offset")).unwrap();
+            let line = text[at..].lines().next().unwrap();
+            serde_json::from_str(line).unwrap()
+        };
+        assert_eq!(root["properties"]["small"]["type"], "integer");
+        let spec = line_at(&root["properties"]["spec"]);
+        assert_eq!(spec["at"], "Kind spec");
+        let items = line_at(&spec["schema"]["properties"]["field000"]["items"]);
+        assert_eq!(items["at"], "Kind spec.field000[*]");
+        assert_eq!(items["schema"]["properties"]["field059"]["type"], "string");
+        // The items' line comes first, so a line refers only to lines before it.
+        assert!(text.find("[*]").unwrap() < text.find(r#""at":"Kind spec""#).unwrap());
+        assert!(root.to_string().len() <= OWN_LINE_ABOVE);
     }
 }

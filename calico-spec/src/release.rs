@@ -176,6 +176,8 @@ pub struct Index {
 /// One kind's line of the index, and its tree once read.
 #[derive(Debug)]
 struct Kind {
+    /// The whole index file, which the tree's references to other lines point into.
+    file: &'static str,
     line: &'static str,
     tree: OnceLock<Node>,
 }
@@ -187,9 +189,11 @@ impl Kind {
     )]
     fn tree(&self) -> &Node {
         self.tree.get_or_init(|| {
-            serde_json::from_str::<Line>(self.line)
+            let mut node = serde_json::from_str::<Line>(self.line)
                 .expect("generated index lines are valid")
-                .schema
+                .schema;
+            node.attach(self.file);
+            node
         })
     }
 }
@@ -278,12 +282,22 @@ impl Node {
     pub fn is_opaque(&self) -> bool {
         self.properties.is_empty() && self.values.is_none()
     }
+
+    /// Tell the nodes directly below this one which file their references point into.
+    fn attach(&mut self, file: &'static str) {
+        let below = self.properties.values_mut();
+        for child in below.chain(self.items.as_mut()).chain(self.values.as_mut()) {
+            child.file = file;
+        }
+    }
 }
 
-/// A node below another, kept as its index text until it is first asked for.
+/// A node below another, kept as its index text until it is first asked for: the node's JSON,
+/// or for a large node the byte offset in `file` of the line that holds it.
 #[derive(Debug, Clone)]
 struct Below {
     text: &'static RawValue,
+    file: &'static str,
     node: OnceLock<Box<Node>>,
 }
 
@@ -294,7 +308,19 @@ impl Below {
     )]
     fn node(&self) -> &Node {
         self.node.get_or_init(|| {
-            serde_json::from_str(self.text.get()).expect("generated index nodes are valid")
+            let text = self.text.get();
+            let mut node: Node = match text.parse::<usize>() {
+                Ok(offset) => {
+                    let line = self.file.get(offset..).unwrap_or_default();
+                    let line = line.split('\n').next().unwrap_or_default();
+                    serde_json::from_str::<Line>(line)
+                        .expect("an index reference leads to the start of a node's line")
+                        .schema
+                }
+                Err(_) => serde_json::from_str(text).expect("generated index nodes are valid"),
+            };
+            node.attach(self.file);
+            Box::new(node)
         })
     }
 }
@@ -303,6 +329,7 @@ impl<'de: 'static> Deserialize<'de> for Below {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Below, D::Error> {
         Ok(Below {
             text: <&'static RawValue>::deserialize(deserializer)?,
+            file: "",
             node: OnceLock::new(),
         })
     }
@@ -310,7 +337,7 @@ impl<'de: 'static> Deserialize<'de> for Below {
 
 impl PartialEq for Below {
     fn eq(&self, other: &Below) -> bool {
-        self.text.get() == other.text.get()
+        self.node() == other.node()
     }
 }
 
@@ -339,7 +366,8 @@ pub struct CelRule {
     pub terms: Vec<cel::Shortcut>,
 }
 
-/// A line's schema (its kind was read by [`Head`]).
+/// A line's schema (a kind's, whose kind was read by [`Head`], or a node's that another line
+/// refers to).
 #[derive(Deserialize)]
 #[serde(bound(deserialize = "'de: 'static"))]
 struct Line {
@@ -355,14 +383,16 @@ struct Head {
 impl Index {
     /// Read an index file; lines starting with `//` are comments. The files are generated and
     /// checked by `codegen_fresh`, so a line that does not read is a build defect. Only the
-    /// kinds are read here; a kind's tree is read when it is first asked for.
+    /// kinds are read here; a kind's tree is read when it is first asked for. Lines starting
+    /// `{"at":` hold large nodes that other lines refer to by byte offset.
     fn parse(text: &'static str) -> Index {
         let mut kinds = BTreeMap::new();
         for line in text
             .lines()
-            .filter(|l| !l.starts_with("//") && !l.is_empty())
+            .filter(|l| !l.starts_with("//") && !l.starts_with(r#"{"at":"#) && !l.is_empty())
         {
             let kind = Kind {
+                file: text,
                 line,
                 tree: OnceLock::new(),
             };
