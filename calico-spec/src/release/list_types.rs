@@ -35,8 +35,8 @@ pub fn check_document(
     };
     let mut found = Vec::new();
     // Metadata is the API server's own type, not the CRD's.
-    for (key, child) in object.iter().filter(|(key, _)| *key != "metadata") {
-        if let Some(node) = holding(root, key) {
+    for (key, node) in holding(root).filter(|(key, _)| *key != "metadata") {
+        if let Some(child) = object.get(key) {
             walk(release, child, node, &join_key("", key), &mut found);
         }
     }
@@ -60,11 +60,19 @@ fn walk(release: &Release, value: &Value, node: &Node, path: &str, out: &mut Vec
     }
     match value {
         Value::Object(map) => {
-            // The object's fields are looked up in the schema, which reads only the branches
-            // of the schema the object has.
-            for (key, child) in map {
-                if let Some(field) = holding(node, key) {
+            // The schema's fields that can hold a list are looked up in the object (a pool's
+            // spec: one lookup, `allowedUses`), rather than every field of the object in the
+            // schema; a map's values are each walked.
+            for (key, field) in holding(node) {
+                if let Some(child) = map.get(key) {
                     walk(release, child, field, &join_key(path, key), out);
+                }
+            }
+            if let Some(values) = node.values().filter(|n| n.holds_list_type) {
+                for (key, child) in map {
+                    if !node.has_property(key) {
+                        walk(release, child, values, &join_key(path, key), out);
+                    }
                 }
             }
         }
@@ -84,9 +92,9 @@ fn walk(release: &Release, value: &Value, node: &Node, path: &str, out: &mut Vec
     }
 }
 
-/// The node of the value at `key` of an object at `node`, if it can hold a `set` or `map` list.
-fn holding<'n>(node: &'n Node, key: &str) -> Option<&'n Node> {
-    node.child(key).filter(|field| field.holds_list_type)
+/// The fields of `node` whose schema holds a `set` or `map` list somewhere.
+fn holding(node: &Node) -> impl Iterator<Item = (&str, &Node)> {
+    node.properties().filter(|(_, field)| field.holds_list_type)
 }
 
 /// For each value that occurs more than once, the index of its first and second occurrence.
