@@ -183,19 +183,27 @@ struct Kind {
 }
 
 impl Kind {
-    #[expect(
-        clippy::expect_used,
-        reason = "the index is generated and embedded; codegen_fresh regenerates it byte for byte"
-    )]
     fn tree(&self) -> &Node {
-        self.tree.get_or_init(|| {
-            let mut node = serde_json::from_str::<Line>(self.line)
-                .expect("generated index lines are valid")
-                .schema;
-            node.attach(self.file);
-            node
-        })
+        self.tree
+            .get_or_init(|| read_node(self.line, true, self.file))
     }
+}
+
+/// The node of an index text (a whole line when `line`, else a node inside one), told where its
+/// references lead.
+#[expect(
+    clippy::expect_used,
+    reason = "the index is generated and embedded; codegen_fresh regenerates it byte for byte"
+)]
+fn read_node(text: &'static str, line: bool, file: &'static str) -> Node {
+    let mut node = if line {
+        serde_json::from_str::<Line>(text).map(|line| line.schema)
+    } else {
+        serde_json::from_str::<Node>(text)
+    }
+    .expect("generated index nodes are valid");
+    node.attach(file);
+    node
 }
 
 /// One schema node of the index (see `calico_codegen::index` for the format). The nodes below
@@ -302,25 +310,18 @@ struct Below {
 }
 
 impl Below {
-    #[expect(
-        clippy::expect_used,
-        reason = "the index is generated and embedded; codegen_fresh regenerates it byte for byte"
-    )]
     fn node(&self) -> &Node {
         self.node.get_or_init(|| {
             let text = self.text.get();
-            let mut node: Node = match text.parse::<usize>() {
+            Box::new(match text.parse::<usize>() {
+                // The line at that offset.
                 Ok(offset) => {
-                    let line = self.file.get(offset..).unwrap_or_default();
-                    let line = line.split('\n').next().unwrap_or_default();
-                    serde_json::from_str::<Line>(line)
-                        .expect("an index reference leads to the start of a node's line")
-                        .schema
+                    let rest = self.file.get(offset..).unwrap_or_default();
+                    let line = rest.split('\n').next().unwrap_or_default();
+                    read_node(line, true, self.file)
                 }
-                Err(_) => serde_json::from_str(text).expect("generated index nodes are valid"),
-            };
-            node.attach(self.file);
-            Box::new(node)
+                Err(_) => read_node(text, false, self.file),
+            })
         })
     }
 }
