@@ -170,12 +170,15 @@ impl std::fmt::Display for Release {
 /// for (a stream of pools reads the IPPool line, 2 KB, not the Installation's 52 KB).
 #[derive(Debug, Default)]
 pub struct Index {
-    kinds: BTreeMap<String, Kind>,
+    /// In the order of their names: a kind's position ([`Index::slot`]) also finds its compiled
+    /// CEL rules.
+    kinds: Vec<Kind>,
 }
 
 /// One kind's line of the index, and its tree once read.
 #[derive(Debug)]
 struct Kind {
+    name: String,
     /// The whole index file, which the tree's references to other lines point into.
     file: &'static str,
     line: &'static str,
@@ -215,9 +218,10 @@ pub struct Node {
     /// `object`, `map`, `array`, `string`, `integer`, `number`, `boolean`, `int-or-string`, `any`.
     #[serde(rename = "type")]
     pub ty: String,
-    /// An object's fields ([`Node::property`], [`Node::properties`]).
+    /// An object's fields ([`Node::property`], [`Node::properties`]), their names borrowed
+    /// from the index text (codegen writes plain names, never escapes).
     #[serde(default)]
-    properties: BTreeMap<String, Below>,
+    properties: BTreeMap<&'static str, Below>,
     /// An array's items ([`Node::items`]).
     items: Option<Below>,
     /// A map's values ([`Node::values`]).
@@ -251,6 +255,20 @@ pub struct Node {
     /// walks only the parts of an object that can hold one.
     #[serde(default)]
     pub holds_list_type: bool,
+    /// The names of the fields that hold a list type, found once ([`Node::list_type_fields`]).
+    #[serde(skip)]
+    list_type_fields: Found,
+}
+
+/// A list worked out from a node once and kept with it; not part of the node's value (two
+/// nodes are equal whether or not either has worked it out).
+#[derive(Debug, Clone, Default)]
+struct Found(OnceLock<Box<[&'static str]>>);
+
+impl PartialEq for Found {
+    fn eq(&self, _: &Found) -> bool {
+        true
+    }
 }
 
 impl Node {
@@ -268,7 +286,19 @@ impl Node {
     pub fn properties(&self) -> impl Iterator<Item = (&str, &Node)> {
         self.properties
             .iter()
-            .map(|(key, below)| (key.as_str(), below.node()))
+            .map(|(key, below)| (*key, below.node()))
+    }
+
+    /// The fields of an object node whose schema holds a `set` or `map` list somewhere (each
+    /// field is read the first time; the names are kept).
+    pub fn list_type_fields(&self) -> &[&'static str] {
+        self.list_type_fields.0.get_or_init(|| {
+            self.properties
+                .iter()
+                .filter(|(_, below)| below.node().holds_list_type)
+                .map(|(key, _)| *key)
+                .collect()
+        })
     }
 
     /// An array node's items.
@@ -387,18 +417,19 @@ impl Index {
     /// kinds are read here; a kind's tree is read when it is first asked for. Lines starting
     /// `{"at":` hold large nodes that other lines refer to by byte offset.
     fn parse(text: &'static str) -> Index {
-        let mut kinds = BTreeMap::new();
+        let mut kinds = Vec::new();
         for line in text
             .lines()
             .filter(|l| !l.starts_with("//") && !l.starts_with(r#"{"at":"#) && !l.is_empty())
         {
-            let kind = Kind {
+            kinds.push(Kind {
+                name: Index::kind_of(line),
                 file: text,
                 line,
                 tree: OnceLock::new(),
-            };
-            kinds.insert(Index::kind_of(line), kind);
+            });
         }
+        kinds.sort_by(|a, b| a.name.cmp(&b.name));
         Index { kinds }
     }
 
@@ -423,12 +454,28 @@ impl Index {
 
     /// The root node of `kind`.
     pub fn kind(&self, kind: &str) -> Option<&Node> {
-        self.kinds.get(kind).map(Kind::tree)
+        self.kind_at(self.slot(kind)?)
     }
 
-    /// The kinds indexed.
+    /// The position of `kind` among the indexed kinds (found once for a document, then used
+    /// for its tree and its rules). A scan: two dozen names, most told apart by their length.
+    pub(crate) fn slot(&self, kind: &str) -> Option<usize> {
+        self.kinds.iter().position(|indexed| indexed.name == kind)
+    }
+
+    /// The name of the kind at `slot`.
+    pub(crate) fn name_at(&self, slot: usize) -> Option<&str> {
+        self.kinds.get(slot).map(|kind| kind.name.as_str())
+    }
+
+    /// The root node of the kind at `slot`.
+    pub(crate) fn kind_at(&self, slot: usize) -> Option<&Node> {
+        self.kinds.get(slot).map(Kind::tree)
+    }
+
+    /// The kinds indexed, in name order (the order of their slots).
     pub fn kinds(&self) -> impl Iterator<Item = &str> {
-        self.kinds.keys().map(String::as_str)
+        self.kinds.iter().map(|kind| kind.name.as_str())
     }
 
     /// The node at a field path (`spec.calicoNetwork.ipPools[*].cidr`: keys, `[*]` for items,
@@ -727,6 +774,21 @@ pub fn indexed_kind_of<'k>(api_version: &str, kind: &'k str) -> Option<&'k str> 
     let operator =
         api_version == "operator.tigera.io/v1" && matches!(kind, "Installation" | "APIServer");
     (calico || operator).then_some(kind)
+}
+
+/// What the target `release`'s CRD schema says of a document of an indexed `kind` beyond its
+/// fields' types: its CEL rules ([`cel`]) and its list types ([`list_types`]). The kind is
+/// found in the index once for both.
+pub(crate) fn check_crd_schema(
+    release: &Release,
+    kind: &str,
+    value: &Value,
+    diagnostics: &mut Vec<Diagnostic>,
+) {
+    if let Some(slot) = release.index().slot(kind) {
+        cel::check_at(release, slot, value, diagnostics);
+        list_types::check_at(release, slot, value, diagnostics);
+    }
 }
 
 /// A finding as a diagnostic (without location).

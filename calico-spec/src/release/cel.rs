@@ -183,9 +183,9 @@ pub fn releases_of(rule: &Rule) -> Vec<&'static Release> {
 /// rules).
 #[derive(Debug, Default)]
 pub struct Compiled {
-    /// By kind, in the order of the kinds' names (a handful: found by a scan); a kind whose
-    /// CRD has no rules compiles to none.
-    by_kind: Vec<(String, OnceLock<KindRules>)>,
+    /// By kind, at the kind's slot in the index ([`super::Index::slot`]); a kind whose CRD has
+    /// no rules compiles to none.
+    by_kind: Vec<OnceLock<KindRules>>,
 }
 
 /// Every CRD rule of one release, by kind: its index and its compiled rules.
@@ -455,10 +455,7 @@ impl Compiled {
     /// A slot for each kind of `index` (nothing is read or parsed yet).
     pub(super) fn of(index: &super::Index) -> Compiled {
         Compiled {
-            by_kind: index
-                .kinds()
-                .map(|kind| (kind.to_owned(), OnceLock::new()))
-                .collect(),
+            by_kind: index.kinds().map(|_| OnceLock::new()).collect(),
         }
     }
 }
@@ -470,20 +467,21 @@ impl<'a> Rules<'a> {
     }
 
     fn kind(self, kind: &str) -> Option<&'a KindRules> {
+        self.at(self.index.slot(kind)?)
+    }
+
+    /// The rules of the kind at `slot` of the index, compiled the first time.
+    fn at(self, slot: usize) -> Option<&'a KindRules> {
         let index = self.index;
-        self.compiled
-            .by_kind
-            .iter()
-            .find_map(|(name, slot)| (name == kind).then_some(slot))
-            .map(|slot| {
-                slot.get_or_init(|| {
-                    let mut rules = Vec::new();
-                    if let Some(root) = index.kind(kind) {
-                        collect(kind, root, &mut String::new(), &mut rules);
-                    }
-                    KindRules::of(rules)
-                })
+        self.compiled.by_kind.get(slot).map(|rules| {
+            rules.get_or_init(|| {
+                let mut rules = Vec::new();
+                if let (Some(kind), Some(root)) = (index.name_at(slot), index.kind_at(slot)) {
+                    collect(kind, root, &mut String::new(), &mut rules);
+                }
+                KindRules::of(rules)
             })
+        })
     }
 
     /// The rules of `kind` (none when its CRD has none).
@@ -493,10 +491,7 @@ impl<'a> Rules<'a> {
 
     /// Every rule, by kind then schema path (compiles every kind).
     pub fn all(self) -> impl Iterator<Item = &'a CompiledRule> {
-        self.compiled
-            .by_kind
-            .iter()
-            .flat_map(move |(kind, _)| self.for_kind(kind))
+        self.index.kinds().flat_map(move |kind| self.for_kind(kind))
     }
 }
 
@@ -766,11 +761,19 @@ pub enum Outcome {
 /// Evaluate the rules of `kind` in `release` on `object`: every rule whose node is present.
 /// Failures come in the order of the kind's rules ([`Rules::for_kind`]).
 pub fn evaluate<'r>(release: &'r Release, kind: &str, object: &Value) -> Vec<Failure<'r>> {
-    let Some(plan) = release.crd_rules().kind(kind) else {
+    match release.index().slot(kind) {
+        Some(slot) => evaluate_at(release, slot, object),
+        None => Vec::new(),
+    }
+}
+
+/// [`evaluate`] for the kind at `slot` of the release's index.
+fn evaluate_at<'r>(release: &'r Release, slot: usize, object: &Value) -> Vec<Failure<'r>> {
+    let Some(plan) = release.crd_rules().at(slot) else {
         return Vec::new();
     };
     let mut out: Vec<(usize, Failure<'r>)> = Vec::new();
-    let root = || release.index().kind(kind);
+    let root = || release.index().kind_at(slot);
     // The API server refuses an object without a name before any rule runs.
     let named = plan.on_object
         && object
@@ -987,19 +990,19 @@ fn to_cel(value: &Value, node: Option<&Node>) -> CelValue {
 /// evaluated is reported unless the document already has an error at or under the rule's node
 /// (a value of the wrong type: the API server refuses it before any rule runs).
 pub fn check_document(release: &Release, value: &Value, diagnostics: &mut Vec<Diagnostic>) {
-    if let Some(kind) = super::indexed_kind(value) {
-        check_kind_document(release, kind, value, diagnostics);
+    if let Some(slot) = super::indexed_kind(value).and_then(|kind| release.index().slot(kind)) {
+        check_at(release, slot, value, diagnostics);
     }
 }
 
-/// [`check_document`] on a document whose [`super::indexed_kind`] the caller has read already.
-pub fn check_kind_document(
+/// [`check_document`] on a document of the kind at `slot` of the release's index.
+pub(crate) fn check_at(
     release: &Release,
-    kind: &str,
+    slot: usize,
     value: &Value,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
-    for failure in evaluate(release, kind, value) {
+    for failure in evaluate_at(release, slot, value) {
         let rule = failure.rule;
         let place = if rule.path.is_empty() {
             "the object".to_owned()

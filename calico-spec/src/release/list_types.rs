@@ -15,17 +15,17 @@ use crate::diag::Diagnostic;
 use crate::rules::catalogue as c;
 use crate::source::{join_index, join_key};
 
-/// Report every repeated item of a `set` or `map` list of `value` (a whole object of `kind`, an
-/// indexed kind the caller has read from it), as the target `release`'s API server does.
-pub fn check_document(
+/// Report every repeated item of a `set` or `map` list of `value` (a whole object of the kind at
+/// `slot` of the release's index), as the target `release`'s API server does.
+pub(crate) fn check_at(
     release: &Release,
-    kind: &str,
+    slot: usize,
     value: &Value,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     let Some(root) = release
         .index()
-        .kind(kind)
+        .kind_at(slot)
         .filter(|root| root.holds_list_type)
     else {
         return;
@@ -35,9 +35,13 @@ pub fn check_document(
     };
     let mut found = Vec::new();
     // Metadata is the API server's own type, not the CRD's.
-    for (key, node) in holding(root).filter(|(key, _)| *key != "metadata") {
-        if let Some(child) = object.get(key) {
-            walk(release, child, node, &join_key("", key), &mut found);
+    for key in root
+        .list_type_fields()
+        .iter()
+        .filter(|key| **key != "metadata")
+    {
+        if let (Some(child), Some(node)) = (object.get(*key), root.property(key)) {
+            walk(release, child, node, At::Key(&At::Root, key), &mut found);
         }
     }
     // A kind's own check that already refuses the repeat (IPPool `allowedUses`, CR1010) keeps
@@ -54,7 +58,26 @@ pub fn check_document(
     }
 }
 
-fn walk(release: &Release, value: &Value, node: &Node, path: &str, out: &mut Vec<Diagnostic>) {
+/// Where a value sits in the object, kept as a chain of steps and written out only for a
+/// diagnostic (a document without repeats allocates no path).
+#[derive(Clone, Copy)]
+enum At<'a> {
+    Root,
+    Key(&'a At<'a>, &'a str),
+    Index(&'a At<'a>, usize),
+}
+
+impl At<'_> {
+    fn path(&self) -> String {
+        match self {
+            At::Root => String::new(),
+            At::Key(parent, key) => join_key(&parent.path(), key),
+            At::Index(parent, idx) => join_index(&parent.path(), *idx),
+        }
+    }
+}
+
+fn walk(release: &Release, value: &Value, node: &Node, at: At<'_>, out: &mut Vec<Diagnostic>) {
     if !node.holds_list_type {
         return;
     }
@@ -63,38 +86,33 @@ fn walk(release: &Release, value: &Value, node: &Node, path: &str, out: &mut Vec
             // The schema's fields that can hold a list are looked up in the object (a pool's
             // spec: one lookup, `allowedUses`), rather than every field of the object in the
             // schema; a map's values are each walked.
-            for (key, field) in holding(node) {
-                if let Some(child) = map.get(key) {
-                    walk(release, child, field, &join_key(path, key), out);
+            for key in node.list_type_fields() {
+                if let (Some(child), Some(field)) = (map.get(*key), node.property(key)) {
+                    walk(release, child, field, At::Key(&at, key), out);
                 }
             }
             if let Some(values) = node.values().filter(|n| n.holds_list_type) {
                 for (key, child) in map {
                     if !node.has_property(key) {
-                        walk(release, child, values, &join_key(path, key), out);
+                        walk(release, child, values, At::Key(&at, key), out);
                     }
                 }
             }
         }
         Value::Array(items) => {
             match node.list_type.as_deref() {
-                Some("set") => set_duplicates(release, items, path, out),
-                Some("map") => map_duplicates(release, items, node, path, out),
+                Some("set") => set_duplicates(release, items, at, out),
+                Some("map") => map_duplicates(release, items, node, at, out),
                 _ => {}
             }
             if let Some(item_node) = node.items().filter(|node| node.holds_list_type) {
                 for (idx, item) in items.iter().enumerate() {
-                    walk(release, item, item_node, &join_index(path, idx), out);
+                    walk(release, item, item_node, At::Index(&at, idx), out);
                 }
             }
         }
         _ => {}
     }
-}
-
-/// The fields of `node` whose schema holds a `set` or `map` list somewhere.
-fn holding(node: &Node) -> impl Iterator<Item = (&str, &Node)> {
-    node.properties().filter(|(_, field)| field.holds_list_type)
 }
 
 /// For each value that occurs more than once, the index of its first and second occurrence.
@@ -121,8 +139,13 @@ fn repeats<T: PartialEq>(values: &[T]) -> Vec<(usize, usize)> {
     out
 }
 
-fn set_duplicates(release: &Release, items: &[Value], path: &str, out: &mut Vec<Diagnostic>) {
-    for (first, second) in repeats(items) {
+fn set_duplicates(release: &Release, items: &[Value], at: At<'_>, out: &mut Vec<Diagnostic>) {
+    let repeated = repeats(items);
+    if repeated.is_empty() {
+        return;
+    }
+    let path = &at.path();
+    for (first, second) in repeated {
         let text = items.get(second).map(Value::to_string).unwrap_or_default();
         out.push(Diagnostic {
             severity: c::DUPLICATE_LIST_ITEM.severity,
@@ -143,7 +166,7 @@ fn map_duplicates(
     release: &Release,
     items: &[Value],
     node: &Node,
-    path: &str,
+    at: At<'_>,
     out: &mut Vec<Diagnostic>,
 ) {
     let keys = &node.list_map_keys;
@@ -167,9 +190,14 @@ fn map_duplicates(
                 .collect()
         })
         .collect();
+    let repeated = repeats(&tuples);
+    if repeated.is_empty() {
+        return;
+    }
+    let path = &at.path();
     let names: Vec<String> = keys.iter().map(|key| format!("`{key}`")).collect();
     let names = names.join(", ");
-    for (first, second) in repeats(&tuples) {
+    for (first, second) in repeated {
         let tuple: Vec<String> = keys
             .iter()
             .zip(tuples.get(second).into_iter().flatten())

@@ -373,18 +373,7 @@ fn run(inputs: &[InputDocument<'_>], ctx: &Context, typing: Typing) -> Validatio
                 && let (Some(api_version), Some(kind)) = (root.api_version, root.kind)
                 && let Some(kind) = crate::release::indexed_kind_of(api_version, kind)
             {
-                crate::release::cel::check_kind_document(
-                    release,
-                    kind,
-                    &doc.value,
-                    &mut sink.diagnostics,
-                );
-                crate::release::list_types::check_document(
-                    release,
-                    kind,
-                    &doc.value,
-                    &mut sink.diagnostics,
-                );
+                crate::release::check_crd_schema(release, kind, &doc.value, &mut sink.diagnostics);
             }
         } else {
             outcome.skipped.push(Skipped {
