@@ -255,20 +255,13 @@ pub struct Node {
     /// walks only the parts of an object that can hold one.
     #[serde(default)]
     pub holds_list_type: bool,
-    /// The names of the fields that hold a list type, found once ([`Node::list_type_fields`]).
-    #[serde(skip)]
-    list_type_fields: Found,
-}
-
-/// A list worked out from a node once and kept with it; not part of the node's value (two
-/// nodes are equal whether or not either has worked it out).
-#[derive(Debug, Clone, Default)]
-struct Found(OnceLock<Box<[&'static str]>>);
-
-impl PartialEq for Found {
-    fn eq(&self, _: &Found) -> bool {
-        true
-    }
+    /// The fields of an object node marked [`Node::holds_cel`] ([`Node::cel_fields`]).
+    #[serde(default)]
+    cel_fields: Vec<&'static str>,
+    /// The fields of an object node marked [`Node::holds_list_type`]
+    /// ([`Node::list_type_fields`]).
+    #[serde(default)]
+    list_type_fields: Vec<&'static str>,
 }
 
 impl Node {
@@ -289,16 +282,16 @@ impl Node {
             .map(|(key, below)| (*key, below.node()))
     }
 
-    /// The fields of an object node whose schema holds a `set` or `map` list somewhere (each
-    /// field is read the first time; the names are kept).
+    /// The fields of an object node with CEL rules at or below them (known without reading
+    /// the fields).
+    pub fn cel_fields(&self) -> &[&'static str] {
+        &self.cel_fields
+    }
+
+    /// The fields of an object node with a `set` or `map` list at or below them (known without
+    /// reading the fields).
     pub fn list_type_fields(&self) -> &[&'static str] {
-        self.list_type_fields.0.get_or_init(|| {
-            self.properties
-                .iter()
-                .filter(|(_, below)| below.node().holds_list_type)
-                .map(|(key, _)| *key)
-                .collect()
-        })
+        &self.list_type_fields
     }
 
     /// An array node's items.
@@ -1093,7 +1086,16 @@ mod tests {
                 cel |= child_cel;
                 list |= child_list;
             }
-            if (cel, list) != (node.holds_cel, node.holds_list_type) {
+            let marked = |holds: fn(&Node) -> bool| -> Vec<&str> {
+                node.properties()
+                    .filter(|(_, child)| holds(child))
+                    .map(|(key, _)| key)
+                    .collect()
+            };
+            if (cel, list) != (node.holds_cel, node.holds_list_type)
+                || node.cel_fields() != marked(|child| child.holds_cel)
+                || node.list_type_fields() != marked(|child| child.holds_list_type)
+            {
                 wrong.push(path.to_owned());
             }
             (cel, list)

@@ -514,8 +514,10 @@ fn collect(kind: &str, node: &Node, path: &mut String, out: &mut Vec<CompiledRul
         collect(kind, child, path, out);
         path.truncate(len);
     };
-    for (key, field) in node.properties() {
-        child(key, field, path);
+    for key in node.cel_fields() {
+        if let Some(field) = node.property(key) {
+            child(key, field, path);
+        }
     }
     if let Some(items) = node.items() {
         child("[*]", items, path);
@@ -1412,16 +1414,23 @@ mod tests {
         // The marks codegen writes on the way to the rules.
         fn mark(node: &mut Value) -> bool {
             let mut holds = node.get("cel").is_some();
+            let mut leading = Vec::new();
             if let Some(fields) = node.get_mut("properties").and_then(Value::as_object_mut) {
-                for field in fields.values_mut() {
-                    holds |= mark(field);
+                for (name, field) in fields.iter_mut() {
+                    if mark(field) {
+                        leading.push(name.clone());
+                    }
                 }
             }
+            holds |= !leading.is_empty();
             for key in ["items", "values"] {
                 holds |= node.get_mut(key).is_some_and(mark);
             }
             if holds {
                 node["holdsCel"] = json!(true);
+            }
+            if !leading.is_empty() {
+                node["celFields"] = json!(leading);
             }
             holds
         }
