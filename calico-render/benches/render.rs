@@ -21,8 +21,8 @@
 //! bytes, 2.44 ms against 2.09 ms, on the machine of issue 17's note); a user never runs that
 //! file. (The copy's larger pieces also map more of the file per fault, which peak RSS counts:
 //! 12.2 MiB against 11.1 MiB for the same build, shared page-cache pages rather than memory the
-//! render allocates.) `BENCH_BINARY=/path/to/calico-render` times another build instead of this one, such as
-//! the release artefact (README.md, "Release artefacts").
+//! render allocates.) `BENCH_BINARY=/path/to/calico-render` times another build instead of
+//! this one, such as the release artefact (README.md, "Release artefacts").
 // A bench is a harness, not input handling: it may unwrap and panic.
 #![allow(
     clippy::unwrap_used,
