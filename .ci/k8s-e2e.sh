@@ -315,6 +315,10 @@ cmd_versions() {
 
 # ------------------------------------------------------------------------------------ the server
 
+# Every port we listen on is below 32768, outside Linux's ephemeral range (32768-60999): the
+# servers start side by side, and an API server's connection to its etcd takes an ephemeral
+# source port that a connect test cannot see but that makes a later bind fail (a run lost
+# operator-2's etcd that way on 34800).
 port_free() { ! (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
 free_port() { # the first free loopback port from $1 on, skipping the ones named after it
   local p=$1 taken
@@ -486,7 +490,7 @@ start_operator() { # dir name port-offset [operator-tool crd-dir]
   # (calico-webhooks in calico-system), and with no pods to serve them every later write the
   # operator makes would fail on them, which is about the test set-up, not the Installation.
 
-  start_server "$d" $((27443 + $3)) $((34790 + $3)) \
+  start_server "$d" $((27443 + $3)) $((24790 + $3)) \
     --disable-admission-plugins=ValidatingAdmissionWebhook,MutatingAdmissionWebhook || return 1
   k=("$d/bin/kubectl" --kubeconfig "$d/kubeconfig")
   env=(env KUBECONFIG="$d/kubeconfig" CALICO_API_GROUP=projectcalico.org/v3
@@ -548,8 +552,6 @@ start_releases_server() { # dir
   local d=$1/releases
   mkdir -p "$d"
   ln -s ../bin "$d/bin"
-  # Below 32768, Linux's first ephemeral port: the operator clusters starting beside it open
-  # many client connections, and one of them can hold an ephemeral port etcd wants to bind.
   start_server "$d" 28443 29790
 }
 
@@ -568,7 +570,7 @@ cmd_up() {
   dir=$(cd "$dir" && pwd)
   link_tools "$dir/bin"
   t0=$(date +%s)
-  start_server "$dir" 26443 33790 || fail_up "$dir" "the API server did not start"
+  start_server "$dir" 26443 23790 || fail_up "$dir" "the API server did not start"
   load_crds "$dir" || fail_up "$dir" "loading the CRDs failed"
   # The operator clusters start side by side (each on its own ports, ten apart), which halves
   # the time `up` takes. Every start is waited for before a failure stops them all, so no
