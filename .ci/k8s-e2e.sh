@@ -500,10 +500,10 @@ start_operator() { # dir name port-offset [operator-tool crd-dir]
     log "tigera-operator --bootstrap-crds failed"
     return 1
   }
-  "${k[@]}" wait --for condition=established --timeout=120s crd --all >/dev/null || return 1
+  wait_established "$d" crd --all || return 1
   if [ -n "${5:-}" ]; then
     "${k[@]}" apply --server-side --force-conflicts -f "$5" >/dev/null || return 1
-    "${k[@]}" wait --for condition=established --timeout=120s crd --all >/dev/null || return 1
+    wait_established "$d" crd --all || return 1
   fi
   "${k[@]}" apply -f - >/dev/null <<'EOF' || return 1
 apiVersion: v1
@@ -617,17 +617,26 @@ load_crds() { # dir
     return 1
   }
   names=$(printf '%s\n' "$out" | awk '/serverside-applied/ {print $1}')
-  # A CRD created a moment ago may have no conditions yet, and `kubectl wait` then fails at once.
+  # shellcheck disable=SC2086
+  if wait_established "$dir" $names; then
+    log "$(printf '%s\n' "$names" | wc -l) CRDs from ${CRD_DIR#"$REPO"/} Established"
+    return 0
+  fi
+  log "CRDs not Established"
+  return 1
+}
+
+# Waits until the CRDs named are Established. A CRD created a moment ago may have no conditions
+# yet, and `kubectl wait` then fails at once (".status.conditions accessor error") instead of
+# waiting, so it is asked again.
+wait_established() { # dir crd-names... (or: crd --all)
+  local dir=$1 _
+  shift
   for _ in $(seq 1 20); do
-    # shellcheck disable=SC2086
-    if "$dir/bin/kubectl" --kubeconfig "$dir/kubeconfig" wait --for condition=established \
-      --timeout=60s $names >/dev/null 2>&1; then
-      log "$(printf '%s\n' "$names" | wc -l) CRDs from ${CRD_DIR#"$REPO"/} Established"
-      return 0
-    fi
+    "$dir/bin/kubectl" --kubeconfig "$dir/kubeconfig" wait --for condition=established \
+      --timeout=60s "$@" >/dev/null 2>&1 && return 0
     sleep 0.5
   done
-  log "CRDs not Established"
   return 1
 }
 
