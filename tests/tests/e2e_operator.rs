@@ -61,6 +61,9 @@ const DEFAULT_CORPUS: usize = 200;
 const RECONCILE_TIMEOUT: Duration = Duration::from_secs(180);
 /// The Degraded reasons the operator gives for an Installation it refuses.
 const CONFIGURATION_ERRORS: &[&str] = &["InvalidConfigurationError", "ResourceValidationError"];
+/// How long a configuration error must stay reported before [`reconcile`] takes it as the
+/// operator's verdict.
+const CONFIGURATION_ERROR_GRACE: Duration = Duration::from_secs(4);
 
 /// Every operator test writes Installation `default` of the cluster it uses: one writer per
 /// cluster at a time (clusters past the eighth share a lock).
@@ -197,7 +200,7 @@ pub(crate) fn find<'a>(objects: &'a [Value], kind: &str) -> Option<&'a Value> {
 
 /// Put the operator stage on the server: the Installation replaced in place (a delete would wait
 /// for the operator's finalizers on a server without controllers), the endpoint ConfigMap
-/// created, replaced or removed, the APIServer created when rendered.
+/// removed before it or created or replaced after it, the APIServer created when rendered.
 pub(crate) fn put_stage(operator: &Operator, objects: &[Value]) -> Result<(), String> {
     let installation = find(objects, "Installation").ok_or("no Installation rendered")?;
     // The pull secrets an Installation names are the user's, made before it (the operator
@@ -215,24 +218,26 @@ pub(crate) fn put_stage(operator: &Operator, objects: &[Value]) -> Result<(), St
         });
         operator.kubectl_ok(&["apply", "-f", "-"], Some(&secret.to_string()))?;
     }
+    // The operator judges an Installation against the endpoint ConfigMap it finds, and
+    // bpfNetworkBootstrap refuses one that is there: the previous case's ConfigMap goes before
+    // this case's Installation arrives, and this case's comes after it.
+    let config_map = find(objects, "ConfigMap");
+    if config_map.is_none() {
+        operator.kubectl_ok(
+            &[
+                "delete",
+                "configmap",
+                "-n",
+                "tigera-operator",
+                "kubernetes-services-endpoint",
+                "--ignore-not-found",
+            ],
+            None,
+        )?;
+    }
     write_installation(operator, &installation.to_string())?;
-    match find(objects, "ConfigMap") {
-        Some(config_map) => {
-            operator.kubectl_ok(&["apply", "-f", "-"], Some(&config_map.to_string()))?;
-        }
-        None => {
-            operator.kubectl_ok(
-                &[
-                    "delete",
-                    "configmap",
-                    "-n",
-                    "tigera-operator",
-                    "kubernetes-services-endpoint",
-                    "--ignore-not-found",
-                ],
-                None,
-            )?;
-        }
+    if let Some(config_map) = config_map {
+        operator.kubectl_ok(&["apply", "-f", "-"], Some(&config_map.to_string()))?;
     }
     if let Some(api_server) = find(objects, "APIServer") {
         // Created once; one that is there already is left as it is.
@@ -494,6 +499,7 @@ pub(crate) fn reconcile(
 ) -> Result<Outcome, String> {
     let started = Instant::now();
     let mut last = String::new();
+    let mut error_since: Option<Instant> = None;
     while started.elapsed() < RECONCILE_TIMEOUT {
         let seen = snapshot(operator)?;
         roll_out(operator, &seen.workloads);
@@ -515,12 +521,24 @@ pub(crate) fn reconcile(
         let generation = &live["metadata"]["generation"];
         let current =
             |kind: &str| condition(&live, kind).filter(|c| &c["observedGeneration"] == generation);
-        // A configuration error ends the wait; other Degraded reasons (a pool being re-created,
-        // an object not there yet) pass as the operator catches up.
-        if let Some(degraded) = current("Degraded").filter(|c| {
+        // A configuration error that stays ends the wait; other Degraded reasons (a pool being
+        // re-created, an object not there yet) pass as the operator catches up. The operator
+        // may judge the Installation against a ConfigMap its cache has not yet seen go, and
+        // says so again once it has; so one report is not yet a verdict.
+        let configuration_error = current("Degraded").filter(|c| {
             c["status"] == "True"
                 && CONFIGURATION_ERRORS.contains(&c["reason"].as_str().unwrap_or(""))
-        }) {
+        });
+        let first_seen = match configuration_error {
+            Some(_) => *error_since.get_or_insert_with(Instant::now),
+            None => {
+                error_since = None;
+                Instant::now()
+            }
+        };
+        if let Some(degraded) =
+            configuration_error.filter(|_| first_seen.elapsed() >= CONFIGURATION_ERROR_GRACE)
+        {
             return Err(format!(
                 "the operator reports the Installation Degraded ({}): {}",
                 degraded["reason"].as_str().unwrap_or(""),
