@@ -40,7 +40,10 @@ pub(crate) fn check_at(
         .iter()
         .filter(|key| **key != "metadata")
     {
-        if let (Some(child), Some(node)) = (object.get(*key), root.property(key)) {
+        // The schema's field is read only for a field the object has.
+        if let Some(child) = object.get(*key)
+            && let Some(node) = root.property(key)
+        {
             walk(release, child, node, At::Key(&At::Root, key), &mut found);
         }
     }
@@ -87,7 +90,9 @@ fn walk(release: &Release, value: &Value, node: &Node, at: At<'_>, out: &mut Vec
             // spec: one lookup, `allowedUses`), rather than every field of the object in the
             // schema; a map's values are each walked.
             for key in node.list_type_fields() {
-                if let (Some(child), Some(field)) = (map.get(*key), node.property(key)) {
+                if let Some(child) = map.get(*key)
+                    && let Some(field) = node.property(key)
+                {
                     walk(release, child, field, At::Key(&at, key), out);
                 }
             }
