@@ -524,20 +524,16 @@ pub(crate) fn reconcile(
         // A configuration error that stays ends the wait; other Degraded reasons (a pool being
         // re-created, an object not there yet) pass as the operator catches up. The operator
         // may judge the Installation against a ConfigMap its cache has not yet seen go, and
-        // says so again once it has; so one report is not yet a verdict.
+        // clears that error once it has; so one report is not yet a verdict.
         let configuration_error = current("Degraded").filter(|c| {
             c["status"] == "True"
                 && CONFIGURATION_ERRORS.contains(&c["reason"].as_str().unwrap_or(""))
         });
-        let first_seen = match configuration_error {
-            Some(_) => *error_since.get_or_insert_with(Instant::now),
-            None => {
-                error_since = None;
-                Instant::now()
-            }
-        };
-        if let Some(degraded) =
-            configuration_error.filter(|_| first_seen.elapsed() >= CONFIGURATION_ERROR_GRACE)
+        if configuration_error.is_none() {
+            error_since = None;
+        }
+        if let Some(degraded) = configuration_error
+            && error_since.get_or_insert_with(Instant::now).elapsed() >= CONFIGURATION_ERROR_GRACE
         {
             return Err(format!(
                 "the operator reports the Installation Degraded ({}): {}",
