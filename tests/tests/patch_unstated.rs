@@ -2,7 +2,6 @@
 //! Installation value that differs from the rendered default of a field the ClusterNetwork
 //! neither states nor overrides is reported, not reverted, unless `--revert-unstated`.
 
-use std::path::PathBuf;
 use std::process::Command;
 
 use calico_render_tests::calico_render;
@@ -16,19 +15,19 @@ spec:
       cidr: 172.20.0.0/16
 ";
 
-/// A scratch directory of this test's own.
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!(
-        "calico-render-unstated-{}-{name}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
+/// A scratch directory of the caller's own, removed when dropped. The suite runs its tests as
+/// threads of one process, so a directory named after the process id alone is shared: one
+/// test's write of `cluster.yaml` could truncate the file while another test's render read it.
+fn scratch() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("calico-render-unstated-")
+        .tempdir()
+        .expect("scratch dir")
 }
 
 fn render(cluster: &str) -> Vec<Value> {
-    let dir = scratch("render");
-    let file = dir.join("cluster.yaml");
+    let dir = scratch();
+    let file = dir.path().join("cluster.yaml");
     std::fs::write(&file, cluster).expect("write");
     let output = Command::new(calico_render())
         .args(["render", "-o", "json", "-f"])
@@ -58,14 +57,14 @@ fn chart_live() -> Value {
     installation
 }
 
-fn patch(name: &str, cluster: &str, live: &Value, extra: &[&str]) -> (i32, String, String) {
-    let dir = scratch(name);
-    std::fs::write(dir.join("cluster.yaml"), cluster).expect("write");
-    std::fs::write(dir.join("live.json"), live.to_string()).expect("write");
+fn patch(cluster: &str, live: &Value, extra: &[&str]) -> (i32, String, String) {
+    let dir = scratch();
+    std::fs::write(dir.path().join("cluster.yaml"), cluster).expect("write");
+    std::fs::write(dir.path().join("live.json"), live.to_string()).expect("write");
     let output = Command::new(calico_render())
         .args(["patch", "-f", "cluster.yaml", "--live", "live.json"])
         .args(extra)
-        .current_dir(&dir)
+        .current_dir(dir.path())
         .output()
         .expect("runs");
     (
@@ -77,7 +76,7 @@ fn patch(name: &str, cluster: &str, live: &Value, extra: &[&str]) -> (i32, Strin
 
 #[test]
 fn the_charts_choices_are_reported_not_reverted() {
-    let (code, out, err) = patch("silent", CLUSTER, &chart_live(), &[]);
+    let (code, out, err) = patch(CLUSTER, &chart_live(), &[]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(out, "[]\n", "{err}");
     for field in ["spec.kubeletVolumePluginPath", "spec.flexVolumePath"] {
@@ -92,7 +91,7 @@ fn the_charts_choices_are_reported_not_reverted() {
 
 #[test]
 fn revert_unstated_reverts_them_to_the_defaults() {
-    let (code, out, err) = patch("revert", CLUSTER, &chart_live(), &["--revert-unstated"]);
+    let (code, out, err) = patch(CLUSTER, &chart_live(), &["--revert-unstated"]);
     assert_eq!(code, 0, "{err}");
     let ops: Value = serde_json::from_str(&out).expect("a JSON patch");
     let paths: Vec<&str> = ops
@@ -121,7 +120,7 @@ fn a_stated_field_is_managed() {
         registry: registry.example.com/
 "
     );
-    let (code, out, err) = patch("stated", &cluster, &chart_live(), &[]);
+    let (code, out, err) = patch(&cluster, &chart_live(), &[]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         out, "[{\"op\":\"add\",\"path\":\"/spec/registry\",\"value\":\"registry.example.com/\"}]\n",
@@ -135,7 +134,7 @@ fn a_stated_field_is_managed() {
 fn a_vocabulary_field_is_always_managed() {
     let mut live = chart_live();
     live["spec"]["calicoNetwork"]["bgp"] = json!("Enabled");
-    let (code, out, err) = patch("vocabulary", CLUSTER, &live, &[]);
+    let (code, out, err) = patch(CLUSTER, &live, &[]);
     assert_eq!(code, 0, "{err}");
     assert_eq!(
         out, "[{\"op\":\"replace\",\"path\":\"/spec/calicoNetwork/bgp\",\"value\":\"Disabled\"}]\n",
