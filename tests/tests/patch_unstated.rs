@@ -19,10 +19,7 @@ spec:
 /// threads of one process, so a directory named after the process id alone is shared: one
 /// test's write of `cluster.yaml` could truncate the file while another test's render read it.
 fn scratch() -> tempfile::TempDir {
-    tempfile::Builder::new()
-        .prefix("calico-render-unstated-")
-        .tempdir()
-        .expect("scratch dir")
+    tempfile::tempdir().expect("scratch dir")
 }
 
 fn render(cluster: &str) -> Vec<Value> {
