@@ -125,10 +125,12 @@ macro_rules! custom_resource {
             fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
                 #[derive(serde::Deserialize)]
                 #[serde(deny_unknown_fields)]
-                struct Wire {
-                    #[serde(rename = "apiVersion")]
-                    api_version: String,
-                    kind: String,
+                struct Wire<'a> {
+                    // Borrowed from the input when it can be: only compared, never kept.
+                    #[serde(rename = "apiVersion", borrow)]
+                    api_version: std::borrow::Cow<'a, str>,
+                    #[serde(borrow)]
+                    kind: std::borrow::Cow<'a, str>,
                     #[serde(default)]
                     metadata: k8s_openapi::apimachinery::pkg::apis::meta::v1::ObjectMeta,
                     $(
@@ -136,10 +138,10 @@ macro_rules! custom_resource {
                         $field: $ty,
                     )*
                 }
-                let wire = <Wire as serde::Deserialize>::deserialize(deserializer)?;
+                let wire = <Wire<'de> as serde::Deserialize>::deserialize(deserializer)?;
                 for (found, expected) in [
-                    (&wire.api_version, <Self as k8s_openapi::Resource>::API_VERSION),
-                    (&wire.kind, <Self as k8s_openapi::Resource>::KIND),
+                    (&*wire.api_version, <Self as k8s_openapi::Resource>::API_VERSION),
+                    (&*wire.kind, <Self as k8s_openapi::Resource>::KIND),
                 ] {
                     if found != expected {
                         let found = serde::de::Unexpected::Str(found);
@@ -219,8 +221,24 @@ macro_rules! string_enum {
 
         impl<'de> serde::Deserialize<'de> for $name {
             fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
-                let value = <String as serde::Deserialize>::deserialize(deserializer)?;
-                Ok(Self::from(value.as_str()))
+                // Read as a `String` is, without allocating for a listed value.
+                struct Spelling;
+                impl serde::de::Visitor<'_> for Spelling {
+                    type Value = $name;
+                    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                        f.write_str("a string")
+                    }
+                    fn visit_str<E: serde::de::Error>(self, value: &str) -> Result<$name, E> {
+                        Ok($name::from(value))
+                    }
+                    fn visit_string<E: serde::de::Error>(self, value: String) -> Result<$name, E> {
+                        Ok(match value.as_str() {
+                            $($wire => $name::$variant,)*
+                            _ => $name::Unknown(value),
+                        })
+                    }
+                }
+                deserializer.deserialize_string(Spelling)
             }
         }
     };
