@@ -54,7 +54,6 @@ pub(crate) fn read<T: DeserializeOwned>(
     scalars: Scalars,
     problems: &mut Vec<Problem>,
 ) -> Option<T> {
-    const MAX_ROUNDS: usize = 64;
     // The common case, a valid document, is typed without copying it and without the path
     // tracking, which only matters for a document that fails.
     let typed = match scalars {
@@ -64,6 +63,34 @@ pub(crate) fn read<T: DeserializeOwned>(
     if typed.is_some() {
         return typed;
     }
+    read_reporting(value, scalars, problems)
+}
+
+/// Whether `value` types as `T`, reporting every problem to `problems` when it does not: the
+/// verdict of [`read`] for a caller that does not keep the typed value, which saves moving it
+/// (a wire type with its metadata is about a kilobyte) out of every valid document.
+pub(crate) fn check<T: DeserializeOwned>(
+    value: &Value,
+    scalars: Scalars,
+    problems: &mut Vec<Problem>,
+) {
+    let types = match scalars {
+        Scalars::Kubernetes => T::deserialize(value).is_ok(),
+        Scalars::AsWritten => T::deserialize(AsWritten(value)).is_ok(),
+    };
+    if !types {
+        let _ = read_reporting::<T>(value, scalars, problems);
+    }
+}
+
+/// [`read`] once the plain attempt failed: type a copy again and again with path tracking,
+/// recording each problem and removing its node.
+fn read_reporting<T: DeserializeOwned>(
+    value: &Value,
+    scalars: Scalars,
+    problems: &mut Vec<Problem>,
+) -> Option<T> {
+    const MAX_ROUNDS: usize = 64;
     let mut current = value.clone();
     // Paths this pass removed to get on with typing. Removing an object can make a required
     // field of its parent go missing (an IPPool without `cidr` loses `spec`); that is our doing,
@@ -642,6 +669,51 @@ mod tests {
                 "expected an integer from 0 to 65535, found integer `-1`"
             )]
         );
+    }
+
+    /// The generated types read their string enums without a copy of a listed value; what a
+    /// reader sees stays the same: a listed value, an unlisted one kept as written, and a value
+    /// that is not a string refused in the words a string field uses. `check` gives the verdict
+    /// and the problems of `read` without the typed value.
+    #[test]
+    fn generated_kinds_read_enums_and_check_as_they_read() {
+        use crate::generated::projectcalico_org::v3::{IPPool, IPPoolSpecVxlanMode};
+
+        let pool = |vxlan: Value| {
+            json!({"apiVersion": "projectcalico.org/v3", "kind": "IPPool",
+                   "metadata": {"name": "p"}, "spec": {"cidr": "10.0.0.0/16", "vxlanMode": vxlan}})
+        };
+        for (written, expected) in [
+            ("CrossSubnet", IPPoolSpecVxlanMode::CrossSubnet),
+            (
+                "Sometimes",
+                IPPoolSpecVxlanMode::Unknown("Sometimes".into()),
+            ),
+        ] {
+            let mut found = Vec::new();
+            let typed: IPPool =
+                read(&pool(json!(written)), Scalars::Kubernetes, &mut found).expect("types");
+            assert_eq!(typed.spec.vxlan_mode, Some(expected));
+            assert!(found.is_empty(), "{found:?}");
+            check::<IPPool>(&pool(json!(written)), Scalars::Kubernetes, &mut found);
+            assert!(found.is_empty(), "{found:?}");
+        }
+        let wrong = pool(json!(5));
+        let read_problems = problems::<IPPool>(wrong.clone(), Scalars::Kubernetes);
+        assert_eq!(
+            read_problems,
+            [invalid(
+                "spec.vxlanMode",
+                "expected a string, found integer `5`"
+            )]
+        );
+        let mut checked = Vec::new();
+        check::<IPPool>(&wrong, Scalars::Kubernetes, &mut checked);
+        assert_eq!(checked, read_problems);
+        // A kind of another group is refused by the apiVersion check, read borrowed.
+        let mut other = pool(json!("Never"));
+        other["apiVersion"] = json!("crd.projectcalico.org/v1");
+        assert_eq!(problems::<IPPool>(other, Scalars::Kubernetes).len(), 1);
     }
 
     #[test]

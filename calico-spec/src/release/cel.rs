@@ -764,13 +764,14 @@ pub enum Outcome {
 /// Failures come in the order of the kind's rules ([`Rules::for_kind`]).
 pub fn evaluate<'r>(release: &'r Release, kind: &str, object: &Value) -> Vec<Failure<'r>> {
     match release.index().slot(kind) {
-        Some(slot) => evaluate_at(release, slot, object),
+        Some(slot) => evaluate_at(release, slot, super::Top::of(object)),
         None => Vec::new(),
     }
 }
 
 /// [`evaluate`] for the kind at `slot` of the release's index.
-fn evaluate_at<'r>(release: &'r Release, slot: usize, object: &Value) -> Vec<Failure<'r>> {
+fn evaluate_at<'r>(release: &'r Release, slot: usize, top: super::Top<'_>) -> Vec<Failure<'r>> {
+    let object = top.object;
     let Some(plan) = release.crd_rules().at(slot) else {
         return Vec::new();
     };
@@ -787,12 +788,19 @@ fn evaluate_at<'r>(release: &'r Release, slot: usize, object: &Value) -> Vec<Fai
             continue;
         }
         let mut value = object;
-        let present = group.keys.iter().all(|key| match value.get(key) {
-            Some(child) if !child.is_null() => {
-                value = child;
-                true
+        let present = group.keys.iter().enumerate().all(|(depth, key)| {
+            let child = if depth == 0 {
+                top.field(key)
+            } else {
+                value.get(key)
+            };
+            match child {
+                Some(child) if !child.is_null() => {
+                    value = child;
+                    true
+                }
+                _ => false,
             }
-            _ => false,
         });
         if !present {
             continue;
@@ -993,7 +1001,7 @@ fn to_cel(value: &Value, node: Option<&Node>) -> CelValue {
 /// (a value of the wrong type: the API server refuses it before any rule runs).
 pub fn check_document(release: &Release, value: &Value, diagnostics: &mut Vec<Diagnostic>) {
     if let Some(slot) = super::indexed_kind(value).and_then(|kind| release.index().slot(kind)) {
-        check_at(release, slot, value, diagnostics);
+        check_at(release, slot, super::Top::of(value), diagnostics);
     }
 }
 
@@ -1001,10 +1009,10 @@ pub fn check_document(release: &Release, value: &Value, diagnostics: &mut Vec<Di
 pub(crate) fn check_at(
     release: &Release,
     slot: usize,
-    value: &Value,
+    top: super::Top<'_>,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
-    for failure in evaluate_at(release, slot, value) {
+    for failure in evaluate_at(release, slot, top) {
         let rule = failure.rule;
         let place = if rule.path.is_empty() {
             "the object".to_owned()

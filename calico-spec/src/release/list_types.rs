@@ -15,12 +15,12 @@ use crate::diag::Diagnostic;
 use crate::rules::catalogue as c;
 use crate::source::{join_index, join_key};
 
-/// Report every repeated item of a `set` or `map` list of `value` (a whole object of the kind at
+/// Report every repeated item of a `set` or `map` list of `top` (a whole object of the kind at
 /// `slot` of the release's index), as the target `release`'s API server does.
 pub(crate) fn check_at(
     release: &Release,
     slot: usize,
-    value: &Value,
+    top: super::Top<'_>,
     diagnostics: &mut Vec<Diagnostic>,
 ) {
     let Some(root) = release
@@ -30,9 +30,9 @@ pub(crate) fn check_at(
     else {
         return;
     };
-    let Some(object) = value.as_object() else {
+    if !top.object.is_object() {
         return;
-    };
+    }
     let mut found = Vec::new();
     // Metadata is the API server's own type, not the CRD's.
     for key in root
@@ -41,7 +41,7 @@ pub(crate) fn check_at(
         .filter(|key| **key != "metadata")
     {
         // The schema's field is read only for a field the object has.
-        if let Some(child) = object.get(*key)
+        if let Some(child) = top.field(key)
             && let Some(node) = root.property(key)
         {
             walk(release, child, node, At::Key(&At::Root, key), &mut found);

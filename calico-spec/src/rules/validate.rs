@@ -373,7 +373,11 @@ fn run(inputs: &[InputDocument<'_>], ctx: &Context, typing: Typing) -> Validatio
                 && let (Some(api_version), Some(kind)) = (root.api_version, root.kind)
                 && let Some(kind) = crate::release::indexed_kind_of(api_version, kind)
             {
-                crate::release::check_crd_schema(release, kind, &doc.value, &mut sink.diagnostics);
+                let top = crate::release::Top {
+                    object: &doc.value,
+                    spec: root.spec,
+                };
+                crate::release::check_crd_schema(release, kind, top, &mut sink.diagnostics);
             }
         } else {
             outcome.skipped.push(Skipped {
@@ -434,7 +438,7 @@ fn check_document<'a>(
             lint_crd_group(sink, crd_group, "IPPool");
             check_name(sink, written_name);
             if check_types {
-                schema_pass::<v3::IPPool>(sink, &as_v3(value, crd_group));
+                schema_check::<v3::IPPool>(sink, &as_v3(value, crd_group));
             }
             // The pool's own check parsed the CIDR and read the uses; the cross checks reuse
             // them rather than parsing again.
@@ -456,7 +460,7 @@ fn check_document<'a>(
             lint_crd_group(sink, crd_group, "BGPPeer");
             check_name(sink, written_name);
             if check_types {
-                schema_pass::<v3::BGPPeer>(sink, &as_v3(value, crd_group));
+                schema_check::<v3::BGPPeer>(sink, &as_v3(value, crd_group));
             }
             bgppeer::check(sink, value);
             facts.add_name(input_idx, "BGPPeer", name);
@@ -465,7 +469,7 @@ fn check_document<'a>(
             lint_crd_group(sink, crd_group, "BGPConfiguration");
             check_name(sink, written_name);
             if check_types {
-                schema_pass::<v3::BGPConfiguration>(sink, &as_v3(value, crd_group));
+                schema_check::<v3::BGPConfiguration>(sink, &as_v3(value, crd_group));
             }
             bgpconfig::check(sink, value);
             facts.add_name(input_idx, "BGPConfiguration", name);
@@ -474,7 +478,7 @@ fn check_document<'a>(
             lint_crd_group(sink, crd_group, "FelixConfiguration");
             check_name(sink, written_name);
             if check_types {
-                schema_pass::<v3::FelixConfiguration>(sink, &as_v3(value, crd_group));
+                schema_check::<v3::FelixConfiguration>(sink, &as_v3(value, crd_group));
             }
             felix::check(sink, value);
             facts.add_name(input_idx, "FelixConfiguration", name);
@@ -498,7 +502,7 @@ fn check_document<'a>(
         }
         Known::ApiServer => {
             if check_types {
-                schema_pass::<operator::APIServer>(sink, value);
+                schema_check::<operator::APIServer>(sink, value);
             }
             endpoint::check_apiserver(sink, value);
             facts.add_name(input_idx, "APIServer", name);
@@ -597,6 +601,18 @@ fn check_name(sink: &mut Sink, name: Option<&str>) {
 fn schema_pass<T: DeserializeOwned>(sink: &mut Sink, value: &Value) -> Option<T> {
     let mut problems = Vec::new();
     let typed = typed::read(value, Scalars::Kubernetes, &mut problems);
+    report_problems(sink, problems);
+    typed
+}
+
+/// [`schema_pass`] for a kind whose typed object the rules do not read.
+fn schema_check<T: DeserializeOwned>(sink: &mut Sink, value: &Value) {
+    let mut problems = Vec::new();
+    typed::check::<T>(value, Scalars::Kubernetes, &mut problems);
+    report_problems(sink, problems);
+}
+
+fn report_problems(sink: &mut Sink, problems: Vec<Problem>) {
     for Problem { path, kind } in problems {
         match kind {
             ProblemKind::UnknownField { field, expected } => {
@@ -631,5 +647,4 @@ fn schema_pass<T: DeserializeOwned>(sink: &mut Sink, value: &Value) -> Option<T>
             ProblemKind::Invalid { message } => sink.report(&c::WRONG_TYPE, path, message, None),
         }
     }
-    typed
 }
