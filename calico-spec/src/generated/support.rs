@@ -231,12 +231,6 @@ macro_rules! string_enum {
                     fn visit_str<E: serde::de::Error>(self, value: &str) -> Result<$name, E> {
                         Ok($name::from(value))
                     }
-                    fn visit_string<E: serde::de::Error>(self, value: String) -> Result<$name, E> {
-                        Ok(match value.as_str() {
-                            $($wire => $name::$variant,)*
-                            _ => $name::Unknown(value),
-                        })
-                    }
                 }
                 deserializer.deserialize_string(Spelling)
             }
