@@ -25,7 +25,9 @@
 //! `CALICO_RENDER_E2E_OPERATOR_KUBECONFIGS`: a reconcile is mostly waiting (the operator's status
 //! manager looks at the workloads every 5 seconds), so the corpus is spread over all clusters
 //! but the last, one worker each, and the invalid cases (and the patch steps of
-//! `e2e_operator_patch`) run on the last one.
+//! `e2e_operator_patch`) run on the last one. The invalid cases end by putting a valid
+//! Installation back and waiting for the operator to take it, so that the next test there
+//! starts from a reconciled cluster. A wait that runs out quotes the end of the operator's log.
 //!
 //! It runs when `CALICO_RENDER_E2E_OPERATOR_KUBECONFIG` is set (`up` prints it); without it the
 //! test says it is skipped, unless `CALICO_RENDER_E2E=required`, which makes that a failure.
@@ -59,6 +61,8 @@ const DEFAULT_CORPUS: usize = 200;
 /// on a loaded 2-core machine the operator took more than 90 s to clear the status an invalid
 /// case had left before the patch steps' first Installation (CI, 2026-12-02).
 const RECONCILE_TIMEOUT: Duration = Duration::from_secs(180);
+/// How many lines of the operator's log a wait that ran out quotes.
+const LOG_LINES: usize = 20;
 /// The Degraded reasons the operator gives for an Installation it refuses.
 const CONFIGURATION_ERRORS: &[&str] = &["InvalidConfigurationError", "ResourceValidationError"];
 /// How long a configuration error must stay reported before [`reconcile`] takes it as the
@@ -111,6 +115,39 @@ impl Operator {
         } else {
             Err(format!("kubectl failed:\n{}", ran.describe()))
         }
+    }
+
+    /// The last `lines` lines of this cluster's operator log (`.ci/k8s-e2e.sh up` writes it
+    /// beside the kubeconfig, in `logs/tigera-operator.log`), for a failure message: a wait that
+    /// ran out says what the operator was doing meanwhile.
+    pub(crate) fn log_tail(&self, lines: usize) -> String {
+        let Some(log) = self
+            .kubeconfig
+            .parent()
+            .map(|dir| dir.join("logs/tigera-operator.log"))
+        else {
+            return String::new();
+        };
+        let Ok(text) = fs::read_to_string(&log) else {
+            return format!(
+                "\n  (the operator's log {} could not be read)",
+                log.display()
+            );
+        };
+        let all: Vec<&str> = text.lines().collect();
+        let tail = all
+            .get(all.len().saturating_sub(lines)..)
+            .unwrap_or_default();
+        let shown: Vec<String> = tail
+            .iter()
+            .map(|line| line.chars().take(400).collect())
+            .collect();
+        format!(
+            "\n  the last {} lines of {}:\n    {}",
+            shown.len(),
+            log.display(),
+            shown.join("\n    ")
+        )
     }
 
     pub(crate) fn get_json(&self, args: &[&str]) -> Result<Value, String> {
@@ -561,8 +598,9 @@ pub(crate) fn reconcile(
         thread::sleep(Duration::from_millis(400));
     }
     Err(format!(
-        "not reconciled within {}s: {last}",
-        RECONCILE_TIMEOUT.as_secs()
+        "not reconciled within {}s: {last}{}",
+        RECONCILE_TIMEOUT.as_secs(),
+        operator.log_tail(LOG_LINES)
     ))
 }
 
@@ -995,9 +1033,10 @@ fn their_verdict(operator: &Operator, case: &InvalidCase) -> Result<String, Stri
         thread::sleep(Duration::from_millis(400));
     }
     Err(format!(
-        "the operator did not say `{}` within {}s",
+        "the operator did not say `{}` within {}s{}",
         case.says,
-        RECONCILE_TIMEOUT.as_secs()
+        RECONCILE_TIMEOUT.as_secs(),
+        operator.log_tail(LOG_LINES)
     ))
 }
 
@@ -1089,6 +1128,19 @@ fn the_real_operator_refuses_what_validate_refuses() {
         cases.len() - failures.len(),
         table.join("\n")
     );
+    // The cases leave an Installation the operator refuses. Put a valid one back and wait until
+    // the operator has taken it, so that the next test on this cluster (the patch steps) does
+    // not start from this test's Degraded status.
+    let restore = workspace_root().join("examples/ha-ebpf/cluster.yaml");
+    match judge(operator, &restore) {
+        Ok(judged) => eprintln!(
+            "e2e operator invalid cases: examples/ha-ebpf put back, reconciled in {:.1}s",
+            judged.seconds
+        ),
+        Err(err) => failures.push(format!(
+            "after the invalid cases, the operator did not reconcile examples/ha-ebpf: {err}"
+        )),
+    }
     failures.extend(uncovered);
     assert_all_passed("operator invalid cases", &failures);
 }
