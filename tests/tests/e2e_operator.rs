@@ -120,7 +120,7 @@ impl Operator {
     /// The last `lines` lines of this cluster's operator log (`.ci/k8s-e2e.sh up` writes it
     /// beside the kubeconfig, in `logs/tigera-operator.log`), for a failure message: a wait that
     /// ran out says what the operator was doing meanwhile.
-    pub(crate) fn log_tail(&self, lines: usize) -> String {
+    fn log_tail(&self, lines: usize) -> String {
         let Some(log) = self
             .kubeconfig
             .parent()
