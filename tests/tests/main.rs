@@ -44,6 +44,7 @@ mod post_render_cli;
 mod post_render_stream;
 mod post_render_tools;
 mod provenance;
+mod real_corpus;
 mod releases;
 mod render_cli;
 mod render_examples;

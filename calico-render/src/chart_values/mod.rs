@@ -113,13 +113,16 @@ pub fn validate_texts_for(
         }
     }
     let mut outcome = rules::validate_texts(&plain, ctx, limits)?;
+    // The operator reads the endpoint ConfigMap whoever creates it: one given as a manifest
+    // beside the values counts as the chart's own would.
+    let endpoint_given = !found.values.is_empty() && endpoint_manifest(&plain, limits);
     outcome
         .skipped
         .retain(|skip| !found.claimed.contains(&(skip.file.clone(), skip.document)));
     // Each set of values is checked, like a document (`validate` says when nothing was).
     outcome.checked += found.values.len();
     for values in &found.values {
-        check_values(values, ctx, release, &mut outcome);
+        check_values(values, ctx, release, endpoint_given, &mut outcome);
     }
     outcome.diagnostics.append(&mut found.diagnostics);
     calico_spec::diag::sort_diagnostics(&mut outcome.diagnostics);
@@ -134,6 +137,24 @@ pub fn validate_texts_for(
     });
     outcome.skipped.dedup();
     Ok(outcome)
+}
+
+/// Whether a manifest among `plain` is the endpoint ConfigMap (a `v1` ConfigMap named
+/// `kubernetes-services-endpoint`, as the rule catalogue recognises it).
+fn endpoint_manifest(plain: &[SourceText<'_>], limits: &Limits) -> bool {
+    plain
+        .iter()
+        .filter(|source| source.text.contains(chart::ENDPOINT_CONFIG_MAP))
+        .any(|source| {
+            parse_stream(source.text, limits).is_ok_and(|documents| {
+                documents.iter().any(|doc| {
+                    let text = |pointer: &str| doc.value.pointer(pointer).and_then(Value::as_str);
+                    text("/apiVersion") == Some("v1")
+                        && text("/kind") == Some("ConfigMap")
+                        && text("/metadata/name") == Some(chart::ENDPOINT_CONFIG_MAP)
+                })
+            })
+        })
 }
 
 /// A cheap look before parsing: only a text with a HelmRelease or an Application that names
@@ -198,6 +219,7 @@ fn check_values(
     values: &Values<'_>,
     ctx: &Context,
     release: &'static Release,
+    endpoint_given: bool,
     outcome: &mut ValidationOutcome,
 ) {
     let mut out: Vec<Diagnostic> = Vec::new();
@@ -221,6 +243,9 @@ fn check_values(
                 .map(|object| object.value.clone())
                 .collect();
             let mut found = rules::validate_values(&objects, ctx);
+            if endpoint_given {
+                found.retain(|diag| diag.code != c::LINT_BPF_WITHOUT_ENDPOINT.code);
+            }
             if !release.is_newest() {
                 for_release(release, &objects, &mut found);
             }
