@@ -7,7 +7,7 @@ use std::path::Path;
 use calico_render_tests::workspace_root;
 
 /// The git blob id of `bytes`: SHA-1 over `blob <len>\0` and the content, as `git hash-object`.
-fn blob_id(bytes: &[u8]) -> String {
+pub(crate) fn blob_id(bytes: &[u8]) -> String {
     let mut hasher = sha1_smol::Sha1::new();
     hasher.update(format!("blob {}\0", bytes.len()).as_bytes());
     hasher.update(bytes);
