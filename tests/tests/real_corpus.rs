@@ -30,7 +30,7 @@ use calico_render_tests::workspace_root;
 use crate::provenance::blob_id;
 use calico_spec::diag::Severity;
 use calico_spec::release::Release;
-use calico_spec::rules::{Context, SourceText};
+use calico_spec::rules::{Context, SourceText, ValidationOutcome};
 use calico_spec::source::Limits;
 
 const CORPUS: &str = "tests/cases/real";
@@ -139,22 +139,8 @@ fn read_corpus_file(file: &str) -> String {
 /// What `validate -f FILE` reports on one file: (severity, code, message) in report order, or
 /// the reading error (the CLI's exit 2).
 fn validate_file(file: &str, text: &str) -> Result<Vec<(Severity, &'static str, String)>, String> {
-    let release = Release::newest();
-    let texts = [SourceText { name: file, text }];
-    let ctx = Context {
-        release: Some(release),
-        ..Context::assumed()
-    };
-    let outcome = chart_values::validate_texts_for(
-        release,
-        &texts,
-        &ctx,
-        &Limits::MANIFESTS,
-        Reading::Detect,
-    )
-    .map_err(|err| err.to_string())?;
     let (diagnostics, _skipped) = report::leveled(
-        outcome,
+        validate(&[(file, text)])?,
         &LintLevels::from_flags(&[], &[]).expect("no flags"),
     );
     Ok(diagnostics
@@ -163,9 +149,25 @@ fn validate_file(file: &str, text: &str) -> Result<Vec<(Severity, &'static str, 
         .collect())
 }
 
+/// `validate -f` over `files` (name, text) given together: the newest release, chart values
+/// detected, the reading error as the CLI prints it.
+fn validate(files: &[(&str, &str)]) -> Result<ValidationOutcome, String> {
+    let release = Release::newest();
+    let texts: Vec<SourceText<'_>> = files
+        .iter()
+        .map(|(name, text)| SourceText { name, text })
+        .collect();
+    let ctx = Context {
+        release: Some(release),
+        ..Context::assumed()
+    };
+    chart_values::validate_texts_for(release, &texts, &ctx, &Limits::MANIFESTS, Reading::Detect)
+        .map_err(|err| err.to_string())
+}
+
 /// A table of (file, code) pairs with a reason each: `expected-errors.tsv` or
 /// `justified-warnings.tsv`.
-fn justified(name: &str) -> BTreeMap<(String, String), String> {
+fn justified(name: &str) -> Findings {
     let mut table = BTreeMap::new();
     for row in rows(name) {
         assert_eq!(row.len(), 3, "{name}: a row is file, code, why: {row:?}");
@@ -188,14 +190,16 @@ fn justified(name: &str) -> BTreeMap<(String, String), String> {
 }
 
 /// The difference between what fired and a table, as the lines to add and to remove.
-fn table_diff(
-    name: &str,
-    fired: &BTreeMap<(String, String), String>,
-    table: &BTreeMap<(String, String), String>,
-) -> String {
+fn table_diff(name: &str, fired: &Findings, table: &Findings) -> String {
     let mut out = String::new();
-    let missing: Vec<_> = fired.keys().filter(|key| !table.contains_key(*key)).collect();
-    let stale: Vec<_> = table.keys().filter(|key| !fired.contains_key(*key)).collect();
+    let missing: Vec<_> = fired
+        .keys()
+        .filter(|key| !table.contains_key(*key))
+        .collect();
+    let stale: Vec<_> = table
+        .keys()
+        .filter(|key| !fired.contains_key(*key))
+        .collect();
     if !missing.is_empty() {
         let _ = writeln!(
             out,
@@ -240,8 +244,7 @@ fn provenance_lists_every_file_once() {
             row.repository.replace('/', "__"),
             "{file}: the folder names the repository"
         );
-        let is_commit =
-            row.commit.len() == 40 && row.commit.bytes().all(|b| b.is_ascii_hexdigit());
+        let is_commit = row.commit.len() == 40 && row.commit.bytes().all(|b| b.is_ascii_hexdigit());
         let is_thread = row.commit.starts_with("https://github.com/");
         assert!(
             is_commit || is_thread,
@@ -275,12 +278,11 @@ fn provenance_lists_every_file_once() {
     }
 }
 
-/// The per-file reports, and the summary the test prints.
-fn validate_corpus() -> (
-    BTreeMap<(String, String), String>,
-    BTreeMap<(String, String), String>,
-    String,
-) {
+/// (file, code) pairs with the first message of that code on that file.
+type Findings = BTreeMap<(String, String), String>;
+
+/// The errors and warnings of every file, and the summary the test prints.
+fn validate_corpus() -> (Findings, Findings, String) {
     let table = provenance();
     let mut errors = BTreeMap::new();
     let mut warnings = BTreeMap::new();
@@ -315,7 +317,10 @@ fn validate_corpus() -> (
                         }
                         Severity::Warning => {
                             count += 1;
-                            files_with_code.entry(code).or_default().insert(file.clone());
+                            files_with_code
+                                .entry(code)
+                                .or_default()
+                                .insert(file.clone());
                             warnings.entry(key).or_insert(message);
                         }
                     }
@@ -376,10 +381,7 @@ fn validate_corpus() -> (
     (errors, warnings, summary)
 }
 
-#[expect(
-    clippy::cast_precision_loss,
-    reason = "file counts are far below 2^52"
-)]
+#[expect(clippy::cast_precision_loss, reason = "file counts are far below 2^52")]
 fn percent(part: usize, whole: usize) -> f64 {
     if whole == 0 {
         0.0
@@ -423,7 +425,7 @@ fn validate_has_no_unexplained_errors_or_warnings() {
 /// The repositories whose files run in a cluster, and for each warning code those of them in
 /// which it fires on a file that runs.
 fn running_repositories(
-    warnings: &BTreeMap<(String, String), String>,
+    warnings: &Findings,
 ) -> (BTreeSet<String>, BTreeMap<String, BTreeSet<String>>) {
     let table = provenance();
     let running: BTreeSet<String> = table
@@ -486,7 +488,11 @@ fn import_round_trips_real_installations() {
     let recorded: BTreeMap<String, (String, String)> = rows("import-outcomes.tsv")
         .into_iter()
         .map(|row| {
-            assert_eq!(row.len(), 3, "import-outcomes.tsv: file, outcome, reason: {row:?}");
+            assert_eq!(
+                row.len(),
+                3,
+                "import-outcomes.tsv: file, outcome, reason: {row:?}"
+            );
             (row[0].clone(), (row[1].clone(), row[2].clone()))
         })
         .collect();
@@ -547,16 +553,7 @@ fn import_round_trips_real_installations() {
 
 /// The codes `validate` reports on several files given together.
 fn codes_together(files: &[(&str, &str)]) -> Vec<&'static str> {
-    let release = Release::newest();
-    let texts: Vec<SourceText<'_>> = files
-        .iter()
-        .map(|(name, text)| SourceText { name, text })
-        .collect();
-    let ctx = Context {
-        release: Some(release),
-        ..Context::assumed()
-    };
-    chart_values::validate_texts_for(release, &texts, &ctx, &Limits::MANIFESTS, Reading::Detect)
+    validate(files)
         .expect("YAML")
         .diagnostics
         .iter()
