@@ -886,6 +886,13 @@ fn installation() {
         "calicoNetwork:\n  ipPools:\n  - cidr: 172.20.0.0\n",
         &["CR5004"],
     );
+    // A CIDR that does not parse leaves the pool's family unknown: the operator stops at the
+    // CIDR (ValidatePools in tigera/operator pkg/controller/ippool/validation.go), so there is
+    // no block-size verdict by a guessed family (found by the real corpus: Flux placeholders).
+    check_installation(
+        "calicoNetwork:\n  ipPools:\n  - cidr: ${POD_CIDR_V6}\n    blockSize: 116\n",
+        &["CR5004"],
+    );
     check_installation(
         "calicoNetwork:\n  ipPools:\n  - blockSize: 26\n",
         &["CR0006"],

@@ -306,7 +306,14 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value, defaulted: &Value) {
         let block_size = pool
             .int("blockSize")
             .unwrap_or_else(|| vocab::default_block_size(family));
-        if let Err(err) = vocab::check_block_size(family, block_size) {
+        // A CIDR that does not parse (reported above) leaves the family unknown: the operator
+        // stops at the CIDR (`ValidatePools`, pkg/controller/ippool/validation.go) and defaults
+        // no block size, so a range judged by a guessed family would be a second, wrong error
+        // (a `${POD_CIDR_V6}` placeholder has no colon).
+        let family_known = net.is_some()
+            || cidr_text.is_none_or(|text| text.is_empty() || cidr::parse_cidr(text).is_ok());
+        let block_check = family_known.then(|| vocab::check_block_size(family, block_size));
+        if let Some(Err(err)) = block_check {
             sink.report(
                 &c::POOL_BLOCK_SIZE,
                 pool.at("blockSize"),
