@@ -361,7 +361,11 @@ pub fn apply_operator_verdicts(
         let loc = diag.location.as_ref()?;
         inputs
             .iter()
-            .find(|input| input.file == loc.file && input.document.index == loc.document)
+            .find(|input| {
+                input.file == loc.file
+                    && input.document.index == loc.document
+                    && input.document.spans.full_path("spec.nonPrivileged") == diag.path
+            })
             .map(|input| &input.document.value)
     });
 }
@@ -391,7 +395,7 @@ fn restate_verdicts<'a>(
         return;
     }
     diagnostics.retain_mut(|diag| {
-        if diag.code != c::INSTALLATION_OTHER.code || diag.path != "spec.nonPrivileged" {
+        if diag.code != c::INSTALLATION_OTHER.code || !diag.path.ends_with("spec.nonPrivileged") {
             return true;
         }
         let Some(object) = object(diag) else {

@@ -31,6 +31,7 @@ mod fuzz_corpus;
 mod hostile_input;
 mod import;
 mod krm_function;
+mod lists;
 mod messages;
 mod oracle_diff;
 mod out_dir_writes;

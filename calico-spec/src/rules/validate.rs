@@ -169,7 +169,7 @@ pub fn validate_texts(
             file: source.name.to_owned(),
             source: source_err,
         })?;
-        parsed.push((source.name, documents));
+        parsed.push((source.name, expand_lists(documents)));
     }
     let mut extra: Vec<Diagnostic> = Vec::new();
     let mut checked_cluster_networks = 0;
@@ -213,6 +213,78 @@ pub fn validate_texts(
     outcome.diagnostics.extend(extra);
     crate::diag::sort_diagnostics(&mut outcome.diagnostics);
     Ok(outcome)
+}
+
+/// Replace each list document, `kind: List` (what `kubectl get -o yaml` prints) or a typed
+/// `<Kind>List` (`IPPoolList`, `InstallationList`, what calicoctl and the API server print),
+/// with its items, in order: each item is a document of its own with the list's index and
+/// spans scoped to the item, so a diagnostic names `items[3].spec.cidr` at the item's line.
+/// An item of a typed list without `apiVersion` and `kind` (the API server's own list
+/// responses leave them out) takes the list's apiVersion and its kind without `List`.
+/// A list without items stays a document (and is reported as skipped).
+pub fn expand_lists(documents: Vec<Document>) -> Vec<Document> {
+    let mut out = Vec::with_capacity(documents.len());
+    for document in documents {
+        let kind = document.kind().unwrap_or_default();
+        let is_list = kind.ends_with("List");
+        match document.value.get("items") {
+            Some(Value::Array(items)) if is_list && !items.is_empty() => {
+                let item_kind = kind.strip_suffix("List").filter(|k| !k.is_empty());
+                let api_version = document.api_version().map(str::to_owned);
+                let mut problems = document.problems.clone();
+                for (idx, item) in items.iter().enumerate() {
+                    let path = format!("items[{idx}]");
+                    let spans = document.spans.scoped(&path);
+                    let mut value = item.clone();
+                    if let (Some(item_kind), Some(api_version), Value::Object(map)) =
+                        (item_kind, &api_version, &mut value)
+                        && !map.contains_key("apiVersion")
+                        && !map.contains_key("kind")
+                    {
+                        map.insert("apiVersion".into(), Value::String(api_version.clone()));
+                        map.insert("kind".into(), Value::String(item_kind.to_owned()));
+                    }
+                    let (mine, rest): (Vec<Diagnostic>, Vec<Diagnostic>) =
+                        problems.into_iter().partition(|problem| {
+                            problem.path == path
+                                || problem.path.starts_with(&format!("{path}."))
+                                || problem.path.starts_with(&format!("{path}["))
+                        });
+                    problems = rest;
+                    let mine = mine
+                        .into_iter()
+                        .map(|mut problem| {
+                            problem.path = problem
+                                .path
+                                .strip_prefix(&path)
+                                .map(|p| p.strip_prefix('.').unwrap_or(p).to_owned())
+                                .unwrap_or_default();
+                            problem
+                        })
+                        .collect();
+                    out.push(Document {
+                        index: document.index,
+                        start: spans.locate_value("").unwrap_or(document.start),
+                        value,
+                        spans,
+                        problems: mine,
+                    });
+                }
+                // What lies outside the items (a repeated key of the list itself) is reported
+                // on the first item.
+                if let Some(first) = out.iter_mut().rev().nth(items.len().saturating_sub(1)) {
+                    first
+                        .problems
+                        .extend(problems.into_iter().map(|mut problem| {
+                            problem.path = String::new();
+                            problem
+                        }));
+                }
+            }
+            _ => out.push(document),
+        }
+    }
+    out
 }
 
 /// Check a ClusterNetwork exactly as `render` does, through [`cluster_network::load`]: its own
@@ -410,6 +482,7 @@ fn attach(out: &mut Vec<Diagnostic>, sink: Sink, input: &InputDocument<'_>) {
             input.document.spans.locate(&diagnostic.path)
         }
         .unwrap_or(input.document.start);
+        diagnostic.path = input.document.spans.full_path(&diagnostic.path);
         diagnostic.location = Some(Location {
             file: input.file.to_owned(),
             document: input.document.index,
