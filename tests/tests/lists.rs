@@ -226,40 +226,63 @@ fn import_and_patch_read_typed_lists() {
             .push(object.clone());
     }
     assert!(by_kind.len() > 2, "several kinds: {:?}", by_kind.keys());
-    // One typed list per kind, as calicoctl and `kubectl get <kind> -o json` write them.
-    let live = by_kind
-        .into_iter()
-        .map(|((api_version, kind), items)| {
-            serde_json::json!({
-                "apiVersion": api_version,
-                "kind": format!("{kind}List"),
-                "metadata": {"resourceVersion": "1"},
-                "items": items,
+    // One typed list per kind, as calicoctl writes them, and as the API server answers a list
+    // request (items without apiVersion and kind).
+    for items_say_kind in [true, false] {
+        let live = by_kind
+            .iter()
+            .map(|((api_version, kind), items)| {
+                let items: Vec<Value> = items
+                    .iter()
+                    .cloned()
+                    .map(|mut item| {
+                        if !items_say_kind && let Some(map) = item.as_object_mut() {
+                            map.remove("apiVersion");
+                            map.remove("kind");
+                        }
+                        item
+                    })
+                    .collect();
+                serde_json::json!({
+                    "apiVersion": api_version,
+                    "kind": format!("{kind}List"),
+                    "metadata": {"resourceVersion": "1"},
+                    "items": items,
+                })
+                .to_string()
             })
-            .to_string()
-        })
-        .collect::<Vec<_>>()
-        .join("\n---\n");
-    let live_path = dir.path().join("live.yaml");
-    std::fs::write(&live_path, &live).expect("written");
-    let live_arg = live_path.to_str().expect("UTF-8 path");
-    let import = run(&["import", "-f", live_arg], "");
-    assert_eq!(
-        import.status.code(),
-        Some(0),
-        "{}",
-        String::from_utf8_lossy(&import.stderr)
-    );
-    let patch = run(&["patch", "-f", EXAMPLE, "--live", live_arg], "");
-    let stdout = String::from_utf8_lossy(&patch.stdout);
-    assert_eq!(
-        patch.status.code(),
-        Some(0),
-        "{stdout}{}",
-        String::from_utf8_lossy(&patch.stderr)
-    );
-    assert!(
-        !stdout.contains("\"op\""),
-        "the live lists are what renders: {stdout}"
-    );
+            .collect::<Vec<_>>()
+            .join("\n---\n");
+        let live_path = dir.path().join("live.yaml");
+        std::fs::write(&live_path, &live).expect("written");
+        let live_arg = live_path.to_str().expect("UTF-8 path");
+        let import = run(&["import", "-f", live_arg], "");
+        assert_eq!(
+            import.status.code(),
+            Some(0),
+            "{items_say_kind}: {}",
+            String::from_utf8_lossy(&import.stderr)
+        );
+        let patch = run(&["patch", "-f", EXAMPLE, "--live", live_arg], "");
+        let stdout = String::from_utf8_lossy(&patch.stdout);
+        assert_eq!(
+            patch.status.code(),
+            Some(0),
+            "{items_say_kind}: {stdout}{}",
+            String::from_utf8_lossy(&patch.stderr)
+        );
+        assert!(
+            !stdout.contains("\"op\""),
+            "the live lists are what renders: {stdout}"
+        );
+        let validate = run(&["validate", "-f", live_arg], "");
+        assert_eq!(validate.status.code(), Some(0), "{items_say_kind}");
+        let n_objects: usize = by_kind.values().map(Vec::len).sum();
+        assert!(
+            String::from_utf8_lossy(&validate.stdout)
+                .contains(&format!("{n_objects} objects checked")),
+            "{}",
+            String::from_utf8_lossy(&validate.stdout)
+        );
+    }
 }

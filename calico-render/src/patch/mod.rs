@@ -525,15 +525,18 @@ pub fn diff_object(desired: &Value, live: &Value) -> Result<ObjectPatch, PatchEr
 
 /// Compute one patch per object present in both streams.
 ///
-/// `kind: List` documents (what `kubectl get -o yaml` prints for several objects) are expanded.
+/// List documents (`kind: List`, what `kubectl get -o yaml` prints for several objects, and
+/// calicoctl's typed `<Kind>List`s) are expanded.
 /// Objects are matched by apiVersion, kind, namespace and name.
 /// When the live stream holds exactly one object, it must have a counterpart in the desired
 /// stream, and the other desired objects are ignored; otherwise objects present on one side
 /// only become notes.
 /// Refusals from every object are reported together.
 pub fn diff_streams(desired: &[Value], live: &[Value]) -> Result<StreamPatch, PatchError> {
-    let desired = object::flatten(desired);
-    let live = object::flatten(live);
+    let desired_items = object::flatten(desired);
+    let live_items = object::flatten(live);
+    let desired: Vec<&Value> = desired_items.iter().map(AsRef::as_ref).collect();
+    let live: Vec<&Value> = live_items.iter().map(AsRef::as_ref).collect();
     if desired.is_empty() {
         return Err(PatchError::Empty {
             side: Side::Desired,

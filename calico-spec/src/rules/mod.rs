@@ -33,8 +33,8 @@ use serde_json::{Map, Value};
 
 pub use catalogue::{CATALOGUE, Rule, lookup};
 pub use validate::{
-    InputDocument, Skipped, SourceText, TextError, ValidationOutcome, expand_lists, validate,
-    validate_compiled, validate_texts, validate_values,
+    InputDocument, Skipped, SourceText, TextError, ValidationOutcome, expand_lists, list_items,
+    validate, validate_compiled, validate_texts, validate_values,
 };
 
 use crate::diag::Diagnostic;

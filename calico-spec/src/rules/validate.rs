@@ -215,73 +215,90 @@ pub fn validate_texts(
     Ok(outcome)
 }
 
-/// Replace each list document, `kind: List` (what `kubectl get -o yaml` prints) or a typed
-/// `<Kind>List` (`IPPoolList`, `InstallationList`, what calicoctl and the API server print),
-/// with its items, in order: each item is a document of its own with the list's index and
-/// spans scoped to the item, so a diagnostic names `items[3].spec.cidr` at the item's line.
-/// An item of a typed list without `apiVersion` and `kind` (the API server's own list
-/// responses leave them out) takes the list's apiVersion and its kind without `List`.
-/// A list without items stays a document (and is reported as skipped).
+/// The items of a list object, `kind: List` (what `kubectl get -o yaml` prints) or a typed
+/// `<Kind>List` (`IPPoolList`, `InstallationList`: what calicoctl and the API server print),
+/// each as an object of its own: an item of a typed list without `apiVersion` and `kind` (the
+/// API server's own list responses leave them out) takes the list's apiVersion and its kind
+/// without `List`. `None` for a value that is not a list with an `items` sequence.
+pub fn list_items(value: &Value) -> Option<Vec<Cow<'_, Value>>> {
+    let kind = value.get("kind").and_then(Value::as_str)?;
+    let items = value.get("items")?.as_array()?;
+    let item_kind = kind.strip_suffix("List")?;
+    let api_version = value.get("apiVersion").and_then(Value::as_str);
+    Some(
+        items
+            .iter()
+            .map(|item| match (item, api_version) {
+                (Value::Object(map), Some(api_version))
+                    if !item_kind.is_empty()
+                        && !map.contains_key("apiVersion")
+                        && !map.contains_key("kind") =>
+                {
+                    let mut map = map.clone();
+                    map.insert("apiVersion".into(), Value::String(api_version.to_owned()));
+                    map.insert("kind".into(), Value::String(item_kind.to_owned()));
+                    Cow::Owned(Value::Object(map))
+                }
+                _ => Cow::Borrowed(item),
+            })
+            .collect(),
+    )
+}
+
+/// Replace each list document (see [`list_items`]) with its items, in order: each item is a
+/// document of its own with the list's index and spans scoped to the item, so a diagnostic
+/// names `items[3].spec.cidr` at the item's line. A list without items stays a document (and
+/// is reported as skipped).
 pub fn expand_lists(documents: Vec<Document>) -> Vec<Document> {
     let mut out = Vec::with_capacity(documents.len());
     for document in documents {
-        let kind = document.kind().unwrap_or_default();
-        let is_list = kind.ends_with("List");
-        match document.value.get("items") {
-            Some(Value::Array(items)) if is_list && !items.is_empty() => {
-                let item_kind = kind.strip_suffix("List").filter(|k| !k.is_empty());
-                let api_version = document.api_version().map(str::to_owned);
-                let mut problems = document.problems.clone();
-                for (idx, item) in items.iter().enumerate() {
-                    let path = format!("items[{idx}]");
-                    let spans = document.spans.scoped(&path);
-                    let mut value = item.clone();
-                    if let (Some(item_kind), Some(api_version), Value::Object(map)) =
-                        (item_kind, &api_version, &mut value)
-                        && !map.contains_key("apiVersion")
-                        && !map.contains_key("kind")
-                    {
-                        map.insert("apiVersion".into(), Value::String(api_version.clone()));
-                        map.insert("kind".into(), Value::String(item_kind.to_owned()));
-                    }
-                    let (mine, rest): (Vec<Diagnostic>, Vec<Diagnostic>) =
-                        problems.into_iter().partition(|problem| {
-                            problem.path == path
-                                || problem.path.starts_with(&format!("{path}."))
-                                || problem.path.starts_with(&format!("{path}["))
-                        });
-                    problems = rest;
-                    let mine = mine
-                        .into_iter()
-                        .map(|mut problem| {
-                            problem.path = problem
-                                .path
-                                .strip_prefix(&path)
-                                .map(|p| p.strip_prefix('.').unwrap_or(p).to_owned())
-                                .unwrap_or_default();
-                            problem
-                        })
-                        .collect();
-                    out.push(Document {
-                        index: document.index,
-                        start: spans.locate_value("").unwrap_or(document.start),
-                        value,
-                        spans,
-                        problems: mine,
-                    });
-                }
-                // What lies outside the items (a repeated key of the list itself) is reported
-                // on the first item.
-                if let Some(first) = out.iter_mut().rev().nth(items.len().saturating_sub(1)) {
-                    first
-                        .problems
-                        .extend(problems.into_iter().map(|mut problem| {
-                            problem.path = String::new();
-                            problem
-                        }));
-                }
+        let items: Vec<Value> = match list_items(&document.value) {
+            Some(items) if !items.is_empty() => items.into_iter().map(Cow::into_owned).collect(),
+            _ => {
+                out.push(document);
+                continue;
             }
-            _ => out.push(document),
+        };
+        let n_items = items.len();
+        let mut problems = document.problems.clone();
+        for (idx, value) in items.into_iter().enumerate() {
+            let path = format!("items[{idx}]");
+            let spans = document.spans.scoped(&path);
+            let (mine, rest): (Vec<Diagnostic>, Vec<Diagnostic>) =
+                problems.into_iter().partition(|problem| {
+                    problem.path == path
+                        || problem.path.starts_with(&format!("{path}."))
+                        || problem.path.starts_with(&format!("{path}["))
+                });
+            problems = rest;
+            let mine = mine
+                .into_iter()
+                .map(|mut problem| {
+                    problem.path = problem
+                        .path
+                        .strip_prefix(&path)
+                        .map(|p| p.strip_prefix('.').unwrap_or(p).to_owned())
+                        .unwrap_or_default();
+                    problem
+                })
+                .collect();
+            out.push(Document {
+                index: document.index,
+                start: spans.locate_value("").unwrap_or(document.start),
+                value,
+                spans,
+                problems: mine,
+            });
+        }
+        // What lies outside the items (a repeated key of the list itself) is reported on the
+        // first item.
+        if let Some(first) = out.iter_mut().rev().nth(n_items.saturating_sub(1)) {
+            first
+                .problems
+                .extend(problems.into_iter().map(|mut problem| {
+                    problem.path = String::new();
+                    problem
+                }));
         }
     }
     out
