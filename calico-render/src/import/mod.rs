@@ -220,11 +220,17 @@ fn run(sources: Vec<read::Source>, options: &Options) -> Result<Imported, Import
         ..ClusterNetwork::default()
     };
     let mut comparable = Vec::new();
+    let cluster_pools: Vec<&read::Live> =
+        lives.iter().filter(|live| live.kind == "IPPool").collect();
     match lives.iter().find(|live| live.kind == "Installation") {
         Some(live) => {
-            if let Some(value) =
-                installation::import(live, options.release, &mut cluster_network, &mut report)
-            {
+            if let Some(value) = installation::import(
+                live,
+                options.release,
+                &cluster_pools,
+                &mut cluster_network,
+                &mut report,
+            ) {
                 comparable.push((live, value));
             }
         }

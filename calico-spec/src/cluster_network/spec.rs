@@ -125,8 +125,10 @@ pub struct ClusterNetworkSpec {
     pub bgp: Bgp,
 
     /// The pod address pools. They are rendered into the Installation, which owns them;
-    /// at least one is required (without one the operator creates 192.168.0.0/16).
-    #[schemars(length(min = 1, max = 25))]
+    /// at least one is required (without one the operator creates 192.168.0.0/16), except in
+    /// a cluster whose pod pools are standalone IPPools the Installation does not manage:
+    /// `podPools: []` with those IPPools in `extraObjects` renders `ipPools: []`.
+    #[schemars(length(max = 25))]
     pub pod_pools: Vec<PodPool>,
 
     /// Pools LoadBalancer Services take their addresses from, rendered as
