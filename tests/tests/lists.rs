@@ -286,3 +286,38 @@ fn import_and_patch_read_typed_lists() {
         );
     }
 }
+
+/// An older cluster's dump (`kubectl get installation,ippools.crd.projectcalico.org -o yaml`):
+/// unquoted timestamps, the Calico API server's `projectcalico.org/metadata` annotation on the
+/// storage-group IPPool, kubectl's last-applied annotation, and an Installation whose pool has
+/// no name yet. It validates (two objects, no error) and imports: the pool takes the name of
+/// the operator's IPPool with its CIDR.
+#[test]
+fn an_old_dump_validates_and_imports() {
+    const OLD: &str = "tests/cases/lists/old-dump.yaml";
+    let validate = run(&["validate", "-f", OLD, "-o", "json"], "");
+    assert_eq!(validate.status.code(), Some(0));
+    let diagnostics = json_diagnostics(&validate);
+    assert!(
+        diagnostics.iter().all(|diag| diag["severity"] == "warning"),
+        "{diagnostics:#?}"
+    );
+    let import = run(&["import", "-f", OLD], "");
+    let stdout = String::from_utf8_lossy(&import.stdout);
+    let stderr = String::from_utf8_lossy(&import.stderr);
+    assert_eq!(import.status.code(), Some(0), "{stderr}");
+    assert!(
+        stdout.contains("  - name: default-ipv4-ippool\n    cidr: 10.48.0.0/16\n"),
+        "{stdout}"
+    );
+    assert!(
+        stderr.contains(
+            "warning[CN0409]: the pool has no name; named `default-ipv4-ippool` (the IPPool of \
+             the cluster with this CIDR)"
+        ) && stderr.contains("(at items[0].spec.calicoNetwork.ipPools[0].name)"),
+        "{stderr}"
+    );
+    // The storage-group copy is the operator's, dropped; its annotation is the server's.
+    assert!(stderr.contains("warning[CN0403]: IPPool `default-ipv4-ippool`"));
+    assert!(stderr.contains("`metadata.annotations.projectcalico.org/metadata`"));
+}
