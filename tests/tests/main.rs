@@ -23,6 +23,7 @@ mod codegen_fresh;
 mod codegen_roundtrip;
 mod codegen_snapshots;
 mod context_and_text;
+mod day_two;
 mod e2e_k8s;
 mod e2e_operator;
 mod e2e_operator_patch;

@@ -44,6 +44,7 @@
 //! # Ok::<(), calico_render::patch::PatchError>(())
 //! ```
 
+mod day_two;
 mod diff;
 mod kubectl;
 mod object;
@@ -55,6 +56,7 @@ use std::fmt;
 
 use serde_json::Value;
 
+pub use day_two::{DayTwo, DayTwoOptions, day_two, day_two_objects};
 pub use kubectl::{kubectl_command, kubectl_resource, shell_quote};
 pub use object::{ObjectId, Side};
 pub use unstated::{Unstated, keep_unstated};
@@ -501,10 +503,13 @@ fn list_refusals(refusals: &[Refusal]) -> String {
         .join("; ")
 }
 
-/// Compute the patch that takes `live` to `desired` on every managed field.
+/// Compute the patch that takes `live` to `desired` on every managed field: the raw diff of
+/// two objects.
 ///
 /// Both values are whole objects (`apiVersion`, `kind`, `metadata.name`) and must name the
-/// same object.
+/// same object. Every field `desired` sets is managed, so a rendered Installation's operator
+/// defaults revert a live value the cluster chose (a chart's `kubeletVolumePluginPath: None`);
+/// [`day_two`] is the patch `calico-render patch` computes, which keeps such values.
 pub fn diff_object(desired: &Value, live: &Value) -> Result<ObjectPatch, PatchError> {
     let desired_id = ObjectId::of(desired, Side::Desired, 0)?;
     let live_id = ObjectId::of(live, Side::Live, 0)?;
