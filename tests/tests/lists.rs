@@ -321,3 +321,54 @@ fn an_old_dump_validates_and_imports() {
     assert!(stderr.contains("warning[CN0403]: IPPool `default-ipv4-ippool`"));
     assert!(stderr.contains("`metadata.annotations.projectcalico.org/metadata`"));
 }
+
+/// `Diagnostic` and `Skipped` serialize (serde) in the form `validate -o json` prints, so a
+/// library consumer's JSON and the CLI's agree.
+#[test]
+fn library_diagnostics_serialize_as_the_cli_prints_them() {
+    use calico_spec::rules::{self, Context, SourceText};
+    use calico_spec::source::Limits;
+
+    let text = pools_text();
+    let service = "apiVersion: v1\nkind: Service\nmetadata:\n  name: web\n";
+    let inputs = [
+        SourceText {
+            name: KUBECTL_POOLS,
+            text: &text,
+        },
+        SourceText {
+            name: "service.yaml",
+            text: service,
+        },
+    ];
+    let outcome =
+        rules::validate_texts(&inputs, &Context::assumed(), &Limits::MANIFESTS).expect("YAML");
+    let library = serde_json::json!({
+        "diagnostics": outcome.diagnostics,
+        "skipped": outcome.skipped,
+    });
+    let dir = tempfile::tempdir().expect("a temporary directory");
+    let service_path = dir.path().join("service.yaml");
+    std::fs::write(&service_path, service).expect("written");
+    let cli = run(
+        &[
+            "validate",
+            "-f",
+            KUBECTL_POOLS,
+            "-f",
+            service_path.to_str().expect("UTF-8"),
+            "-o",
+            "json",
+        ],
+        "",
+    );
+    let mut printed: Value = serde_json::from_slice(&cli.stdout).expect("-o json is JSON");
+    // The CLI names the file as given; the library was given `service.yaml`.
+    printed["skipped"][0]["file"] = serde_json::json!("service.yaml");
+    assert_eq!(library, printed);
+    let first = &library["diagnostics"][0];
+    assert!(
+        first["severity"].is_string() && first["line"].is_u64(),
+        "{first}"
+    );
+}

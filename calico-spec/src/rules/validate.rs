@@ -28,16 +28,19 @@ pub struct InputDocument<'a> {
     pub document: &'a Document,
 }
 
-/// A document that validation does not know and therefore did not check.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+/// A document that validation does not know and therefore did not check; serialized as
+/// `validate -o json` prints it (`{"file", "document", "apiVersion", "kind"}`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 pub struct Skipped {
     /// The file name as the user gave it.
     pub file: String,
     /// Zero-based index of the document in its file.
     pub document: usize,
     /// The document's apiVersion, when it has one.
+    #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
     /// The document's kind, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
 }
 
