@@ -28,6 +28,7 @@ mod e2e_k8s;
 mod e2e_operator;
 mod e2e_operator_patch;
 mod e2e_releases;
+mod first_hour;
 mod fuzz_corpus;
 mod hostile_input;
 mod import;

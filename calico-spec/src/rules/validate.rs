@@ -448,7 +448,7 @@ fn run(inputs: &[InputDocument<'_>], ctx: &Context, typing: Typing) -> Validatio
                 &c::NOT_AN_OBJECT,
                 "",
                 "the document is not a Kubernetes object: it needs string `apiVersion` and `kind` fields",
-                None,
+                patch_body_hint(&doc.value),
             );
         } else if let Some(known) = classify(&root) {
             outcome.checked += 1;
@@ -491,6 +491,36 @@ fn run(inputs: &[InputDocument<'_>], ctx: &Context, typing: Typing) -> Validatio
 
     crate::diag::sort_diagnostics(&mut outcome.diagnostics);
     outcome
+}
+
+/// Advice for a document that is a patch body rather than an object: an RFC 6902 JSON patch
+/// (a sequence of `op`/`path` operations) or a merge patch (a mapping with `spec` or `metadata`
+/// but no `apiVersion` and `kind`, as `kubectl patch --type=merge` takes).
+fn patch_body_hint(value: &Value) -> Option<String> {
+    let is_operation = |item: &Value| item.get("op").is_some() && item.get("path").is_some();
+    match value {
+        Value::Array(items) if !items.is_empty() && items.iter().all(is_operation) => Some(
+            "this is a JSON patch (RFC 6902, `kubectl patch --type=json`), a change, not an \
+             object: validate the object it makes (the ClusterNetwork, or the patched object), \
+             and let `calico-render patch` write the patch"
+                .to_owned(),
+        ),
+        Value::Object(map)
+            if !map.contains_key("apiVersion")
+                && !map.contains_key("kind")
+                && (map.contains_key("spec") || map.contains_key("metadata")) =>
+        {
+            Some(
+                "this looks like a merge patch (`kubectl patch --type=merge`), a change, not an \
+                 object: validate the object it makes. A merge patch replaces every list whole, \
+                 so one that sets `spec.calicoNetwork.ipPools` replaces all pools with those it \
+                 lists, dropping the others and the fields it leaves out; `calico-render patch` \
+                 writes a JSON patch that edits pools by name"
+                    .to_owned(),
+            )
+        }
+        _ => None,
+    }
 }
 
 /// Give each diagnostic of `sink` the location of its path in `input`.
