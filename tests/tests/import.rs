@@ -394,6 +394,17 @@ fn what_cannot_be_said_is_refused() {
             .contains("no workload IPPool")
     );
 
+    // A pool without a name is named as the operator names it; one whose CIDR does not parse
+    // is refused for its CIDR.
+    let mut unnamed = base();
+    unnamed["spec"]["calicoNetwork"]["ipPools"][0] = json!({"cidr": "10.300.0.0/16"});
+    let found = refused(unnamed);
+    assert_eq!(found[0].0, "CN0407", "{found:?}");
+    assert!(
+        found[0].1.contains("cidr `10.300.0.0/16`") && found[0].1.contains("not a valid IP"),
+        "{found:?}"
+    );
+
     let list = json!({"apiVersion": "v1", "kind": "List",
         "items": [base(), {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "x"}}]});
     let found = refused(list);

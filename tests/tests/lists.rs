@@ -372,3 +372,45 @@ fn library_diagnostics_serialize_as_the_cli_prints_them() {
         "{first}"
     );
 }
+
+/// An older release's verdicts apply to list items too, at the item's path: a field v3.30
+/// lacks is refused for it (CR0007), and the newest release's "unknown field" for a field
+/// only older releases have is set aside (docs/releases.md).
+#[test]
+fn an_older_release_judges_list_items_at_their_paths() {
+    let text = "apiVersion: projectcalico.org/v3\nkind: IPPoolList\nitems:\n\
+                - apiVersion: projectcalico.org/v3\n  kind: IPPool\n  metadata:\n    name: a\n  \
+                spec:\n    cidr: 10.48.0.0/16\n    allowedUses: [Workload]\n    \
+                namespaceSelector: all()\n\
+                - apiVersion: projectcalico.org/v3\n  kind: FelixConfiguration\n  metadata:\n    \
+                name: default\n  spec:\n    iptablesLockTimeout: 10s\n";
+    let codes = |args: &[&str]| -> Vec<(String, String)> {
+        let output = run(args, text);
+        json_diagnostics(&output)
+            .iter()
+            .map(|diag| {
+                (
+                    diag["code"].as_str().unwrap_or_default().to_owned(),
+                    diag["path"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect()
+    };
+    let pair = |code: &str, path: &str| (code.to_owned(), path.to_owned());
+    assert_eq!(
+        codes(&["validate", "-f", "-", "-o", "json"]),
+        [pair("CR0001", "items[1].spec.iptablesLockTimeout")]
+    );
+    assert_eq!(
+        codes(&[
+            "validate",
+            "-f",
+            "-",
+            "-o",
+            "json",
+            "--calico-version",
+            "v3.30.7"
+        ]),
+        [pair("CR0007", "items[0].spec.namespaceSelector")]
+    );
+}

@@ -202,8 +202,7 @@ fn name_pools(installation: &mut Value, cluster_pools: &[&Live], at: &At, report
             .and_then(|cidr| parse_cidr(cidr).ok())
             .map(|net| net.trunc())
     };
-    // Go's `To4() != nil`: an IPv4 address or an IPv4-mapped IPv6 one; a CIDR that does not
-    // parse counts as IPv6, as in the operator (and is refused further on).
+    // Go's `To4() != nil`: an IPv4 address or an IPv4-mapped IPv6 one.
     let is_v4 = |pool: &Value| {
         network(pool).is_some_and(|net| Family::of_go_addr(net.network()) == Family::V4)
     };
@@ -218,12 +217,14 @@ fn name_pools(installation: &mut Value, cluster_pools: &[&Live], at: &At, report
         {
             continue;
         }
-        let net = network(pool);
-        let existing = net.and_then(|net| {
-            cluster_pools
-                .iter()
-                .find(|live| network(live.value.get("spec").unwrap_or(&Value::Null)) == Some(net))
-        });
+        // The operator refuses a CIDR that does not parse before it names pools; so does
+        // `pod_pool`, below.
+        let Some(net) = network(pool) else {
+            continue;
+        };
+        let existing = cluster_pools
+            .iter()
+            .find(|live| network(live.value.get("spec").unwrap_or(&Value::Null)) == Some(net));
         let (name, why) = if let Some(existing) = existing {
             (
                 existing.name.clone(),
@@ -384,18 +385,21 @@ fn vocabulary(
 fn pod_pool(pool: &Value) -> Result<PodPool, (String, String)> {
     let field = |name: &str| pool.get(name);
     let wrong = |name: &str, message: String| (format!(".{name}"), message);
+    let cidr_text = field("cidr").and_then(Value::as_str).unwrap_or_default();
+    // `name_pools` named every pool whose CIDR parses.
     let name = field("name")
         .and_then(Value::as_str)
         .filter(|name| !name.is_empty())
         .ok_or_else(|| {
+            let error = parse_cidr(cidr_text)
+                .err()
+                .map(|err| format!(": {err}"))
+                .unwrap_or_default();
             wrong(
-                "name",
-                "a pool without a name cannot be matched; read the Installation after the \
-                 operator has named its pools"
-                    .to_owned(),
+                "cidr",
+                format!("a pool without a name: cidr `{cidr_text}`{error}"),
             )
         })?;
-    let cidr_text = field("cidr").and_then(Value::as_str).unwrap_or_default();
     let cidr = parse_cidr(cidr_text)
         .map_err(|err| wrong("cidr", format!("pool `{name}`: cidr `{cidr_text}`: {err}")))?;
     let mut out = PodPool::new(name, cidr);
