@@ -1,6 +1,6 @@
 //! Values for the official `tigera-operator` Helm chart that make it render our objects.
 //!
-//! The chart (Calico v3.32.1, calico-model.md section 7) renders the Installation from
+//! The chart (Calico v3.32.1, its `templates/`) renders the Installation from
 //! `installation` (minus `enabled`), the APIServer from `apiServer`, the endpoint ConfigMap from
 //! `kubernetesServiceEndpoint` (only when `host` is set), and FelixConfiguration `default` from
 //! `defaultFelixConfiguration` (minus `enabled`). Everything else we render (BGPConfiguration,

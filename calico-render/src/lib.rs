@@ -64,9 +64,54 @@
 //! # Ok::<(), rules::TextError>(())
 //! ```
 //!
-//! **A patch, and sending it with kube.** [`patch::diff_object`] compares a desired object
-//! with the live one (as the API server returns it) and gives the smallest guarded RFC 6902
-//! patch, already applied to the live object and checked before it is returned.
+//! **The day-two patch.** [`patch::day_two`] is the patch `calico-render patch -f
+//! cluster.yaml --live live.yaml` prints, in one call: the ClusterNetwork's objects against
+//! the live ones (objects, a `List` or typed lists, as a kube client or `kubectl get -o json`
+//! returns them), one guarded patch per object. An Installation value that only the operator's
+//! defaults set on our side and the cluster set otherwise (a chart's `kubeletVolumePluginPath:
+//! None`) is kept and reported in [`patch::DayTwo::unstated`], as the CLI does.
+//!
+//! ```
+//! use calico_render::calico_spec::cluster_network::load;
+//! use calico_render::patch::{self, DayTwoOptions};
+//! use serde_json::json;
+//!
+//! let text = "\
+//! apiVersion: calico-render.dev/v1alpha1
+//! kind: ClusterNetwork
+//! spec:
+//!   mtu: 1400
+//!   podPools:
+//!     - {name: default-ipv4-ippool, cidr: 172.20.0.0/16}
+//! ";
+//! let loaded = load("cluster.yaml", text)?;
+//! // The live Installation, installed by the tigera-operator chart: another MTU, and the
+//! // chart's `kubeletVolumePluginPath: None`, which the ClusterNetwork does not state.
+//! let mut live = loaded.objects.iter().map(|object| object.to_value())
+//!     .find(|object| object["kind"] == "Installation").expect("an Installation");
+//! live["metadata"]["resourceVersion"] = json!("48213");
+//! live["spec"]["calicoNetwork"]["mtu"] = json!(1450);
+//! live["spec"]["kubeletVolumePluginPath"] = json!("None");
+//! let live = [json!({"apiVersion": "v1", "kind": "List", "items": [live]})];
+//!
+//! let day_two = patch::day_two(&loaded, &live, &DayTwoOptions::default())?;
+//! let changed: Vec<&patch::ObjectPatch> = day_two.stream.changed().collect();
+//! assert_eq!(changed.len(), 1);
+//! assert_eq!(
+//!     changed[0].to_rfc6902(),
+//!     json!([{"op": "replace", "path": "/spec/calicoNetwork/mtu", "value": 1400}])
+//! );
+//! // The chart's choice is kept, and said (`--revert-unstated` reverts it).
+//! assert_eq!(day_two.unstated.len(), 1);
+//! assert!(day_two.unstated[0].to_string().contains("kubeletVolumePluginPath"));
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! **A patch of one object, and sending it with kube.** [`patch::diff_object`] is the raw
+//! diff: it compares a desired object with the live one (as the API server returns it) and
+//! gives the smallest guarded RFC 6902 patch of every field the desired object sets (operator
+//! defaults included, so it would revert the chart's value above), already applied to the live
+//! object and checked before it is returned.
 //! [`patch::ObjectPatch::to_rfc6902`] is that patch as plain JSON, which any json-patch
 //! version reads: kube 5's `Patch::Json` takes json-patch 4's `Patch`, so a kube client sends
 //! it with `let ops: json_patch::Patch = serde_json::from_value(body)?;` and
@@ -108,7 +153,7 @@
 // The entry points most callers need, at the root; the modules stay public for the rest.
 pub use bundle::{RenderConfig, Stage, render_bundle};
 pub use import::{import_texts, import_values};
-pub use patch::{ObjectPatch, PatchError, StreamPatch, diff_object, diff_streams};
+pub use patch::{ObjectPatch, PatchError, StreamPatch, day_two, diff_object, diff_streams};
 pub use post_render::post_render;
 pub use yaml::EmitError;
 

@@ -232,70 +232,22 @@ pub fn has_errors(diagnostics: &[Diagnostic]) -> bool {
 
 #[derive(Serialize)]
 struct JsonReport<'a> {
-    diagnostics: Vec<JsonDiagnostic<'a>>,
-    skipped: Vec<JsonSkipped<'a>>,
-}
-
-#[derive(Serialize)]
-struct JsonDiagnostic<'a> {
-    severity: &'static str,
-    code: &'static str,
-    #[serde(skip_serializing_if = "str::is_empty")]
-    path: &'a str,
-    message: &'a str,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    hint: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    file: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    document: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    line: Option<usize>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    column: Option<usize>,
-}
-
-#[derive(Serialize)]
-struct JsonSkipped<'a> {
-    file: &'a str,
-    document: usize,
-    #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
-    api_version: Option<&'a str>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    kind: Option<&'a str>,
+    diagnostics: &'a [Diagnostic],
+    skipped: &'a [Skipped],
 }
 
 /// The `-o json` object: `{"diagnostics":[...],"skipped":[...]}`, pretty-printed (two-space
-/// indent, fields in DESIGN.md's order), then a newline.
+/// indent; the fields of a diagnostic in the order of `Diagnostic`'s serde form), then a
+/// newline.
 #[expect(
     clippy::expect_used,
     reason = "a report of strings and numbers always serializes"
 )]
 pub fn render_json(diagnostics: &[Diagnostic], skipped: &[Skipped]) -> String {
+    // The derived forms of calico-spec's types (`Diagnostic`, `Skipped`) are the JSON form.
     let report = JsonReport {
-        diagnostics: diagnostics
-            .iter()
-            .map(|diag| JsonDiagnostic {
-                severity: diag.severity.as_str(),
-                code: diag.code,
-                path: &diag.path,
-                message: &diag.message,
-                hint: diag.hint.as_deref(),
-                file: diag.location.as_ref().map(|loc| loc.file.as_str()),
-                document: diag.location.as_ref().map(|loc| loc.document),
-                line: diag.location.as_ref().and_then(|loc| loc.line),
-                column: diag.location.as_ref().and_then(|loc| loc.column),
-            })
-            .collect(),
-        skipped: skipped
-            .iter()
-            .map(|skip| JsonSkipped {
-                file: &skip.file,
-                document: skip.document,
-                api_version: skip.api_version.as_deref(),
-                kind: skip.kind.as_deref(),
-            })
-            .collect(),
+        diagnostics,
+        skipped,
     };
     // Serializing plain strings and numbers into a String cannot fail.
     let mut out = serde_json::to_string_pretty(&report).expect("report serializes");

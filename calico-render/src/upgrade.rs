@@ -34,7 +34,7 @@ use crate::report::{self, LintLevels};
 
 /// The CRDs of a release's `operator-crds.yaml` that are not in every supported release's
 /// bundle (the other 30 are in all three). Read from the bundles of v3.30.7, v3.31.7 and
-/// v3.32.1 (`manifests/operator-crds.yaml` at those tags; docs/releases.md).
+/// v3.32.1 (`manifests/operator-crds.yaml` at those tags).
 pub const BUNDLE_EXTRAS: [(&str, &[&str]); 3] = [
     (
         "v3.30",
@@ -69,6 +69,23 @@ pub struct Version {
     pub text: String,
     /// Its supported release.
     pub release: &'static Release,
+}
+
+impl std::str::FromStr for Version {
+    type Err = calico_spec::release::UnsupportedRelease;
+
+    /// A version as `spec.calicoVersion` and `upgrade --to` write it: `vMAJOR.MINOR.PATCH` of
+    /// a supported minor (`"v3.31.7".parse::<Version>()`).
+    ///
+    /// # Errors
+    /// [`calico_spec::release::UnsupportedRelease`], naming the supported minors, for any
+    /// other text (`3.31.7` without the `v`, `v3.29.0`, `v3.31`).
+    fn from_str(text: &str) -> Result<Version, Self::Err> {
+        Release::for_version(text).map(|release| Version {
+            text: text.to_owned(),
+            release,
+        })
+    }
 }
 
 impl Version {
@@ -1001,6 +1018,25 @@ pub fn to_json(plan: &Plan) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn versions_parse_from_text() {
+        let version: Version = "v3.31.99".parse().expect("a supported version");
+        assert_eq!(version.text, "v3.31.99");
+        assert_eq!(version.release.minor, "v3.31");
+        assert_eq!(
+            version.operator(),
+            None,
+            "v3.31.99 is not the patch carried here"
+        );
+        for wrong in ["3.31.7", "v3.31", "v3.31.", "v3.31.x", "v2.0.0", ""] {
+            let err = wrong.parse::<Version>().expect_err(wrong).to_string();
+            assert!(
+                err.contains(&format!("`{wrong}` is not supported")) && err.contains("v3.31.x"),
+                "{wrong}: {err}"
+            );
+        }
+    }
 
     fn installation(cidr: &str, mtu: u32) -> Value {
         json!({

@@ -1,11 +1,13 @@
 //! The operator's defaults, applied to an Installation the way tigera-operator v1.42 writes them back
 //! ([`apply_operator_defaults`]), and as the operator of an older release writes them
-//! ([`apply_operator_defaults_for`]; the differences are in docs/releases.md).
+//! ([`apply_operator_defaults_for`]; the differences are listed in the repository's
+//! docs/releases.md: <https://github.com/calico-render/calico-render/blob/main/docs/releases.md>).
 //!
 //! [`apply_operator_defaults`] is a pure function: it returns the Installation the operator
 //! would compute for a *new* cluster (no IP pools in the cluster yet, no kubeadm `podSubnet`
-//! known, no cluster access), following calico-model.md section 3.1 (core controller,
-//! `fillDefaults`) and 3.2 (IP pool controller). Two consumers rely on it:
+//! known, no cluster access), following tigera-operator's core controller (`fillDefaults` in
+//! `pkg/controller/installation/core_controller.go`) and then its IP pool controller
+//! (`pkg/controller/ippool/defaults.go`). Two consumers rely on it:
 //!
 //! - validation runs the Installation rules on the defaulted spec, as the operator does
 //!   (`fillDefaults` before `validateCustomResource`; pool defaults before `ValidatePools`);
@@ -61,7 +63,8 @@ pub const DEFAULT_POOL_NAME_V6: &str = "default-ipv6-ippool";
 /// Return `installation` with the operator's defaults filled in, for a new cluster.
 ///
 /// Existing values are never changed; only absent fields are set (as the operator's merge
-/// patch does). The order follows calico-model.md section 3.1, then the pool defaults of 3.2.
+/// patch does). The order follows the operator's core controller, then its IP pool
+/// controller's pool defaults.
 pub fn apply_operator_defaults(installation: &Installation, ctx: &DefaultsContext) -> Installation {
     use InstallationSpecKubernetesProvider as Provider;
 
@@ -235,7 +238,7 @@ pub fn apply_operator_defaults(installation: &Installation, ctx: &DefaultsContex
 }
 
 /// Installation fields the v1.42 operator writes back that an older release's Installation CRD
-/// does not have, so that release's operator cannot write them (docs/releases.md): the schema
+/// does not have, so that release's operator cannot write them: the schema
 /// path, and how to take the default out again.
 type Unset = fn(&mut InstallationSpec);
 const DEFAULTED_FIELDS: [(&str, Unset); 2] = [
@@ -262,7 +265,8 @@ pub enum Basis {
 }
 
 /// The tigera-operator whose defaults and verdicts calico-render follows for one release, where
-/// they differ from v1.42.3's (docs/releases.md, "Operator defaults").
+/// they differ from v1.42.3's (the repository's docs/releases.md, "Operator defaults":
+/// <https://github.com/calico-render/calico-render/blob/main/docs/releases.md>).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct OperatorBehaviour {
     /// The Calico minor (`v3.31`), as in [`Release::minor`].
@@ -361,7 +365,11 @@ pub fn apply_operator_verdicts(
         let loc = diag.location.as_ref()?;
         inputs
             .iter()
-            .find(|input| input.file == loc.file && input.document.index == loc.document)
+            .find(|input| {
+                input.file == loc.file
+                    && input.document.index == loc.document
+                    && input.document.spans.full_path("spec.nonPrivileged") == diag.path
+            })
             .map(|input| &input.document.value)
     });
 }
@@ -391,7 +399,7 @@ fn restate_verdicts<'a>(
         return;
     }
     diagnostics.retain_mut(|diag| {
-        if diag.code != c::INSTALLATION_OTHER.code || diag.path != "spec.nonPrivileged" {
+        if diag.code != c::INSTALLATION_OTHER.code || !diag.path.ends_with("spec.nonPrivileged") {
             return true;
         }
         let Some(object) = object(diag) else {
@@ -414,7 +422,8 @@ fn restate_verdicts<'a>(
     });
 }
 
-/// The per-pool defaults of calico-model.md section 3.2.
+/// The per-pool defaults of the operator's IP pool controller (`fillDefaults` in
+/// `pkg/controller/ippool/defaults.go`).
 fn default_pools(pools: &mut [InstallationSpecCalicoNetworkIpPools], calico_cni: bool) {
     // The operator decides the family by looking for a colon, not by parsing.
     // The operator's defaults take the family from the parsed address (Go's `To4`), so an

@@ -898,7 +898,8 @@ pub fn apply_to_outcome(
         };
         for finding in check_object(release, kind, &document.value) {
             if let Finding::OnlyInTarget { path } = &finding {
-                only_in_target.push((input.file.to_owned(), document.index, path.clone()));
+                let path = document.spans.full_path(path);
+                only_in_target.push((input.file.to_owned(), document.index, path));
                 continue;
             }
             let Some(mut diag) = diagnostic(release, &finding) else {
@@ -906,7 +907,8 @@ pub fn apply_to_outcome(
             };
             if let Finding::UnknownField { path, .. } = &finding {
                 // Said more precisely than the newest release's "unknown field".
-                replaced.push((input.file.to_owned(), document.index, path.clone()));
+                let path = document.spans.full_path(path);
+                replaced.push((input.file.to_owned(), document.index, path));
             }
             let pos = if diag.code == c::RELEASE_UNKNOWN_FIELD.code {
                 document.spans.locate_key(&diag.path)
@@ -914,6 +916,7 @@ pub fn apply_to_outcome(
                 document.spans.locate(&diag.path)
             }
             .unwrap_or(document.start);
+            diag.path = document.spans.full_path(&diag.path);
             diag.location = Some(Location {
                 file: input.file.to_owned(),
                 document: document.index,

@@ -205,6 +205,9 @@ fn quoted(text: &str) -> String {
 pub struct SpanMap {
     spans: BTreeMap<String, NodeSpan>,
     tagged: Vec<TaggedScalar>,
+    /// The path of this part in its document (`items[3]` for an item of a `List`), empty for a
+    /// whole document.
+    prefix: String,
 }
 
 impl SpanMap {
@@ -259,6 +262,54 @@ impl SpanMap {
     /// The scalars that carry a tag outside the YAML core schema, in document order.
     pub fn tagged(&self) -> &[TaggedScalar] {
         &self.tagged
+    }
+
+    /// The spans of the node at `path` (an item of a `List`: `items[3]`), with paths relative
+    /// to it and positions in the whole text; [`SpanMap::full_path`] gives a relative path
+    /// back its place in the document.
+    pub fn scoped(&self, path: &str) -> SpanMap {
+        let relative = |full: &str| -> Option<String> {
+            let rest = full.strip_prefix(path)?;
+            if rest.is_empty() {
+                Some(String::new())
+            } else if let Some(rest) = rest.strip_prefix('.') {
+                Some(rest.to_owned())
+            } else {
+                rest.starts_with('[').then(|| rest.to_owned())
+            }
+        };
+        let spans = self
+            .spans
+            .range(path.to_owned()..)
+            .take_while(|(key, _)| key.starts_with(path))
+            .filter_map(|(key, span)| Some((relative(key)?, *span)))
+            .collect();
+        let tagged = self
+            .tagged
+            .iter()
+            .filter_map(|tag| {
+                Some(TaggedScalar {
+                    path: relative(&tag.path)?,
+                    ..tag.clone()
+                })
+            })
+            .collect();
+        SpanMap {
+            spans,
+            tagged,
+            prefix: self.full_path(path),
+        }
+    }
+
+    /// `path`, relative to this map's node, as a path in the whole document: itself for a
+    /// whole document, `items[3].spec.cidr` for `spec.cidr` in the fourth item of a `List`.
+    pub fn full_path(&self, path: &str) -> String {
+        match (self.prefix.is_empty(), path.is_empty()) {
+            (true, _) => path.to_owned(),
+            (false, true) => self.prefix.clone(),
+            (false, false) if path.starts_with('[') => format!("{}{path}", self.prefix),
+            (false, false) => format!("{}.{path}", self.prefix),
+        }
     }
 
     /// The number of recorded paths.

@@ -421,7 +421,15 @@ fn empty_results_are_said_on_standard_error() {
         ("# only a comment\n---\n", "the input holds no objects"),
         (skipped_only, "1 skipped"),
     ] {
-        let out = run(&["validate", "-f", "-"], stdin);
+        // Nothing checked fails unless `--allow-empty` accepts it (issue 35).
+        let refused = run(&["validate", "-f", "-"], stdin);
+        assert_eq!(refused.code, Some(1), "{stdin:?}: {}", refused.stderr);
+        assert!(
+            refused.stderr.contains("--allow-empty"),
+            "{}",
+            refused.stderr
+        );
+        let out = run(&["validate", "-f", "-", "--allow-empty"], stdin);
         assert_eq!(out.code, Some(0), "{stdin:?}: {}", out.stderr);
         assert!(
             out.stdout.ends_with("no objects checked\n"),

@@ -383,14 +383,27 @@ fn what_cannot_be_said_is_refused() {
 
     let mut no_pools = base();
     no_pools["spec"]["calicoNetwork"]["ipPools"] = json!([]);
-    assert_eq!(refused(no_pools)[0].0, "CN0407");
+    let no_pools_again = || no_pools.clone();
+    assert_eq!(refused(no_pools.clone())[0].0, "CN0407");
 
+    // No pools in the Installation and none of the cluster's either (issue 35: with a workload
+    // IPPool it imports, `installation_without_pools_round_trips`).
+    assert!(
+        refused(no_pools_again())[0]
+            .1
+            .contains("no workload IPPool")
+    );
+
+    // A pool without a name is named as the operator names it; one whose CIDR does not parse
+    // is refused for its CIDR.
     let mut unnamed = base();
-    unnamed["spec"]["calicoNetwork"]["ipPools"][0]
-        .as_object_mut()
-        .unwrap()
-        .remove("name");
-    assert!(refused(unnamed)[0].1.contains("without a name"));
+    unnamed["spec"]["calicoNetwork"]["ipPools"][0] = json!({"cidr": "10.300.0.0/16"});
+    let found = refused(unnamed);
+    assert_eq!(found[0].0, "CN0407", "{found:?}");
+    assert!(
+        found[0].1.contains("cidr `10.300.0.0/16`") && found[0].1.contains("not a valid IP"),
+        "{found:?}"
+    );
 
     let list = json!({"apiVersion": "v1", "kind": "List",
         "items": [base(), {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "x"}}]});
@@ -406,6 +419,243 @@ fn what_cannot_be_said_is_refused() {
     unknown["spec"]["registri"] = json!("r/");
     let found = refused(unknown);
     assert!(found[0].1.contains("registri"), "{found:?}");
+}
+
+/// Installations whose pools have no name (written by hand, or by an operator from before pools
+/// had names, read before it reconciled): each pool is named as tigera/operator's
+/// `pkg/controller/ippool/defaults.go` (`fillDefaults`) names it, and the import is the one of
+/// the Installation the operator has named. Expected names worked out by hand from that rule.
+#[test]
+fn unnamed_pools_are_named_as_the_operator_names_them() {
+    struct Case {
+        what: &'static str,
+        /// The Installation's pool CIDRs, `name=cidr` for a pool that has a name.
+        pools: &'static [&'static str],
+        /// IPPools already in the cluster, `name=cidr`.
+        cluster: &'static [&'static str],
+        /// The names the operator gives, in pool order.
+        names: &'static [&'static str],
+    }
+    // The operator's CIDR name: the network address written out in full, colons as dots.
+    const V6_NAME: &str = "fd00.0010.0048.0000.0000.0000.0000.0000-64";
+    let cases = [
+        Case {
+            what: "one IPv4 pool",
+            pools: &["10.48.0.0/16"],
+            cluster: &[],
+            names: &["default-ipv4-ippool"],
+        },
+        Case {
+            what: "one IPv6 pool",
+            pools: &["fd00:10:48::/64"],
+            cluster: &[],
+            names: &["default-ipv6-ippool"],
+        },
+        Case {
+            what: "one pool per family",
+            pools: &["fd00:10:48::/64", "10.48.0.0/16"],
+            cluster: &[],
+            names: &["default-ipv6-ippool", "default-ipv4-ippool"],
+        },
+        Case {
+            what: "two IPv4 pools",
+            pools: &["10.48.0.0/16", "10.49.0.0/16"],
+            cluster: &[],
+            names: &["10.48.0.0-16", "10.49.0.0-16"],
+        },
+        Case {
+            what: "three pools, two families",
+            pools: &["10.48.0.0/16", "fd00:10:48::/64", "10.49.0.0/16"],
+            cluster: &[],
+            names: &["10.48.0.0-16", V6_NAME, "10.49.0.0-16"],
+        },
+        Case {
+            what: "a named pool and an unnamed one",
+            pools: &["pods=10.48.0.0/16", "10.49.0.0/16"],
+            cluster: &[],
+            names: &["pods", "10.49.0.0-16"],
+        },
+        Case {
+            what: "an IPPool of the cluster has the CIDR (the operator's copy, named by an older \
+                   release)",
+            pools: &["10.48.0.0/16"],
+            cluster: &["legacy-pool=10.48.0.0/16"],
+            names: &["legacy-pool"],
+        },
+    ];
+    let mut failures = Vec::new();
+    for case in &cases {
+        let pools: Vec<Value> = case
+            .pools
+            .iter()
+            .map(|pool| match pool.split_once('=') {
+                Some((name, cidr)) => json!({"name": name, "cidr": cidr}),
+                None => json!({"cidr": pool}),
+            })
+            .collect();
+        let unnamed = json!({"apiVersion": "operator.tigera.io/v1", "kind": "Installation",
+            "metadata": {"name": "default"},
+            "spec": {"calicoNetwork": {"ipPools": pools}}});
+        let cluster: Vec<Value> = case
+            .cluster
+            .iter()
+            .filter_map(|pool| pool.split_once('='))
+            .map(|(name, cidr)| {
+                json!({"apiVersion": "projectcalico.org/v3", "kind": "IPPool",
+                    "metadata": {"name": name,
+                                 "labels": {"app.kubernetes.io/managed-by": "tigera-operator"}},
+                    "spec": {"cidr": cidr}})
+            })
+            .collect();
+        let mut named = unnamed.clone();
+        for (pool, name) in named["spec"]["calicoNetwork"]["ipPools"]
+            .as_array_mut()
+            .expect("pools")
+            .iter_mut()
+            .zip(case.names)
+        {
+            pool["name"] = json!(name);
+        }
+        let import = |installation: &Value| {
+            let mut objects = vec![installation.clone()];
+            objects.extend(cluster.iter().cloned());
+            import::import_values(&objects, &Options::default())
+        };
+        let (from_unnamed, from_named) = match (import(&unnamed), import(&named)) {
+            (Ok(a), Ok(b)) => (a, b),
+            (a, b) => {
+                failures.push(format!("{}: {:?} / {:?}", case.what, a.err(), b.err()));
+                continue;
+            }
+        };
+        let got: Vec<&str> = from_unnamed
+            .cluster_network
+            .spec
+            .pod_pools
+            .iter()
+            .map(|pool| pool.name.as_str())
+            .collect();
+        if got != case.names {
+            failures.push(format!(
+                "{}: named {got:?}, not {:?}",
+                case.what, case.names
+            ));
+        }
+        if from_unnamed.text != from_named.text {
+            failures.push(format!(
+                "{}: not the import of the named Installation:\n{}\n---\n{}",
+                case.what, from_unnamed.text, from_named.text
+            ));
+        }
+        let n_unnamed = case.pools.iter().filter(|pool| !pool.contains('=')).count();
+        let notes: Vec<&str> = from_unnamed
+            .report
+            .iter()
+            .filter(|diag| diag.code == "CN0409")
+            .map(|diag| diag.path.as_str())
+            .collect();
+        if notes.len() != n_unnamed || from_named.report.iter().any(|d| d.code == "CN0409") {
+            failures.push(format!("{}: CN0409 at {notes:?}", case.what));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// An older operator's cluster, reconciled: the Installation's pools without names, the
+/// operator's IPPool copies with theirs. The import names the pools after their copies and is
+/// the import of the named cluster, for every example.
+#[test]
+fn an_older_operators_unnamed_pools_import_as_named() {
+    let mut failures = Vec::new();
+    for input in example_inputs() {
+        let file = input.display().to_string();
+        let text = std::fs::read_to_string(&input).expect("example readable");
+        let rendered = render(&file, &text);
+        let live = as_live(&rendered);
+        let mut unnamed = live.clone();
+        for item in unnamed[0]["items"].as_array_mut().expect("items") {
+            if kind(item) != "Installation" {
+                continue;
+            }
+            for field in ["spec", "status"] {
+                let pools = if field == "spec" {
+                    item["spec"]["calicoNetwork"]["ipPools"].as_array_mut()
+                } else {
+                    item["status"]["computed"]["calicoNetwork"]["ipPools"].as_array_mut()
+                };
+                for pool in pools.into_iter().flatten() {
+                    pool.as_object_mut().map(|pool| pool.remove("name"));
+                }
+            }
+        }
+        let named = import::import_values(&live, &Options::default());
+        let from_unnamed = import::import_values(&unnamed, &Options::default());
+        match (named, from_unnamed) {
+            (Ok(named), Ok(from_unnamed)) if named.text == from_unnamed.text => {}
+            (named, from_unnamed) => failures.push(format!(
+                "{file}: {:?}\n---\n{:?}",
+                named.map(|i| i.text),
+                from_unnamed.map(|i| i.text)
+            )),
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+/// An Installation that manages no pools (`ipPools: []`), the pod pools kept as IPPools of
+/// their own: `podPools: []` with the IPPools in `spec.extraObjects` renders it, imports back
+/// to the same ClusterNetwork and patches to nothing. The operator's node address
+/// autodetection follows the cluster's IPPools, standalone ones included
+/// (pkg/controller/installation/core_controller.go), so the rendering writes it for them.
+#[test]
+fn installation_without_pools_round_trips() {
+    let text = "apiVersion: calico-render.dev/v1alpha1\nkind: ClusterNetwork\nmetadata:\n  \
+                name: standalone\nspec:\n  podPools: []\n  extraObjects:\n  - apiVersion: \
+                projectcalico.org/v3\n    kind: IPPool\n    metadata:\n      name: pods-v4\n    \
+                spec:\n      cidr: 10.48.0.0/16\n      blockSize: 26\n      vxlanMode: \
+                CrossSubnet\n      natOutgoing: true\n      nodeSelector: all()\n  - apiVersion: \
+                projectcalico.org/v3\n    kind: IPPool\n    metadata:\n      name: pods-v6\n    \
+                spec:\n      cidr: fd00:10:48::/64\n      blockSize: 122\n      \
+                nodeSelector: all()\n";
+    let rendered = render("standalone.yaml", text);
+    let installation = rendered
+        .iter()
+        .find(|object| kind(object) == "Installation")
+        .expect("an Installation");
+    let network = &installation["spec"]["calicoNetwork"];
+    assert_eq!(network["ipPools"], json!([]));
+    assert_eq!(
+        network["nodeAddressAutodetectionV4"],
+        json!({"firstFound": true})
+    );
+    assert_eq!(
+        network["nodeAddressAutodetectionV6"],
+        json!({"firstFound": true})
+    );
+    let pools: Vec<&str> = rendered
+        .iter()
+        .filter(|object| kind(object) == "IPPool")
+        .map(name)
+        .collect();
+    assert_eq!(pools, ["pods-v4", "pods-v6"]);
+    let imported = round_trip("standalone", &rendered, &as_live(&rendered))
+        .unwrap_or_else(|err| panic!("{err}"));
+    assert!(imported.text.contains("podPools: []"), "{}", imported.text);
+
+    // `podPools: []` says the pools are elsewhere: without a workload IPPool it is refused.
+    let lb_only = text
+        .replace(
+            "      nodeSelector: all()\n  - apiVersion",
+            "      nodeSelector: all()\n      allowedUses: [LoadBalancer]\n  - apiVersion",
+        )
+        .replace(
+            "      blockSize: 122\n      nodeSelector: all()\n",
+            "      blockSize: 122\n      nodeSelector: all()\n      allowedUses: [LoadBalancer]\n",
+        );
+    match cluster_network::load("lb-only.yaml", &lb_only) {
+        Ok(_) => panic!("a ClusterNetwork without pod pools loads:\n{lb_only}"),
+        Err(err) => assert!(err.to_string().contains("no pod pool"), "{err}"),
+    }
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -191,7 +191,9 @@ fn exit_codes() {
             "CR7001", "CR7002", "CR8001", "CR8005", "CR8006", "CR8007", "CR8008",
         ],
     );
-    check(&["-f", "-"], "", 0, &[]);
+    // Nothing checked is a failure unless `--allow-empty` accepts it (issue 35).
+    check(&["-f", "-"], "", 1, &[]);
+    check(&["-f", "-", "--allow-empty"], "", 0, &[]);
     // Usage, IO and text that is not YAML.
     check(&["-f", "-"], "a: [1, 2\n", 2, &[]);
     check(&["-f", "does/not/exist.yaml"], "", 2, &[]);

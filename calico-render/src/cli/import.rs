@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Context;
-use calico_render::import::{self, ImportError, LiveText, Options};
+use calico_render::import::{self, ImportError, Options, SourceText};
 use calico_render::report;
 
 use calico_spec::release::Release;
@@ -85,9 +85,9 @@ pub fn run(args: Args) -> super::Outcome {
         let text = read_input(file).with_context(|| format!("cannot read -f {name}"))?;
         texts.push((name, text));
     }
-    let inputs: Vec<LiveText<'_>> = texts
+    let inputs: Vec<SourceText<'_>> = texts
         .iter()
-        .map(|(name, text)| LiveText { name, text })
+        .map(|(name, text)| SourceText { name, text })
         .collect();
     let options = Options {
         release: args.release,

@@ -137,14 +137,12 @@ pub fn run(args: Args) -> super::Outcome {
         Err(failure) => return Ok(failure.report()),
     };
     // Fields only the operator's defaults set: a different live value is the cluster's own
-    // choice, kept and reported unless --revert-unstated.
-    let (desired, unstated) = match stated {
-        Some(stated) if !args.revert_unstated => patch::keep_unstated(&desired, &stated, &live),
-        _ => (desired, Vec::new()),
-    };
-
-    let stream = match patch::diff_streams(&desired, &live) {
-        Ok(stream) => stream,
+    // choice, kept and reported unless --revert-unstated (the library's `day_two`).
+    let options = patch::DayTwoOptions::revert_unstated(args.revert_unstated);
+    let patch::DayTwo {
+        stream, unstated, ..
+    } = match patch::day_two_objects(&desired, stated.as_deref(), &live, &options) {
+        Ok(day_two) => day_two,
         Err(err) if err.is_internal() => return Err(err.into()),
         Err(err) => return Ok(report_patch_error(&err)),
     };
@@ -241,6 +239,7 @@ fn desired_objects(
             == Some(CLUSTER_NETWORK_API_VERSION)
     };
     if !documents.iter().any(is_cluster_network) {
+        let documents = rules::expand_lists(documents);
         let inputs: Vec<InputDocument<'_>> = documents
             .iter()
             .map(|document| InputDocument { file, document })

@@ -101,6 +101,18 @@ pub fn run(args: Args) -> super::Outcome {
         calico_spec::source::Limits::CLUSTER_NETWORK.max_bytes,
     )
     .with_context(|| format!("cannot read the ClusterNetwork file `{file}`"))?;
+    if matches!(args.output, OutputFormat::HelmValues) && !matches!(args.stage, StageArg::All) {
+        eprintln!(
+            "error: `-o helm-values` writes the chart's values for the whole ClusterNetwork; the \
+             chart has no stages, so `--stage` does not apply\n  hint: leave out `--stage`, or \
+             render YAML (`-o yaml`) for one stage"
+        );
+        return Ok(ExitCode::from(super::EXIT_USAGE));
+    }
+    if let Some(message) = not_a_cluster_network(file, &text) {
+        eprintln!("{message}");
+        return Ok(ExitCode::from(super::EXIT_INVALID));
+    }
     // `load` parses, checks, compiles and runs the rule catalogue: it only returns objects
     // calico-render would accept, so nothing invalid is ever printed.
     let (objects, release) = match compile_text(file, &text, &levels) {
@@ -174,6 +186,36 @@ pub fn run(args: Args) -> super::Outcome {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// When the first document of `text` is an object of another kind and group (an upstream
+/// manifest, a `List` of them, live objects), the one message to print instead of a
+/// ClusterNetwork's field errors: what `render` takes, and the commands that take such objects.
+/// A ClusterNetwork with a typo in only one of `apiVersion` and `kind` gets the usual errors.
+fn not_a_cluster_network(file: &str, text: &str) -> Option<String> {
+    let documents =
+        calico_spec::source::parse_stream(text, &calico_spec::source::Limits::CLUSTER_NETWORK)
+            .ok()?;
+    let first = documents.iter().find(|document| !document.is_empty())?;
+    let (api_version, kind) = (first.api_version()?, first.kind()?);
+    if api_version == calico_spec::cluster_network::API_VERSION
+        || kind == calico_spec::cluster_network::KIND
+    {
+        return None;
+    }
+    let what = match calico_spec::rules::list_items(&first.value) {
+        Some(_) => format!("a {kind} ({api_version}) of objects"),
+        None => format!("{kind} ({api_version})"),
+    };
+    let quoted = if file == "<stdin>" { "-" } else { file };
+    Some(format!(
+        "error: `{file}` holds {what}, not a ClusterNetwork: `render` takes a ClusterNetwork \
+         ({}, kind {})\n  hint: to check upstream manifests, run `calico-render validate -f \
+         {quoted}`; to turn a cluster's live objects into a ClusterNetwork, run `calico-render \
+         import -f {quoted}`",
+        calico_spec::cluster_network::API_VERSION,
+        calico_spec::cluster_network::KIND
+    ))
 }
 
 /// `-o helm-values`: the values of the ClusterNetwork's release's chart for the selected

@@ -72,12 +72,8 @@ enum OutputFormat {
 }
 
 fn parse_version(text: &str) -> Result<Version, String> {
-    calico_spec::release::Release::for_version(text)
-        .map(|release| Version {
-            text: text.to_owned(),
-            release,
-        })
-        .map_err(|err| err.to_string())
+    text.parse()
+        .map_err(|err: calico_spec::release::UnsupportedRelease| err.to_string())
 }
 
 /// Run the subcommand.

@@ -56,6 +56,11 @@ pub struct Args {
     /// `--calico-version`, only those of that release
     #[arg(long, conflicts_with_all = ["files", "chart_values"])]
     list_rules: bool,
+    /// Exit 0 when the input holds no object calico-render checks (an empty file, a `List`
+    /// without items, only kinds it does not validate); without it that is exit 1, so an empty
+    /// `kubectl get ... -o yaml` does not pass unnoticed
+    #[arg(long)]
+    allow_empty: bool,
     #[command(flatten)]
     release: ReleaseArgs,
     #[command(flatten)]
@@ -136,12 +141,36 @@ pub fn run(args: Args) -> super::Outcome {
         let what = if skipped.is_empty() {
             "the input holds no objects".to_owned()
         } else {
+            let kinds: std::collections::BTreeSet<String> = skipped
+                .iter()
+                .map(|skip| {
+                    let kind = skip.kind.as_deref().unwrap_or("no kind");
+                    match skip.api_version.as_deref() {
+                        Some(api_version) => format!("{api_version} {kind}"),
+                        None => kind.to_owned(),
+                    }
+                })
+                .collect();
+            let lists = if kinds.iter().any(|kind| kind.ends_with("List")) {
+                "; a List is checked item by item, so a List here has no items"
+            } else {
+                ""
+            };
             format!(
-                "every document is of a kind calico-render does not validate ({} skipped)",
-                skipped.len()
+                "every document is of a kind calico-render does not validate ({} skipped: {}{lists})",
+                skipped.len(),
+                kinds.into_iter().collect::<Vec<_>>().join(", ")
             )
         };
-        note(&format!("no objects were checked: {what}"));
+        if args.allow_empty {
+            note(&format!("no objects were checked: {what}"));
+        } else {
+            eprintln!(
+                "error: no objects were checked: {what}\n  hint: `--allow-empty` accepts an \
+                 input without objects"
+            );
+            return Ok(ExitCode::from(super::EXIT_INVALID));
+        }
     }
     Ok(if report::has_errors(&diagnostics) {
         ExitCode::from(super::EXIT_INVALID)
@@ -162,7 +191,7 @@ fn apply_release(
         .filter_map(|text| {
             calico_spec::source::parse_stream(text.text, &Limits::MANIFESTS)
                 .ok()
-                .map(|docs| (text.name, docs))
+                .map(|docs| (text.name, rules::expand_lists(docs)))
         })
         .collect();
     let inputs: Vec<rules::InputDocument<'_>> = parsed

@@ -21,11 +21,11 @@ use calico_spec::ipnet::IpNet;
 use calico_spec::objects::Object;
 use calico_spec::release::Release;
 use calico_spec::rules::catalogue as c;
-use calico_spec::vocab::cidr::parse_cidr;
+use calico_spec::vocab::cidr::{Family, parse_cidr};
 use serde_json::{Map, Value, json};
 
 use super::read::Live;
-use super::{Report, listed, metadata_override, residual};
+use super::{At, Report, listed, metadata_override, residual};
 
 /// The Installation's pool list, the one keyed list.
 pub(crate) const POOLS_PATH: &str = "spec.calicoNetwork.ipPools";
@@ -38,6 +38,7 @@ const DISABLED_IS_UNSET: &[&str] = &["bpfNetworkBootstrap", "kubeProxyManagement
 pub(super) fn import(
     live: &Live,
     release: &'static Release,
+    cluster_pools: &[&Live],
     cluster_network: &mut ClusterNetwork,
     report: &mut Report,
 ) -> Option<Value> {
@@ -58,31 +59,7 @@ pub(super) fn import(
             }
         }
     }
-    let live_pools = comparable
-        .pointer("/spec/calicoNetwork/ipPools")
-        .and_then(Value::as_array)
-        .cloned()
-        .unwrap_or_default();
-    for (idx, pool) in live_pools.iter().enumerate() {
-        if pool
-            .get("name")
-            .and_then(Value::as_str)
-            .is_none_or(str::is_empty)
-        {
-            // The operator names such a pool on its next reconcile; until then `patch`, which
-            // matches pools by name, cannot find it.
-            report.push(
-                &c::CN_IMPORT_INEXPRESSIBLE,
-                Some(at),
-                &format!("{POOLS_PATH}[{idx}].name"),
-                "a pool without a name cannot be matched; read the Installation after the \
-                 operator has named its pools"
-                    .to_owned(),
-                "",
-            );
-            return None;
-        }
-    }
+    name_pools(&mut comparable, cluster_pools, at, report);
     let typed: v1::Installation = match serde_json::from_value(comparable.clone()) {
         Ok(typed) => typed,
         Err(err) => {
@@ -108,7 +85,7 @@ pub(super) fn import(
         .and_then(Value::as_object)
         .unwrap_or(&empty);
     let errors_before = report.diagnostics.len();
-    vocabulary(target_spec, cluster_network, live, report);
+    vocabulary(target_spec, cluster_network, live, cluster_pools, report);
     if report
         .diagnostics
         .iter()
@@ -208,12 +185,94 @@ pub(super) fn import(
     Some(comparable)
 }
 
+/// Name the Installation's pools that have none as the operator does on its next reconcile
+/// (tigera/operator `pkg/controller/ippool/defaults.go`, `fillDefaults`, at commit
+/// 40788b9b6bef9d94e77b2e0d7a5eed7e17e2364c): the name of a cluster IPPool with the same
+/// network (CIDRs compared masked), else `default-ipv4-ippool`/`default-ipv6-ippool` when the
+/// Installation has one pool or exactly two of different families, else the name made from the
+/// CIDR ([`calico_spec::defaults::derived_pool_name`]). Installations written by hand and by
+/// operators from before pools had names have such pools. Each naming is reported (CN0409).
+fn name_pools(installation: &mut Value, cluster_pools: &[&Live], at: &At, report: &mut Report) {
+    let Some(Value::Array(pools)) = installation.pointer_mut("/spec/calicoNetwork/ipPools") else {
+        return;
+    };
+    let network = |pool: &Value| {
+        pool.get("cidr")
+            .and_then(Value::as_str)
+            .and_then(|cidr| parse_cidr(cidr).ok())
+            .map(|net| net.trunc())
+    };
+    // Go's `To4() != nil`: an IPv4 address or an IPv4-mapped IPv6 one.
+    let is_v4 = |pool: &Value| {
+        network(pool).is_some_and(|net| Family::of_go_addr(net.network()) == Family::V4)
+    };
+    let n_pools = pools.len();
+    let dual_stack = n_pools == 2 && pools.iter().any(is_v4) && !pools.iter().all(is_v4);
+    let families: Vec<bool> = pools.iter().map(is_v4).collect();
+    for (idx, (pool, v4)) in pools.iter_mut().zip(families).enumerate() {
+        if pool
+            .get("name")
+            .and_then(Value::as_str)
+            .is_some_and(|name| !name.is_empty())
+        {
+            continue;
+        }
+        // The operator refuses a CIDR that does not parse before it names pools; so does
+        // `pod_pool`, below.
+        let Some(net) = network(pool) else {
+            continue;
+        };
+        let existing = cluster_pools
+            .iter()
+            .find(|live| network(live.value.get("spec").unwrap_or(&Value::Null)) == Some(net));
+        let (name, why) = if let Some(existing) = existing {
+            (
+                existing.name.clone(),
+                "the IPPool of the cluster with this CIDR".to_owned(),
+            )
+        } else if n_pools == 1 || dual_stack {
+            let name = if v4 {
+                calico_spec::defaults::DEFAULT_POOL_NAME_V4
+            } else {
+                calico_spec::defaults::DEFAULT_POOL_NAME_V6
+            };
+            let why = if n_pools == 1 {
+                "the Installation's only pool"
+            } else {
+                "one pool per family"
+            };
+            (name.to_owned(), why.to_owned())
+        } else {
+            let cidr = pool.get("cidr").and_then(Value::as_str).unwrap_or_default();
+            match calico_spec::defaults::derived_pool_name(cidr) {
+                Some(name) => (name, "made from the CIDR".to_owned()),
+                // The CIDR is refused with its own message further on.
+                None => continue,
+            }
+        };
+        report.push(
+            &c::CN_IMPORT_POOL_NAMED,
+            Some(at),
+            &format!("{POOLS_PATH}[{idx}].name"),
+            format!(
+                "the pool has no name; named `{name}` ({why}), as the operator names it on its \
+                 next reconcile"
+            ),
+            "",
+        );
+        if let Value::Object(map) = pool {
+            map.insert("name".into(), Value::String(name));
+        }
+    }
+}
+
 /// The vocabulary's fields from the defaulted Installation spec; what it cannot say is
 /// reported.
 fn vocabulary(
     spec: &Map<String, Value>,
     cluster_network: &mut ClusterNetwork,
     live: &Live,
+    cluster_pools: &[&Live],
     report: &mut Report,
 ) {
     let at = &live.at;
@@ -267,11 +326,19 @@ fn vocabulary(
         .and_then(Value::as_array)
         .map(Vec::as_slice)
         .unwrap_or_default();
-    if pools.is_empty() {
+    // `ipPools: []` with the pod pools kept as IPPools of their own: `podPools: []`, the
+    // IPPools go to `spec.extraObjects`.
+    let standalone = cluster_pools.iter().any(|pool| {
+        pool.value
+            .pointer("/spec/allowedUses")
+            .and_then(Value::as_array)
+            .is_none_or(|uses| uses.iter().any(|use_| use_ == "Workload"))
+    });
+    if pools.is_empty() && !standalone {
         refuse(
             POOLS_PATH,
-            "the Installation has no pod pools, and a ClusterNetwork needs at least one \
-             (`spec.podPools`)"
+            "the Installation has no pod pools and the cluster no workload IPPool, and a \
+             ClusterNetwork needs one or the other (`spec.podPools`)"
                 .to_owned(),
             "a cluster whose CNI allocates no Calico addresses (AmazonVPC, AzureVNET, GKE) \
              cannot be described by a ClusterNetwork yet",
@@ -318,18 +385,21 @@ fn vocabulary(
 fn pod_pool(pool: &Value) -> Result<PodPool, (String, String)> {
     let field = |name: &str| pool.get(name);
     let wrong = |name: &str, message: String| (format!(".{name}"), message);
+    let cidr_text = field("cidr").and_then(Value::as_str).unwrap_or_default();
+    // `name_pools` named every pool whose CIDR parses.
     let name = field("name")
         .and_then(Value::as_str)
         .filter(|name| !name.is_empty())
         .ok_or_else(|| {
+            let error = parse_cidr(cidr_text)
+                .err()
+                .map(|err| format!(": {err}"))
+                .unwrap_or_default();
             wrong(
-                "name",
-                "a pool without a name cannot be matched; read the Installation after the \
-                 operator has named its pools"
-                    .to_owned(),
+                "cidr",
+                format!("a pool without a name: cidr `{cidr_text}`{error}"),
             )
         })?;
-    let cidr_text = field("cidr").and_then(Value::as_str).unwrap_or_default();
     let cidr = parse_cidr(cidr_text)
         .map_err(|err| wrong("cidr", format!("pool `{name}`: cidr `{cidr_text}`: {err}")))?;
     let mut out = PodPool::new(name, cidr);

@@ -63,14 +63,13 @@ use calico_spec::source::{Limits, SpanMap};
 use serde::Serialize;
 use serde_json::Value;
 
-/// One input text: how messages name it and what it holds.
-#[derive(Debug, Clone, Copy)]
-pub struct LiveText<'a> {
-    /// The file as messages name it (`<stdin>` for standard input).
-    pub name: &'a str,
-    /// A YAML or JSON stream of live objects.
-    pub text: &'a str,
-}
+/// One input text, how messages name it and what it holds (a YAML or JSON stream of live
+/// objects): the one shape every text input has, `validate`'s too.
+pub use calico_spec::rules::SourceText;
+
+/// The former name of [`SourceText`] here.
+#[deprecated(note = "the same shape as `calico_spec::rules::SourceText`; use that")]
+pub type LiveText<'a> = SourceText<'a>;
 
 /// What `import` needs besides the objects.
 #[derive(Debug, Clone)]
@@ -150,7 +149,7 @@ impl std::error::Error for ImportError {}
 /// # Errors
 /// [`ImportError`] when a text is not YAML, or the objects hold something no ClusterNetwork
 /// renders.
-pub fn import_texts(inputs: &[LiveText<'_>], options: &Options) -> Result<Imported, ImportError> {
+pub fn import_texts(inputs: &[SourceText<'_>], options: &Options) -> Result<Imported, ImportError> {
     let mut sources = Vec::new();
     for input in inputs {
         let documents =
@@ -220,11 +219,17 @@ fn run(sources: Vec<read::Source>, options: &Options) -> Result<Imported, Import
         ..ClusterNetwork::default()
     };
     let mut comparable = Vec::new();
+    let cluster_pools: Vec<&read::Live> =
+        lives.iter().filter(|live| live.kind == "IPPool").collect();
     match lives.iter().find(|live| live.kind == "Installation") {
         Some(live) => {
-            if let Some(value) =
-                installation::import(live, options.release, &mut cluster_network, &mut report)
-            {
+            if let Some(value) = installation::import(
+                live,
+                options.release,
+                &cluster_pools,
+                &mut cluster_network,
+                &mut report,
+            ) {
                 comparable.push((live, value));
             }
         }

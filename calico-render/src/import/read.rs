@@ -78,13 +78,9 @@ pub(super) fn collect(sources: Vec<Source>, report: &mut Report) -> Vec<Live> {
             prefix: String::new(),
             spans: source.spans,
         };
-        let is_list = source
-            .value
-            .get("kind")
-            .and_then(Value::as_str)
-            .is_some_and(|kind| kind.ends_with("List"));
-        match source.value.get("items") {
-            Some(Value::Array(items)) if is_list => {
+        // `kind: List` and the typed `<Kind>List`s, whose items may leave out their kind.
+        match calico_spec::rules::list_items(&source.value) {
+            Some(items) => {
                 for (idx, item) in items.iter().enumerate() {
                     let at = At {
                         prefix: format!("items[{idx}]."),

@@ -44,6 +44,7 @@
 //! # Ok::<(), calico_render::patch::PatchError>(())
 //! ```
 
+mod day_two;
 mod diff;
 mod kubectl;
 mod object;
@@ -55,6 +56,7 @@ use std::fmt;
 
 use serde_json::Value;
 
+pub use day_two::{DayTwo, DayTwoOptions, day_two, day_two_objects};
 pub use kubectl::{kubectl_command, kubectl_resource, shell_quote};
 pub use object::{ObjectId, Side};
 pub use unstated::{Unstated, keep_unstated};
@@ -501,10 +503,13 @@ fn list_refusals(refusals: &[Refusal]) -> String {
         .join("; ")
 }
 
-/// Compute the patch that takes `live` to `desired` on every managed field.
+/// Compute the patch that takes `live` to `desired` on every managed field: the raw diff of
+/// two objects.
 ///
 /// Both values are whole objects (`apiVersion`, `kind`, `metadata.name`) and must name the
-/// same object.
+/// same object. Every field `desired` sets is managed, so a rendered Installation's operator
+/// defaults revert a live value the cluster chose (a chart's `kubeletVolumePluginPath: None`);
+/// [`day_two`] is the patch `calico-render patch` computes, which keeps such values.
 pub fn diff_object(desired: &Value, live: &Value) -> Result<ObjectPatch, PatchError> {
     let desired_id = ObjectId::of(desired, Side::Desired, 0)?;
     let live_id = ObjectId::of(live, Side::Live, 0)?;
@@ -525,15 +530,18 @@ pub fn diff_object(desired: &Value, live: &Value) -> Result<ObjectPatch, PatchEr
 
 /// Compute one patch per object present in both streams.
 ///
-/// `kind: List` documents (what `kubectl get -o yaml` prints for several objects) are expanded.
+/// List documents (`kind: List`, what `kubectl get -o yaml` prints for several objects, and
+/// calicoctl's typed `<Kind>List`s) are expanded.
 /// Objects are matched by apiVersion, kind, namespace and name.
 /// When the live stream holds exactly one object, it must have a counterpart in the desired
 /// stream, and the other desired objects are ignored; otherwise objects present on one side
 /// only become notes.
 /// Refusals from every object are reported together.
 pub fn diff_streams(desired: &[Value], live: &[Value]) -> Result<StreamPatch, PatchError> {
-    let desired = object::flatten(desired);
-    let live = object::flatten(live);
+    let desired_items = object::flatten(desired);
+    let live_items = object::flatten(live);
+    let desired: Vec<&Value> = desired_items.iter().map(AsRef::as_ref).collect();
+    let live: Vec<&Value> = live_items.iter().map(AsRef::as_ref).collect();
     if desired.is_empty() {
         return Err(PatchError::Empty {
             side: Side::Desired,

@@ -1,5 +1,6 @@
 //! Object identity: what names an object on both sides, and how streams are flattened.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use serde_json::Value;
@@ -96,25 +97,18 @@ impl fmt::Display for ObjectId {
     }
 }
 
-/// Expand `kind: List` documents (what `kubectl get -o yaml` prints for several objects) into
-/// their items, keeping the stream order.
-pub(crate) fn flatten(values: &[Value]) -> Vec<&Value> {
+/// Expand list documents (`kind: List`, what `kubectl get -o yaml` prints for several objects,
+/// and the typed `<Kind>List`s of calicoctl and the API server) into their items, keeping the
+/// stream order (`calico_spec::rules::list_items`).
+pub(crate) fn flatten(values: &[Value]) -> Vec<Cow<'_, Value>> {
     let mut flat = Vec::with_capacity(values.len());
     for value in values {
-        match value.get("items") {
-            Some(Value::Array(items)) if is_list(value) => flat.extend(items),
-            _ => flat.push(value),
+        match calico_spec::rules::list_items(value) {
+            Some(items) => flat.extend(items),
+            None => flat.push(Cow::Borrowed(value)),
         }
     }
     flat
-}
-
-/// True for `v1 List` and the typed `FooList` kinds, which carry their objects in `items`.
-fn is_list(value: &Value) -> bool {
-    value
-        .get("kind")
-        .and_then(Value::as_str)
-        .is_some_and(|kind| kind.ends_with("List"))
 }
 
 /// Identify every object of a stream, refusing duplicates.

@@ -55,7 +55,10 @@ pub fn keep_unstated(
         let mut object = object.clone();
         let id = identity(&object);
         let stated = stated.iter().find(|other| identity(other) == id);
-        let live = live.iter().find(|other| identity(other) == id);
+        let live = live
+            .iter()
+            .map(AsRef::as_ref)
+            .find(|other| identity(other) == id);
         let (kind, name) = (id.1, id.2);
         if let (Some(Value::Object(stated)), Some(Value::Object(live)), Value::Object(fields)) =
             (stated, live, &mut object)

@@ -75,12 +75,23 @@ pub fn check(cluster_network: &ClusterNetwork) -> Vec<Diagnostic> {
         }
     }
 
-    if spec.pod_pools.is_empty() {
+    // `podPools: []` with a workload IPPool in `spec.extraObjects` is a cluster whose pools
+    // are standalone IPPools the Installation does not manage (`ipPools: []`).
+    let standalone_pools = spec.extra_objects.iter().any(|extra| {
+        extra.kind == "IPPool"
+            && extra
+                .spec
+                .as_ref()
+                .and_then(|spec| spec.get("allowedUses"))
+                .and_then(serde_json::Value::as_array)
+                .is_none_or(|uses| uses.iter().any(|use_| use_ == "Workload"))
+    });
+    if spec.pod_pools.is_empty() && !standalone_pools {
         out.report(
             &c::CN_INVALID_VALUE,
             "spec.podPools",
             "no pod pool is listed".to_owned(),
-            "list at least one pool; without one the operator creates 192.168.0.0/16, which often collides with LANs",
+            "list at least one pool; without one the operator creates 192.168.0.0/16, which often collides with LANs (pools kept as standalone IPPools go under spec.extraObjects, with `podPools: []`)",
         );
     }
 

@@ -290,10 +290,20 @@ fn with_operator_defaults(
 /// `skipInterface: ^br-.*` on Docker Enterprise and `canReach: 8.8.8.8` on EKS for IPv4.
 fn default_autodetection(cluster_network: &ClusterNetwork, is_ipv6: bool) -> Option<Value> {
     let spec = &cluster_network.spec;
+    // The operator looks at the cluster's IPPools, so standalone pools (`spec.extraObjects`,
+    // with `podPools: []` the only ones) count too.
+    let standalone = spec
+        .extra_objects
+        .iter()
+        .filter(|extra| extra.kind == "IPPool")
+        .filter_map(|extra| extra.spec.as_ref()?.get("cidr")?.as_str())
+        .filter_map(|cidr| crate::vocab::cidr::parse_cidr(cidr).ok());
     let has_family = spec
         .pod_pools
         .iter()
-        .any(|pool| matches!(pool.cidr, IpNet::V6(_)) == is_ipv6);
+        .map(|pool| pool.cidr)
+        .chain(standalone)
+        .any(|cidr| matches!(cidr, IpNet::V6(_)) == is_ipv6);
     let needed = has_family || (!is_ipv6 && spec.dataplane == Dataplane::Bpf);
     if !needed {
         return None;

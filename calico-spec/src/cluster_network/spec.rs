@@ -125,8 +125,10 @@ pub struct ClusterNetworkSpec {
     pub bgp: Bgp,
 
     /// The pod address pools. They are rendered into the Installation, which owns them;
-    /// at least one is required (without one the operator creates 192.168.0.0/16).
-    #[schemars(length(min = 1, max = 25))]
+    /// at least one is required (without one the operator creates 192.168.0.0/16), except in
+    /// a cluster whose pod pools are standalone IPPools the Installation does not manage:
+    /// `podPools: []` with those IPPools in `extraObjects` renders `ipPools: []`.
+    #[schemars(length(max = 25))]
     pub pod_pools: Vec<PodPool>,
 
     /// Pools LoadBalancer Services take their addresses from, rendered as
@@ -163,13 +165,15 @@ pub struct ClusterNetworkSpec {
     /// Upstream fields the vocabulary above does not offer, per rendered object, in upstream
     /// wire form, deep-merged into what the ClusterNetwork compiles to (maps merge, lists
     /// replace, the Installation's pools merge by `name`). A field the ClusterNetwork itself
-    /// sets cannot be overridden. See docs/overrides.md.
+    /// sets cannot be overridden. See
+    /// <https://github.com/calico-render/calico-render/blob/main/docs/overrides.md>.
     #[serde(default, skip_serializing_if = "Overrides::is_empty")]
     pub overrides: Overrides,
 
     /// Further projectcalico.org/v3 objects (FelixConfiguration `node.<name>`, BGPPeer,
     /// BGPConfiguration `node.<name>`, IPPool), rendered verbatim after being typed and
-    /// validated like the rest. See docs/overrides.md.
+    /// validated like the rest. See
+    /// <https://github.com/calico-render/calico-render/blob/main/docs/overrides.md>.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub extra_objects: Vec<ExtraObject>,
 }

@@ -14,8 +14,8 @@
 //!
 //! To add a rule: add an entry to [`catalogue`] (next free code in its hundred, an explanation
 //! that says what upstream does and how to fix it), call `sink.report(&catalogue::NAME, ...)`
-//! from the kind's module, and add accepted and rejected rows to the kind's test table in
-//! `tests/tests/validate_rules.rs`.
+//! from the kind's module, and add accepted and rejected rows to the kind's test table (in the
+//! repository, `tests/tests/validate_rules.rs`).
 
 mod bgpconfig;
 mod bgppeer;
@@ -33,8 +33,8 @@ use serde_json::{Map, Value};
 
 pub use catalogue::{CATALOGUE, Rule, lookup};
 pub use validate::{
-    InputDocument, Skipped, SourceText, TextError, ValidationOutcome, validate, validate_compiled,
-    validate_texts, validate_values,
+    InputDocument, Skipped, SourceText, TextError, ValidationOutcome, expand_lists, list_items,
+    validate, validate_compiled, validate_texts, validate_values,
 };
 
 use crate::diag::Diagnostic;

@@ -28,16 +28,19 @@ pub struct InputDocument<'a> {
     pub document: &'a Document,
 }
 
-/// A document that validation does not know and therefore did not check.
-#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+/// A document that validation does not know and therefore did not check; serialized as
+/// `validate -o json` prints it (`{"file", "document", "apiVersion", "kind"}`).
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 pub struct Skipped {
     /// The file name as the user gave it.
     pub file: String,
     /// Zero-based index of the document in its file.
     pub document: usize,
     /// The document's apiVersion, when it has one.
+    #[serde(rename = "apiVersion", skip_serializing_if = "Option::is_none")]
     pub api_version: Option<String>,
     /// The document's kind, when it has one.
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub kind: Option<String>,
 }
 
@@ -169,7 +172,7 @@ pub fn validate_texts(
             file: source.name.to_owned(),
             source: source_err,
         })?;
-        parsed.push((source.name, documents));
+        parsed.push((source.name, expand_lists(documents)));
     }
     let mut extra: Vec<Diagnostic> = Vec::new();
     let mut checked_cluster_networks = 0;
@@ -213,6 +216,95 @@ pub fn validate_texts(
     outcome.diagnostics.extend(extra);
     crate::diag::sort_diagnostics(&mut outcome.diagnostics);
     Ok(outcome)
+}
+
+/// The items of a list object, `kind: List` (what `kubectl get -o yaml` prints) or a typed
+/// `<Kind>List` (`IPPoolList`, `InstallationList`: what calicoctl and the API server print),
+/// each as an object of its own: an item of a typed list without `apiVersion` and `kind` (the
+/// API server's own list responses leave them out) takes the list's apiVersion and its kind
+/// without `List`. `None` for a value that is not a list with an `items` sequence.
+pub fn list_items(value: &Value) -> Option<Vec<Cow<'_, Value>>> {
+    let kind = value.get("kind").and_then(Value::as_str)?;
+    let items = value.get("items")?.as_array()?;
+    let item_kind = kind.strip_suffix("List")?;
+    let api_version = value.get("apiVersion").and_then(Value::as_str);
+    Some(
+        items
+            .iter()
+            .map(|item| match (item, api_version) {
+                (Value::Object(map), Some(api_version))
+                    if !item_kind.is_empty()
+                        && !map.contains_key("apiVersion")
+                        && !map.contains_key("kind") =>
+                {
+                    let mut map = map.clone();
+                    map.insert("apiVersion".into(), Value::String(api_version.to_owned()));
+                    map.insert("kind".into(), Value::String(item_kind.to_owned()));
+                    Cow::Owned(Value::Object(map))
+                }
+                _ => Cow::Borrowed(item),
+            })
+            .collect(),
+    )
+}
+
+/// Replace each list document (see [`list_items`]) with its items, in order: each item is a
+/// document of its own with the list's index and spans scoped to the item, so a diagnostic
+/// names `items[3].spec.cidr` at the item's line. A list without items stays a document (and
+/// is reported as skipped).
+pub fn expand_lists(documents: Vec<Document>) -> Vec<Document> {
+    let mut out = Vec::with_capacity(documents.len());
+    for document in documents {
+        let items: Vec<Value> = match list_items(&document.value) {
+            Some(items) if !items.is_empty() => items.into_iter().map(Cow::into_owned).collect(),
+            _ => {
+                out.push(document);
+                continue;
+            }
+        };
+        let n_items = items.len();
+        let mut problems = document.problems.clone();
+        for (idx, value) in items.into_iter().enumerate() {
+            let path = format!("items[{idx}]");
+            let spans = document.spans.scoped(&path);
+            let (mine, rest): (Vec<Diagnostic>, Vec<Diagnostic>) =
+                problems.into_iter().partition(|problem| {
+                    problem.path == path
+                        || problem.path.starts_with(&format!("{path}."))
+                        || problem.path.starts_with(&format!("{path}["))
+                });
+            problems = rest;
+            let mine = mine
+                .into_iter()
+                .map(|mut problem| {
+                    problem.path = problem
+                        .path
+                        .strip_prefix(&path)
+                        .map(|p| p.strip_prefix('.').unwrap_or(p).to_owned())
+                        .unwrap_or_default();
+                    problem
+                })
+                .collect();
+            out.push(Document {
+                index: document.index,
+                start: spans.locate_value("").unwrap_or(document.start),
+                value,
+                spans,
+                problems: mine,
+            });
+        }
+        // What lies outside the items (a repeated key of the list itself) is reported on the
+        // first item.
+        if let Some(first) = out.iter_mut().rev().nth(n_items.saturating_sub(1)) {
+            first
+                .problems
+                .extend(problems.into_iter().map(|mut problem| {
+                    problem.path = String::new();
+                    problem
+                }));
+        }
+    }
+    out
 }
 
 /// Check a ClusterNetwork exactly as `render` does, through [`cluster_network::load`]: its own
@@ -356,7 +448,7 @@ fn run(inputs: &[InputDocument<'_>], ctx: &Context, typing: Typing) -> Validatio
                 &c::NOT_AN_OBJECT,
                 "",
                 "the document is not a Kubernetes object: it needs string `apiVersion` and `kind` fields",
-                None,
+                patch_body_hint(&doc.value),
             );
         } else if let Some(known) = classify(&root) {
             outcome.checked += 1;
@@ -401,6 +493,36 @@ fn run(inputs: &[InputDocument<'_>], ctx: &Context, typing: Typing) -> Validatio
     outcome
 }
 
+/// Advice for a document that is a patch body rather than an object: an RFC 6902 JSON patch
+/// (a sequence of `op`/`path` operations) or a merge patch (a mapping with `spec` or `metadata`
+/// but no `apiVersion` and `kind`, as `kubectl patch --type=merge` takes).
+fn patch_body_hint(value: &Value) -> Option<String> {
+    let is_operation = |item: &Value| item.get("op").is_some() && item.get("path").is_some();
+    match value {
+        Value::Array(items) if !items.is_empty() && items.iter().all(is_operation) => Some(
+            "this is a JSON patch (RFC 6902, `kubectl patch --type=json`), a change, not an \
+             object: validate the object it makes (the ClusterNetwork, or the patched object), \
+             and let `calico-render patch` write the patch"
+                .to_owned(),
+        ),
+        Value::Object(map)
+            if !map.contains_key("apiVersion")
+                && !map.contains_key("kind")
+                && (map.contains_key("spec") || map.contains_key("metadata")) =>
+        {
+            Some(
+                "this looks like a merge patch (`kubectl patch --type=merge`), a change, not an \
+                 object: validate the object it makes. A merge patch replaces every list whole, \
+                 so one that sets `spec.calicoNetwork.ipPools` replaces all pools with those it \
+                 lists, dropping the others and the fields it leaves out; `calico-render patch` \
+                 writes a JSON patch that edits pools by name"
+                    .to_owned(),
+            )
+        }
+        _ => None,
+    }
+}
+
 /// Give each diagnostic of `sink` the location of its path in `input`.
 fn attach(out: &mut Vec<Diagnostic>, sink: Sink, input: &InputDocument<'_>) {
     for mut diagnostic in sink.diagnostics {
@@ -410,6 +532,7 @@ fn attach(out: &mut Vec<Diagnostic>, sink: Sink, input: &InputDocument<'_>) {
             input.document.spans.locate(&diagnostic.path)
         }
         .unwrap_or(input.document.start);
+        diagnostic.path = input.document.spans.full_path(&diagnostic.path);
         diagnostic.location = Some(Location {
             file: input.file.to_owned(),
             document: input.document.index,

@@ -1,0 +1,138 @@
+//! The first hour (issue 35): the mistakes a new user makes get one clear answer. `render`
+//! given upstream objects names what it takes and the commands that take them; `-o
+//! helm-values` with `--stage` is a usage error; a patch body handed to `validate` is
+//! recognised, with why a merge patch replaces whole pool lists.
+
+use std::io::Write;
+use std::process::{Command, Output, Stdio};
+
+use serde_json::Value;
+
+const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
+const EXAMPLE: &str = "examples/iptables-ipip/cluster.yaml";
+
+fn run(args: &[&str], stdin: &str) -> Output {
+    let mut child = Command::new(calico_render_tests::calico_render())
+        .args(args)
+        .current_dir(ROOT)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("calico-render starts");
+    let _ = child
+        .stdin
+        .take()
+        .expect("stdin is piped")
+        .write_all(stdin.as_bytes());
+    child.wait_with_output().expect("calico-render finishes")
+}
+
+#[test]
+fn render_given_upstream_objects_names_validate_and_import() {
+    let pool = "apiVersion: projectcalico.org/v3\nkind: IPPool\nmetadata:\n  name: p\nspec:\n  \
+                cidr: 10.48.0.0/16\n";
+    let list = "apiVersion: v1\nkind: List\nitems:\n- apiVersion: operator.tigera.io/v1\n  \
+                kind: Installation\n  metadata:\n    name: default\n";
+    for (input, what) in [
+        (pool, "holds IPPool (projectcalico.org/v3)"),
+        (list, "holds a List (v1) of objects"),
+        (
+            "# the operator's object\napiVersion: operator.tigera.io/v1\nkind: Installation\n\
+             metadata:\n  name: default\nspec: {}\n",
+            "holds Installation (operator.tigera.io/v1)",
+        ),
+    ] {
+        let output = run(&["render", "-f", "-"], input);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(1), "{stderr}");
+        assert!(output.stdout.is_empty());
+        assert!(stderr.contains(what), "{stderr}");
+        assert!(stderr.contains("not a ClusterNetwork"), "{stderr}");
+        assert!(
+            stderr.contains("`calico-render validate -f -`")
+                && stderr.contains("`calico-render import -f -`"),
+            "{stderr}"
+        );
+        assert_eq!(
+            stderr.lines().count(),
+            2,
+            "one error and its hint: {stderr}"
+        );
+    }
+    // A ClusterNetwork with a typo in its kind only is still read as one: the usual error.
+    let typo = std::fs::read_to_string(format!("{ROOT}/{EXAMPLE}"))
+        .expect("example")
+        .replace("kind: ClusterNetwork", "kind: ClusterNetwrok");
+    let output = run(&["render", "-f", "-"], &typo);
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(output.status.code(), Some(1));
+    assert!(
+        stderr.contains("CN0002") && stderr.contains("ClusterNetwrok"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("not a ClusterNetwork"), "{stderr}");
+}
+
+#[test]
+fn helm_values_with_a_stage_is_a_usage_error() {
+    for stage in ["operator", "calico"] {
+        let output = run(
+            &[
+                "render",
+                "-f",
+                EXAMPLE,
+                "-o",
+                "helm-values",
+                "--stage",
+                stage,
+            ],
+            "",
+        );
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{stage}: {stderr}");
+        assert!(output.stdout.is_empty());
+        assert!(stderr.contains("`--stage` does not apply"), "{stderr}");
+    }
+    let output = run(&["render", "-f", EXAMPLE, "-o", "helm-values"], "");
+    assert_eq!(output.status.code(), Some(0));
+}
+
+#[test]
+fn a_patch_body_given_to_validate_is_recognised() {
+    let cases = [
+        (
+            r#"[{"op":"replace","path":"/spec/calicoNetwork/mtu","value":1400}]"#,
+            Some("this is a JSON patch (RFC 6902"),
+        ),
+        (
+            "- op: test\n  path: /spec/calicoNetwork/ipPools/0/name\n  value: pods\n",
+            Some("this is a JSON patch (RFC 6902"),
+        ),
+        (
+            r#"{"spec":{"calicoNetwork":{"ipPools":[{"cidr":"10.48.0.0/16"}]}}}"#,
+            Some("replaces all pools with those it lists"),
+        ),
+        // Not a patch: no advice about patches.
+        ("just text\n", None),
+        ("[1, 2]\n", None),
+    ];
+    for (input, advice) in cases {
+        let output = run(&["validate", "-f", "-", "-o", "json"], input);
+        assert_eq!(output.status.code(), Some(1), "{input}");
+        let report: Value = serde_json::from_slice(&output.stdout).expect("JSON");
+        let diag = &report["diagnostics"][0];
+        assert_eq!(diag["code"], "CR0004", "{input}: {report:#}");
+        let hint = diag["hint"].as_str();
+        match advice {
+            Some(advice) => assert!(
+                hint.is_some_and(|hint| hint.contains(advice)),
+                "{input}: {hint:?}"
+            ),
+            None => assert!(
+                hint.is_none_or(|hint| !hint.contains("patch")),
+                "{input}: {hint:?}"
+            ),
+        }
+    }
+}
