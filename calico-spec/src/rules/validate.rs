@@ -264,6 +264,24 @@ pub fn expand_lists(documents: Vec<Document>) -> Vec<Document> {
         };
         let n_items = items.len();
         let mut problems = document.problems.clone();
+        // kubectl refuses a list without `apiVersion` before it looks at the items (a
+        // calicoctl dump with its first line cut off, say), so the list itself is reported as
+        // well as its items checked.
+        if document
+            .value
+            .get("apiVersion")
+            .and_then(Value::as_str)
+            .is_none()
+        {
+            let mut sink = Sink::default();
+            sink.report(
+                &c::NOT_AN_OBJECT,
+                "",
+                "the list has no string `apiVersion`: kubectl refuses it before reading its items",
+                Some("add `apiVersion: v1` (kind `List`) or the items' group and version (a typed `<Kind>List`) as the list's first field".into()),
+            );
+            problems.extend(sink.diagnostics);
+        }
         for (idx, value) in items.into_iter().enumerate() {
             let path = format!("items[{idx}]");
             let spans = document.spans.scoped(&path);
