@@ -240,7 +240,7 @@ pub fn plan(
     })?;
     let from_text = source.loaded.cluster_network.spec.calico_version.clone();
     let from = Version {
-        release: Release::for_version(&from_text).unwrap_or_else(|_| Release::newest()),
+        release: Release::for_version(&from_text).unwrap_or_else(|_| Release::default_target()),
         text: from_text,
     };
     let direction =

@@ -273,7 +273,7 @@ fn the_same_version_changes_nothing_and_bad_versions_are_usage_errors() {
             .contains("tigera-operator of v3.31.2 -> v1.40.15")
     );
     assert!(patch.stdout.contains("none: every object renders the same"));
-    for bad in ["v3.29.4", "v3.33.0", "latest"] {
+    for bad in ["v3.29.4", "v3.34.0", "latest"] {
         let run = run_in(
             dir.path(),
             &text,
@@ -282,7 +282,8 @@ fn the_same_version_changes_nothing_and_bad_versions_are_usage_errors() {
         assert_eq!(run.code, Some(2), "{bad}");
         assert!(run.stdout.is_empty(), "{bad}");
         assert!(
-            run.stderr.contains("supported: v3.30.x, v3.31.x, v3.32.x"),
+            run.stderr
+                .contains("supported: v3.30.x, v3.31.x, v3.32.x, v3.33.x"),
             "{bad}: {}",
             run.stderr
         );

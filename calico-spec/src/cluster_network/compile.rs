@@ -281,7 +281,7 @@ fn with_operator_defaults(
     let ctx = crate::defaults::DefaultsContext { provider: None };
     // The operator of the release asked for (checked already; the newest otherwise).
     let release = crate::release::Release::for_version(&spec.calico_version)
-        .unwrap_or_else(|_| crate::release::Release::newest());
+        .unwrap_or_else(|_| crate::release::Release::default_target());
     crate::defaults::apply_operator_defaults_for(release, &installation, &ctx)
 }
 
