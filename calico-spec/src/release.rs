@@ -13,6 +13,7 @@
 
 pub mod cel;
 pub mod list_types;
+pub mod readiness;
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;

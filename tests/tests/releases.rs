@@ -717,6 +717,7 @@ fn crd_schema(release: &Release, kind: &str) -> Option<calico_codegen::ir::Schem
 /// Every object rendered for a release fits that release's own CRD schema.
 #[test]
 fn every_rendered_object_fits_its_release_crds() {
+    // Every release's schema and CEL rules, v3.33's included (offline: no API server).
     let mut problems = Vec::new();
     let mut n_checked = 0;
     for name in example_names() {
@@ -736,6 +737,10 @@ fn every_rendered_object_fits_its_release_crds() {
                     .unwrap_or_else(|| panic!("{} has no {kind} CRD", release.calico));
                 let mut found = Vec::new();
                 schema_problems(&schema, &value, "", &mut found);
+                // And the CEL rules of the release's CRDs (v3.32 and v3.33 have them).
+                for failure in calico_spec::release::cel::evaluate(release, kind, &value) {
+                    found.push(format!("{}: {:?}", failure.at, failure.outcome));
+                }
                 n_checked += 1;
                 for problem in found {
                     problems.push(format!("{name} {} {kind}: {problem}", release.calico));
