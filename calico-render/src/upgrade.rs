@@ -590,12 +590,18 @@ fn explain(
     } else {
         format!("a field new in {first}")
     };
-    if kind == "Installation" && !is_stated {
+    let crd_default = target_node.and_then(|node| node.default.as_ref()) == Some(after);
+    if crd_default && !is_stated {
+        // v3.33's Installation has CRD defaults too (calicoLibHostPath, calicoRunHostPath).
+        why.push_str(&format!(
+            "; the default of {to}'s CRD, which the API server sets itself"
+        ));
+    } else if kind == "Installation" && !is_stated {
         why.push_str(&format!(
             "; a write-back default of tigera-operator {}, which writes it itself",
             to.operator
         ));
-    } else if target_node.and_then(|node| node.default.as_ref()) == Some(after) {
+    } else if crd_default {
         why.push_str(&format!(
             "; the default of {to}'s CRD, which the API server sets itself"
         ));

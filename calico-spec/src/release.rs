@@ -46,6 +46,11 @@ pub struct Release {
     pub operator: &'static str,
     /// Whether the release has native `projectcalico.org/v3` CRDs (v3.32 on).
     pub native_v3_crds: bool,
+    /// Whether `render` writes the `default:` values of the release's CRD schemas into the
+    /// objects it emits ([`fill_crd_defaults`]), so that what the API server fills in on a
+    /// write is already in the bundle (v3.33; v3.32's renderings stay as its snapshots pin them
+    /// until the default release moves, docs/releases.md).
+    pub renders_crd_defaults: bool,
     index_text: &'static str,
     index: OnceLock<Index>,
     rules: OnceLock<cel::Compiled>,
@@ -61,6 +66,7 @@ pub static RELEASES: [Release; 4] = [
         provenance: None,
         operator: "v1.38.13",
         native_v3_crds: false,
+        renders_crd_defaults: false,
         index_text: include_str!("generated/index/v3.30.7.jsonl"),
         index: OnceLock::new(),
         rules: OnceLock::new(),
@@ -72,6 +78,7 @@ pub static RELEASES: [Release; 4] = [
         provenance: None,
         operator: "v1.40.15",
         native_v3_crds: false,
+        renders_crd_defaults: false,
         index_text: include_str!("generated/index/v3.31.7.jsonl"),
         index: OnceLock::new(),
         rules: OnceLock::new(),
@@ -83,6 +90,7 @@ pub static RELEASES: [Release; 4] = [
         provenance: None,
         operator: "v1.42.3",
         native_v3_crds: true,
+        renders_crd_defaults: false,
         index_text: include_str!("generated/index/v3.32.1.jsonl"),
         index: OnceLock::new(),
         rules: OnceLock::new(),
@@ -94,6 +102,7 @@ pub static RELEASES: [Release; 4] = [
         provenance: Some(RELEASE_V3_33_DATA),
         operator: "v1.44.0",
         native_v3_crds: true,
+        renders_crd_defaults: true,
         index_text: include_str!("generated/index/release-v3.33-6609dea.jsonl"),
         index: OnceLock::new(),
         rules: OnceLock::new(),
@@ -1011,11 +1020,59 @@ pub fn apply_to_outcome(
     crate::diag::sort_diagnostics(&mut outcome.diagnostics);
 }
 
+/// Write into `object` (of `kind`) the `default:` values of `release`'s CRD schema that it
+/// lacks, as the API server does on a write: a field with a default is filled in under every
+/// object node the value has (from `spec` down, through list items and map values). Paths in
+/// `skip` (`spec.nftablesMode`) are left out: fields another writer owns.
+pub fn fill_crd_defaults(release: &Release, kind: &str, object: &mut Value, skip: &[&str]) {
+    let Some(spec_node) = release.index().node(kind, "spec") else {
+        return;
+    };
+    if let Some(spec) = object.get_mut("spec") {
+        fill_node(spec_node, spec, "spec", skip);
+    }
+}
+
+fn fill_node(node: &Node, value: &mut Value, path: &str, skip: &[&str]) {
+    match value {
+        Value::Object(map) => {
+            for (key, child) in node.properties() {
+                let child_path = format!("{path}.{key}");
+                if !map.contains_key(key)
+                    && let Some(default) = &child.default
+                    && !skip.contains(&child_path.as_str())
+                {
+                    map.insert(key.to_owned(), default.clone());
+                }
+            }
+            if let Some(values) = node.values() {
+                for child in map.values_mut() {
+                    fill_node(values, child, &format!("{path}.*"), skip);
+                }
+            } else {
+                for (key, child) in map.iter_mut() {
+                    if let Some(child_node) = node.property(key) {
+                        fill_node(child_node, child, &format!("{path}.{key}"), skip);
+                    }
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item_node) = node.items() {
+                for item in items {
+                    fill_node(item_node, item, &format!("{path}[*]"), skip);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
 /// Whether the release of `version` (the newest when it names none) has the field at `path`
 /// (index path: keys, `[*]`, `*`) in `kind`.
 pub fn knows(version: &str, kind: &str, path: &str) -> bool {
     Release::for_version(version)
-        .unwrap_or_else(|_| Release::newest())
+        .unwrap_or_else(|_| Release::default_target())
         .index()
         .node(kind, path)
         .is_some()
@@ -1121,6 +1178,37 @@ pub fn cluster_network_problems(
 mod tests {
     use super::*;
     use serde_json::json;
+
+    #[test]
+    fn crd_defaults_are_filled_as_the_api_server_fills_them() {
+        // `default:` values in crds/release-v3.33-6609dea: IPPool `nodeSelector: all()` and
+        // `assignmentMode: Automatic`; Installation `calicoLibHostPath: /var/lib/calico`,
+        // `calicoRunHostPath: /var/run/calico`; FelixConfiguration `nftablesMode: Auto`,
+        // `nftablesFlowTableOffload: Disabled`.
+        let v3_33 = Release::for_version("v3.33.0").unwrap();
+        let mut pool = json!({"spec": {"cidr": "10.0.0.0/16", "nodeSelector": "mine"}});
+        fill_crd_defaults(v3_33, "IPPool", &mut pool, &[]);
+        assert_eq!(
+            pool,
+            json!({"spec": {"cidr": "10.0.0.0/16", "nodeSelector": "mine",
+                "assignmentMode": "Automatic"}})
+        );
+        let mut installation = json!({"spec": {}});
+        fill_crd_defaults(v3_33, "Installation", &mut installation, &[]);
+        assert_eq!(installation["spec"]["calicoLibHostPath"], "/var/lib/calico");
+        assert_eq!(installation["spec"]["calicoRunHostPath"], "/var/run/calico");
+        // Below a field only when the value has it: no `networkPolicy`, no managePolicies.
+        assert!(installation["spec"].get("networkPolicy").is_none());
+        let mut felix = json!({"spec": {}});
+        fill_crd_defaults(v3_33, "FelixConfiguration", &mut felix, &["spec.nftablesMode"]);
+        assert_eq!(felix, json!({"spec": {"nftablesFlowTableOffload": "Disabled"}}));
+        // v3.32.1 has neither Installation field.
+        let mut installation = json!({"spec": {}});
+        fill_crd_defaults(Release::default_target(), "Installation", &mut installation, &[]);
+        assert!(installation["spec"].get("calicoLibHostPath").is_none());
+        assert!(Release::newest().renders_crd_defaults);
+        assert!(!Release::default_target().renders_crd_defaults);
+    }
 
     #[test]
     fn versions_map_to_their_minor() {
