@@ -816,6 +816,11 @@ impl Walk<'_> {
 
     /// The first release after the target whose schema has the field at `schema_path`.
     fn first_with_field(&self, schema_path: &str) -> Option<&'static Release> {
+        // A key with dots in its name (`calicoNetwork.mtu` as one key) reads as a deeper path
+        // here; when the target has that path too, the field is not new in a later release.
+        if self.release.index().node(self.kind, schema_path).is_some() {
+            return None;
+        }
         self.release
             .later()
             .iter()
@@ -1200,11 +1205,24 @@ mod tests {
         // Below a field only when the value has it: no `networkPolicy`, no managePolicies.
         assert!(installation["spec"].get("networkPolicy").is_none());
         let mut felix = json!({"spec": {}});
-        fill_crd_defaults(v3_33, "FelixConfiguration", &mut felix, &["spec.nftablesMode"]);
-        assert_eq!(felix, json!({"spec": {"nftablesFlowTableOffload": "Disabled"}}));
+        fill_crd_defaults(
+            v3_33,
+            "FelixConfiguration",
+            &mut felix,
+            &["spec.nftablesMode"],
+        );
+        assert_eq!(
+            felix,
+            json!({"spec": {"nftablesFlowTableOffload": "Disabled"}})
+        );
         // v3.32.1 has neither Installation field.
         let mut installation = json!({"spec": {}});
-        fill_crd_defaults(Release::default_target(), "Installation", &mut installation, &[]);
+        fill_crd_defaults(
+            Release::default_target(),
+            "Installation",
+            &mut installation,
+            &[],
+        );
         assert!(installation["spec"].get("calicoLibHostPath").is_none());
         assert!(Release::newest().renders_crd_defaults);
         assert!(!Release::default_target().renders_crd_defaults);
