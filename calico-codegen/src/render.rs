@@ -139,7 +139,7 @@ fn field_view(field: &Field) -> FieldView {
     let broken = format!("    pub {}:\n        {ty},", field.ident);
     let decl = if one_line.len() <= MAX_WIDTH {
         one_line
-    } else if 8 + ty.len() + 1 <= MAX_WIDTH {
+    } else if 8 + ty.len() < MAX_WIDTH {
         broken
     } else {
         // Still too long on its own line: rustfmt breaks inside the generic instead
@@ -148,7 +148,7 @@ fn field_view(field: &Field) -> FieldView {
             .and_then(|(outer, rest)| Some((outer, rest.strip_suffix('>')?)))
             // Only for a plain inner type that then fits (what rustfmt 1.8 was seen to do);
             // otherwise rustfmt leaves the long line as it is.
-            .filter(|(_, inner)| !inner.contains('<') && 8 + inner.len() + 1 <= MAX_WIDTH)
+            .filter(|(_, inner)| !inner.contains('<') && 8 + inner.len() < MAX_WIDTH)
             .map_or(broken, |(outer, inner)| {
                 format!(
                     "    pub {}: {outer}<\n        {inner},\n    >,",

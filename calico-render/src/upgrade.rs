@@ -324,7 +324,7 @@ pub fn plan(
             .objects
             .iter()
             .map(Object::to_value)
-            .find(|object| object["kind"] == "Installation")
+            .find(|object| object.get("kind").and_then(Value::as_str) == Some("Installation"))
             .unwrap_or_default();
         plan.readiness = calico_spec::release::readiness::entering(
             plan.from.release,

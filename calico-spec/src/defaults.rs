@@ -457,13 +457,13 @@ pub fn apply_operator_verdicts_to_objects(
 /// the catalogue already refuses it with TigeraSecureEnterprise).
 fn added_verdicts(release: &Release, object: &serde_json::Value) -> Vec<Diagnostic> {
     let behaviour = operator_behaviour(release);
-    let spec = &object["spec"];
-    let is_installation =
-        object["kind"] == "Installation" && object["apiVersion"] == "operator.tigera.io/v1";
+    let text = |pointer: &str| object.pointer(pointer).and_then(serde_json::Value::as_str);
+    let is_installation = text("/kind") == Some("Installation")
+        && text("/apiVersion") == Some("operator.tigera.io/v1");
     if !behaviour.refuses_fips
         || !is_installation
-        || spec["fipsMode"] != "Enabled"
-        || spec["variant"] == "TigeraSecureEnterprise"
+        || text("/spec/fipsMode") != Some("Enabled")
+        || text("/spec/variant") == Some("TigeraSecureEnterprise")
     {
         return Vec::new();
     }
@@ -525,8 +525,9 @@ fn restate_verdicts<'a>(
 /// encapsulation`): an IPIP pool (written, or an IPv4 pool's default) under an unset mode or
 /// `FelixIPIPOnly`. Unencapsulated pools stay with BIRD, so they still need BGP.
 fn felix_owns_ipip_routes(object: &serde_json::Value, path: &str) -> bool {
-    let network = &object["spec"]["calicoNetwork"];
-    let mode = network["clusterRoutingMode"].as_str();
+    let mode = object
+        .pointer("/spec/calicoNetwork/clusterRoutingMode")
+        .and_then(serde_json::Value::as_str);
     if !matches!(mode, None | Some("FelixIPIPOnly")) {
         return false;
     }
@@ -534,15 +535,14 @@ fn felix_owns_ipip_routes(object: &serde_json::Value, path: &str) -> bool {
         .strip_prefix("spec.calicoNetwork.ipPools[")
         .and_then(|rest| rest.split_once(']'))
         .and_then(|(idx, _)| idx.parse::<usize>().ok())
-        .and_then(|idx| network["ipPools"].get(idx));
+        .and_then(|idx| object.pointer(&format!("/spec/calicoNetwork/ipPools/{idx}")));
     let Some(pool) = pool else { return false };
-    match pool["encapsulation"].as_str() {
+    let field = |key: &str| pool.get(key).and_then(serde_json::Value::as_str);
+    match field("encapsulation") {
         Some(encapsulation) => encapsulation.starts_with("IPIP"),
         // The operator's default: IPIP for an IPv4 pool with Calico CNI (the only CNI this
         // rule is reported for).
-        None => pool["cidr"]
-            .as_str()
-            .is_some_and(|cidr| !cidr.contains(':')),
+        None => field("cidr").is_some_and(|cidr| !cidr.contains(':')),
     }
 }
 

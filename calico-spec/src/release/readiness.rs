@@ -57,8 +57,7 @@ pub fn entering(
     if to.minor != "v3.33" || from.minor == "v3.33" {
         return out;
     }
-    let spec = &installation["spec"];
-    let network = &spec["calicoNetwork"];
+    let text = |pointer: &str| installation.pointer(pointer).and_then(Value::as_str);
     if let Some(provenance) = to.provenance {
         out.push(format!(
             "calico-render's v3.33 is {provenance}: re-check these items against the v3.33.x \
@@ -77,8 +76,8 @@ pub fn entering(
          CRDs)"
             .to_owned()
     });
-    let registry = spec["registry"].as_str().filter(|r| !r.is_empty());
-    let image_path = spec["imagePath"].as_str().filter(|p| !p.is_empty());
+    let registry = text("/spec/registry").filter(|r| !r.is_empty());
+    let image_path = text("/spec/imagePath").filter(|p| !p.is_empty());
     let mirror = match (registry, image_path) {
         (None, None) => "from the default registries".to_owned(),
         _ => format!(
@@ -96,7 +95,7 @@ pub fn entering(
         to.calico,
         to.operator
     ));
-    out.push(match network["clusterRoutingMode"].as_str() {
+    out.push(match text("/spec/calicoNetwork/clusterRoutingMode") {
         None => "cluster routes: `clusterRoutingMode` is unset, which from v3.33 means \
                  FelixIPIPOnly: Felix programs the routes of IPIP pools (BIRD's IPIP route \
                  programming is deprecated, to be removed in v3.35), BIRD those of \
@@ -108,21 +107,21 @@ pub fn entering(
             .to_owned(),
         Some(mode) => format!("cluster routes: `clusterRoutingMode: {mode}` is kept"),
     });
-    if spec["cni"]["type"].as_str().is_none_or(|t| t == "Calico") {
+    if text("/spec/cni/type").is_none_or(|t| t == "Calico") {
         out.push(
             "CNI: the default CNI config version becomes 1.0.0 (`cni.specVersion: Auto`, \
              written back by the operator): every node needs containerd >= 1.6 or CRI-O >= 1.24"
                 .to_owned(),
         );
     }
-    if network["linuxDataplane"] == "BPF" {
+    if text("/spec/calicoNetwork/linuxDataplane") == Some("BPF") {
         out.push(
             "eBPF: every node needs kernel 5.10 or later with BTF; Felix's default BPF attach \
              type becomes Netkit (set FelixConfiguration `bpfAttachType` to keep TCX or TC)"
                 .to_owned(),
         );
     }
-    out.push(match spec["fipsMode"].as_str() {
+    out.push(match text("/spec/fipsMode") {
         Some("Enabled") => "FIPS: `fipsMode: Enabled` marks the installation degraded in \
                             v3.33 (FIPS mode was removed): set it to Disabled first"
             .to_owned(),
