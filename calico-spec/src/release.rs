@@ -1073,8 +1073,8 @@ fn fill_node(node: &Node, value: &mut Value, path: &str, skip: &[&str]) {
     }
 }
 
-/// Whether the release of `version` (the newest when it names none) has the field at `path`
-/// (index path: keys, `[*]`, `*`) in `kind`.
+/// Whether the release of `version` (the default release when it names none) has the field at
+/// `path` (index path: keys, `[*]`, `*`) in `kind`.
 pub fn knows(version: &str, kind: &str, path: &str) -> bool {
     Release::for_version(version)
         .unwrap_or_else(|_| Release::default_target())
