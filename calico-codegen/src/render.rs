@@ -136,10 +136,25 @@ fn field_view(field: &Field) -> FieldView {
         args.push(skip);
     }
     let one_line = format!("    pub {}: {ty},", field.ident);
+    let broken = format!("    pub {}:\n        {ty},", field.ident);
     let decl = if one_line.len() <= MAX_WIDTH {
         one_line
+    } else if 8 + ty.len() < MAX_WIDTH {
+        broken
     } else {
-        format!("    pub {}:\n        {ty},", field.ident)
+        // Still too long on its own line: rustfmt breaks inside the generic instead
+        // (`Option<\n        Inner,\n    >`), as the v3.33 Installation's long probe types need.
+        ty.split_once('<')
+            .and_then(|(outer, rest)| Some((outer, rest.strip_suffix('>')?)))
+            // Only for a plain inner type that then fits (what rustfmt 1.8 was seen to do);
+            // otherwise rustfmt leaves the long line as it is.
+            .filter(|(_, inner)| !inner.contains('<') && 8 + inner.len() < MAX_WIDTH)
+            .map_or(broken, |(outer, inner)| {
+                format!(
+                    "    pub {}: {outer}<\n        {inner},\n    >,",
+                    field.ident
+                )
+            })
     };
     FieldView {
         doc: field.doc.clone(),

@@ -57,12 +57,12 @@ pub const DEFAULTS_YAML: &str = include_str!("../chart-values/v3.32.1/tigera-ope
 pub const CHART_VERSION: &str = "v3.32.1";
 
 /// The chart's values file of every supported release, byte for byte, in the order of
-/// [`calico_spec::release::RELEASES`]: (the release's carried patch, the file). The keys and
+/// [`calico_spec::release::RELEASES`]: (the release's data folder, the file). The keys and
 /// defaults differ (v3.30.7 has `kubeletVolumePluginPath` at the top level and only
 /// `kubernetesProvider` and `imagePullSecrets` under `installation`; v3.31.7 adds
 /// `installation.kubeletVolumePluginPath: None`; v3.32.1 adds `controlPlaneReplicas`,
 /// `controlPlaneNodeSelector`, `controlPlaneTolerations` and `nonPrivileged`).
-pub const VALUES_FILES: [(&str, &str); 3] = [
+pub const VALUES_FILES: [(&str, &str); 4] = [
     (
         "v3.30.7",
         include_str!("../chart-values/v3.30.7/tigera-operator-values.yaml"),
@@ -72,6 +72,10 @@ pub const VALUES_FILES: [(&str, &str); 3] = [
         include_str!("../chart-values/v3.31.7/tigera-operator-values.yaml"),
     ),
     ("v3.32.1", DEFAULTS_YAML),
+    (
+        "release-v3.33-6609dea",
+        include_str!("../chart-values/release-v3.33-6609dea/tigera-operator-values.yaml"),
+    ),
 ];
 
 /// The chart's name in a chart repository (what a Flux HelmRelease or an Argo CD Application
@@ -200,7 +204,7 @@ pub fn role(key: &str) -> Option<Role> {
 
 /// The chart's default values (the newest release's), parsed once.
 pub fn defaults() -> &'static Value {
-    defaults_for(Release::newest())
+    defaults_for(Release::default_target())
 }
 
 /// The chart's default values of `release`'s chart, parsed once (the newest release's for a
@@ -210,12 +214,12 @@ pub fn defaults() -> &'static Value {
     reason = "the chart values are embedded; provenance and chart tests parse them"
 )]
 pub fn defaults_for(release: &Release) -> &'static Value {
-    static DEFAULTS: [OnceLock<Value>; 3] = [OnceLock::new(), OnceLock::new(), OnceLock::new()];
+    static DEFAULTS: [OnceLock<Value>; 4] = [const { OnceLock::new() }; 4];
     let ([.., newest_defaults], [.., newest_file]) = (&DEFAULTS, &VALUES_FILES);
     let (defaults, (_, text)) = DEFAULTS
         .iter()
         .zip(&VALUES_FILES)
-        .find(|(_, (version, _))| *version == release.calico)
+        .find(|(_, (version, _))| *version == release.data)
         .unwrap_or((newest_defaults, newest_file));
     defaults.get_or_init(|| {
         // The embedded file is the upstream copy a test parses; it cannot fail here.
@@ -231,7 +235,7 @@ pub fn defaults_for(release: &Release) -> &'static Value {
 /// The keys the chart's defaults set under `installation`, besides `enabled` (the newest
 /// release's chart).
 pub fn installation_default_keys() -> impl Iterator<Item = &'static str> {
-    installation_default_keys_for(Release::newest())
+    installation_default_keys_for(Release::default_target())
 }
 
 /// The keys `release`'s chart defaults set under `installation`, besides `enabled`.

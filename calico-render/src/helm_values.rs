@@ -49,7 +49,7 @@ pub struct ChartValues {
 /// Map our objects (bundle order, as JSON values) to chart values for the newest release's
 /// chart.
 pub fn to_chart_values(objects: &[Value]) -> ChartValues {
-    to_chart_values_for(Release::newest(), objects)
+    to_chart_values_for(Release::default_target(), objects)
 }
 
 /// Map our objects to values for `release`'s chart: the chart defaults cleared are those of
@@ -58,6 +58,12 @@ pub fn to_chart_values_for(release: &Release, objects: &[Value]) -> ChartValues 
     let mut values = Map::new();
     let mut extra = Vec::new();
     let mut notes = Vec::new();
+    if let Some(provenance) = release.provenance {
+        notes.push(format!(
+            "the chart's keys and defaults for {} are {provenance}",
+            release.minor
+        ));
+    }
     let mut endpoint: Option<Map<String, Value>> = None;
 
     for object in objects {

@@ -33,9 +33,9 @@ use crate::patch::{self, ObjectId, ObjectPatch, PatchError, Refusal, Side};
 use crate::report::{self, LintLevels};
 
 /// The CRDs of a release's `operator-crds.yaml` that are not in every supported release's
-/// bundle (the other 30 are in all three). Read from the bundles of v3.30.7, v3.31.7 and
-/// v3.32.1 (`manifests/operator-crds.yaml` at those tags).
-pub const BUNDLE_EXTRAS: [(&str, &[&str]); 3] = [
+/// bundle (the other 30 are in every one). Read from the bundles of v3.30.7, v3.31.7 and
+/// v3.32.1 (`manifests/operator-crds.yaml` at those tags) and of the release-v3.33 branch.
+pub const BUNDLE_EXTRAS: [(&str, &[&str]); 4] = [
     (
         "v3.30",
         &[
@@ -57,7 +57,30 @@ pub const BUNDLE_EXTRAS: [(&str, &[&str]); 3] = [
             "istios.operator.tigera.io",
         ],
     ),
+    // The same 32 CRDs as v3.32.1's bundle (release-v3.33 at 6609dea).
+    (
+        "v3.33",
+        &[
+            "clusternetworkpolicies.policy.networking.k8s.io",
+            "istios.operator.tigera.io",
+        ],
+    ),
 ];
+
+/// What a release's `v3_projectcalico_org.yaml` carries besides its CRDs (the same 31 in v3.32.1
+/// and release-v3.33 at 6609dea): v3.33's admission policies (admissionregistration.k8s.io/v1),
+/// new objects that `kubectl replace` does not find.
+pub const V3_BUNDLE_EXTRAS: [(&str, &[&str]); 1] = [(
+    "v3.33",
+    &[
+        "MutatingAdmissionPolicy policytypes.policy.projectcalico.org",
+        "MutatingAdmissionPolicy tierlabel.policy.projectcalico.org",
+        "MutatingAdmissionPolicyBinding set-policytypes-binding",
+        "MutatingAdmissionPolicyBinding set-tier-label-binding",
+        "ValidatingAdmissionPolicy protect-builtin-tiers.projectcalico.org",
+        "ValidatingAdmissionPolicyBinding protect-builtin-tiers.projectcalico.org",
+    ],
+)];
 
 /// Where a release's files are published: `<base>/<version>/manifests/<file>`.
 const RAW_BASE: &str = "https://raw.githubusercontent.com/projectcalico/calico";
@@ -211,6 +234,9 @@ pub struct Plan {
     pub patches: Vec<ObjectPatch>,
     /// Objects one rendering has and the other lacks.
     pub notes: Vec<String>,
+    /// What the cluster must have ready before step 1 that no rendered field shows
+    /// (`calico_spec::release::readiness`; only a move into v3.33 has items).
+    pub readiness: Vec<String>,
     /// What stops the move; empty when nothing does.
     pub blockers: Vec<Blocker>,
     /// Lints of the cluster's own rendering and of the target's (after the lint levels).
@@ -257,7 +283,7 @@ pub fn plan(
     })?;
     let from_text = source.loaded.cluster_network.spec.calico_version.clone();
     let from = Version {
-        release: Release::for_version(&from_text).unwrap_or_else(|_| Release::newest()),
+        release: Release::for_version(&from_text).unwrap_or_else(|_| Release::default_target()),
         text: from_text,
     };
     let direction =
@@ -306,10 +332,23 @@ pub fn plan(
         unchanged: Vec::new(),
         patches: Vec::new(),
         notes: Vec::new(),
+        readiness: Vec::new(),
         blockers,
         warnings,
     };
     if let Some(target) = target {
+        let installation = target
+            .objects
+            .iter()
+            .map(Object::to_value)
+            .find(|object| object.get("kind").and_then(Value::as_str) == Some("Installation"))
+            .unwrap_or_default();
+        plan.readiness = calico_spec::release::readiness::entering(
+            plan.from.release,
+            to.release,
+            &installation,
+            native_v3,
+        );
         compare(&source.loaded, &target, &mut plan)?;
     }
     Ok(plan)
@@ -346,8 +385,13 @@ fn load_checked(
     }
 }
 
-fn extras(release: &Release) -> &'static [&'static str] {
-    BUNDLE_EXTRAS
+fn extras(release: &Release, native_v3: bool) -> &'static [&'static str] {
+    let table: &[(&str, &[&str])] = if native_v3 {
+        &V3_BUNDLE_EXTRAS
+    } else {
+        &BUNDLE_EXTRAS
+    };
+    table
         .iter()
         .find(|(minor, _)| *minor == release.minor)
         .map_or(&[], |(_, names)| *names)
@@ -359,7 +403,10 @@ fn crd_step(from: &Version, to: &Version, native_v3: bool) -> CrdStep {
     } else {
         "operator-crds.yaml"
     };
-    let (old, new) = (extras(from.release), extras(to.release));
+    let (old, new) = (
+        extras(from.release, native_v3),
+        extras(to.release, native_v3),
+    );
     CrdStep {
         url: format!("{RAW_BASE}/{}/manifests/{bundle}", to.text),
         added: new.iter().copied().filter(|n| !old.contains(n)).collect(),
@@ -560,12 +607,18 @@ fn explain(
     } else {
         format!("a field new in {first}")
     };
-    if kind == "Installation" && !is_stated {
+    let crd_default = target_node.and_then(|node| node.default.as_ref()) == Some(after);
+    if crd_default && !is_stated {
+        // v3.33's Installation has CRD defaults too (calicoLibHostPath, calicoRunHostPath).
+        why.push_str(&format!(
+            "; the default of {to}'s CRD, which the API server sets itself"
+        ));
+    } else if kind == "Installation" && !is_stated {
         why.push_str(&format!(
             "; a write-back default of tigera-operator {}, which writes it itself",
             to.operator
         ));
-    } else if target_node.and_then(|node| node.default.as_ref()) == Some(after) {
+    } else if crd_default {
         why.push_str(&format!(
             "; the default of {to}'s CRD, which the API server sets itself"
         ));
@@ -728,6 +781,21 @@ pub fn render_text(plan: &Plan) -> Result<String, PatchError> {
         }
     }
     let planned = plan.direction == Direction::Upgrade && !plan.is_blocked();
+    if planned && !plan.readiness.is_empty() {
+        out.push('\n');
+        para(
+            &mut out,
+            "",
+            0,
+            &format!(
+                "Ready before step 1 (what Calico {} needs of the cluster):",
+                to.text
+            ),
+        );
+        for item in &plan.readiness {
+            para(&mut out, "  - ", 4, item);
+        }
+    }
     if planned {
         out.push('\n');
         para(
@@ -984,6 +1052,12 @@ pub fn to_json(plan: &Plan) -> Value {
         "changes": changes,
         "notes": plan.notes,
     });
+    if planned
+        && !plan.readiness.is_empty()
+        && let Some(fields) = value.as_object_mut()
+    {
+        fields.insert("readiness".to_owned(), json!(plan.readiness));
+    }
     if planned && let Some(fields) = value.as_object_mut() {
         fields.insert("steps".to_owned(), json!({
             "crds": {

@@ -32,8 +32,9 @@ use crate::generated::operator_tigera_io::v1::{
     InstallationSpecCalicoNetworkIpPoolsNatOutgoing, InstallationSpecCalicoNetworkLinuxDataplane,
     InstallationSpecCalicoNetworkMultiInterfaceMode,
     InstallationSpecCalicoNetworkNodeAddressAutodetectionV4,
-    InstallationSpecCalicoNetworkWindowsDataplane, InstallationSpecCni, InstallationSpecCniIpam,
-    InstallationSpecCniIpamType, InstallationSpecCniType, InstallationSpecKubernetesProvider,
+    InstallationSpecCalicoNetworkWindowsDataplane, InstallationSpecCni,
+    InstallationSpecCniInstallMode, InstallationSpecCniIpam, InstallationSpecCniIpamType,
+    InstallationSpecCniSpecVersion, InstallationSpecCniType, InstallationSpecKubernetesProvider,
     InstallationSpecLogging, InstallationSpecLoggingCni, InstallationSpecLoggingCniLogSeverity,
     InstallationSpecNodeUpdateStrategy, InstallationSpecNodeUpdateStrategyRollingUpdate,
     InstallationSpecVariant,
@@ -86,7 +87,9 @@ pub fn apply_operator_defaults(installation: &Installation, ctx: &DefaultsContex
     let cni = spec.cni.get_or_insert(InstallationSpecCni {
         bin_dir: None,
         conf_dir: None,
+        install_mode: None,
         ipam: None,
+        spec_version: None,
         r#type: match provider {
             Provider::AKS => InstallationSpecCniType::AzureVNET,
             Provider::EKS => InstallationSpecCniType::AmazonVPC,
@@ -262,6 +265,9 @@ pub enum Basis {
     /// Not read (the Go module proxy does not serve that operator): assumed to behave as the
     /// nearest operator that was read.
     Assumed,
+    /// Read from the operator's release branch before the release was tagged: what changed
+    /// between that commit and the tag is not known.
+    Branch,
 }
 
 /// The tigera-operator whose defaults and verdicts calico-render follows for one release, where
@@ -282,10 +288,21 @@ pub struct OperatorBehaviour {
     /// Accepts `spec.nonPrivileged: Enabled`, except with the BPF dataplane or the
     /// TigeraSecureEnterprise variant (v1.40); v1.42 refuses it in every case.
     pub accepts_non_privileged: bool,
+    /// Writes `spec.cni.installMode: All` back when absent, and `spec.cni.specVersion: Auto`
+    /// with Calico CNI (v1.44, `fillDefaults`; v1.42 has neither field).
+    pub writes_cni_modes: bool,
+    /// Refuses `spec.fipsMode: Enabled` with every variant ("FIPS mode has been removed",
+    /// v1.44 `validateCustomResource`, which degrades the installation); v1.42 only with
+    /// TigeraSecureEnterprise.
+    pub refuses_fips: bool,
+    /// Takes an unset `calicoNetwork.clusterRoutingMode` as `FelixIPIPOnly` (Felix programs
+    /// the IPIP cluster routes), so IPIP pools no longer need `bgp: Enabled`; unencapsulated
+    /// pools still do (v1.44 `clusterRoutingMode`). v1.42 takes unset as BIRD's routes.
+    pub felix_ipip_routes_by_default: bool,
 }
 
 /// One entry per release in [`crate::release::RELEASES`], oldest first.
-pub const OPERATOR_BEHAVIOUR: [OperatorBehaviour; 3] = [
+pub const OPERATOR_BEHAVIOUR: [OperatorBehaviour; 4] = [
     // v1.38.x is not served by the module proxy; v1.39.0 and v1.40.0 (read) default and check
     // `nonPrivileged` alike, so v1.38 is assumed to as well.
     OperatorBehaviour {
@@ -294,6 +311,9 @@ pub const OPERATOR_BEHAVIOUR: [OperatorBehaviour; 3] = [
         basis: Basis::Assumed,
         writes_non_privileged: true,
         accepts_non_privileged: true,
+        writes_cni_modes: false,
+        refuses_fips: false,
+        felix_ipip_routes_by_default: false,
     },
     OperatorBehaviour {
         minor: "v3.31",
@@ -301,6 +321,9 @@ pub const OPERATOR_BEHAVIOUR: [OperatorBehaviour; 3] = [
         basis: Basis::Read,
         writes_non_privileged: true,
         accepts_non_privileged: true,
+        writes_cni_modes: false,
+        refuses_fips: false,
+        felix_ipip_routes_by_default: false,
     },
     OperatorBehaviour {
         minor: "v3.32",
@@ -308,6 +331,21 @@ pub const OPERATOR_BEHAVIOUR: [OperatorBehaviour; 3] = [
         basis: Basis::Read,
         writes_non_privileged: false,
         accepts_non_privileged: false,
+        writes_cni_modes: false,
+        refuses_fips: false,
+        felix_ipip_routes_by_default: false,
+    },
+    // The release-v1.44 branch at b0c1cc5 (2026-08-19), a few weeks before v1.44.0: the tag's
+    // code could not be read (docs/releases.md).
+    OperatorBehaviour {
+        minor: "v3.33",
+        read: "release-v1.44 (b0c1cc5)",
+        basis: Basis::Branch,
+        writes_non_privileged: false,
+        accepts_non_privileged: false,
+        writes_cni_modes: true,
+        refuses_fips: true,
+        felix_ipip_routes_by_default: true,
     },
 ];
 
@@ -334,9 +372,20 @@ pub fn apply_operator_defaults_for(
     let index = release.index();
     let before = serde_json::to_value(installation).unwrap_or_default();
     if let Some(spec) = out.spec.as_mut() {
-        if operator_behaviour(release).writes_non_privileged {
+        let behaviour = operator_behaviour(release);
+        if behaviour.writes_non_privileged {
             spec.non_privileged
                 .get_or_insert_with(|| "Disabled".to_owned());
+        }
+        if behaviour.writes_cni_modes
+            && let Some(cni) = spec.cni.as_mut()
+        {
+            cni.install_mode
+                .get_or_insert(InstallationSpecCniInstallMode::All);
+            if cni.r#type == InstallationSpecCniType::Calico {
+                cni.spec_version
+                    .get_or_insert(InstallationSpecCniSpecVersion::Auto);
+            }
         }
         for (path, unset) in DEFAULTED_FIELDS {
             let written = path
@@ -368,10 +417,32 @@ pub fn apply_operator_verdicts(
             .find(|input| {
                 input.file == loc.file
                     && input.document.index == loc.document
-                    && input.document.spans.full_path("spec.nonPrivileged") == diag.path
+                    && in_scope(&input.document.spans.full_path(""), &diag.path)
             })
             .map(|input| &input.document.value)
     });
+    for input in inputs {
+        let document = input.document;
+        for mut diag in added_verdicts(release, &document.value) {
+            let pos = document.spans.locate(&diag.path).unwrap_or(document.start);
+            diag.location = Some(crate::diag::Location {
+                file: input.file.to_owned(),
+                document: document.index,
+                line: Some(pos.line),
+                column: Some(pos.column),
+            });
+            outcome.diagnostics.push(diag);
+        }
+    }
+}
+
+/// Whether a diagnostic at `path` belongs to the document whose root sits at `root` (empty
+/// for a whole document, `items[N]` for a list item).
+fn in_scope(root: &str, path: &str) -> bool {
+    root.is_empty()
+        || path
+            .strip_prefix(root)
+            .is_some_and(|rest| rest.is_empty() || rest.starts_with('.') || rest.starts_with('['))
 }
 
 /// [`apply_operator_verdicts`] for the objects a ClusterNetwork compiles to, before their
@@ -385,6 +456,46 @@ pub fn apply_operator_verdicts_to_objects(
     restate_verdicts(release, diagnostics, |diag| {
         objects.get(diag.location.as_ref()?.document)
     });
+    for (idx, object) in objects.iter().enumerate() {
+        for mut diag in added_verdicts(release, object) {
+            diag.location = Some(crate::diag::Location {
+                file: String::new(),
+                document: idx,
+                line: None,
+                column: None,
+            });
+            diagnostics.push(diag);
+        }
+    }
+}
+
+/// What the operator of `release` refuses that v1.42.3 (the rule catalogue) accepts, in an
+/// Installation: `fipsMode: Enabled` with any variant for v1.44 ([`OperatorBehaviour::refuses_fips`];
+/// the catalogue already refuses it with TigeraSecureEnterprise).
+fn added_verdicts(release: &Release, object: &serde_json::Value) -> Vec<Diagnostic> {
+    let behaviour = operator_behaviour(release);
+    let text = |pointer: &str| object.pointer(pointer).and_then(serde_json::Value::as_str);
+    let is_installation = text("/kind") == Some("Installation")
+        && text("/apiVersion") == Some("operator.tigera.io/v1");
+    if !behaviour.refuses_fips
+        || !is_installation
+        || text("/spec/fipsMode") != Some("Enabled")
+        || text("/spec/variant") == Some("TigeraSecureEnterprise")
+    {
+        return Vec::new();
+    }
+    vec![Diagnostic {
+        severity: c::INSTALLATION_OTHER.severity,
+        code: c::INSTALLATION_OTHER.code,
+        path: "spec.fipsMode".to_owned(),
+        message: format!(
+            "`fipsMode: Enabled` is refused by tigera-operator {} ({}): FIPS mode was removed in \
+             Calico v3.33 and the operator marks the installation degraded",
+            release.operator, behaviour.read
+        ),
+        hint: Some("remove `fipsMode` or set it to `Disabled`".to_owned()),
+        location: None,
+    }]
 }
 
 /// Drop or reword each v1.42.3 verdict the operator of `release` does not share; `object`
@@ -395,11 +506,14 @@ fn restate_verdicts<'a>(
     object: impl Fn(&Diagnostic) -> Option<&'a serde_json::Value>,
 ) {
     let behaviour = operator_behaviour(release);
-    if !behaviour.accepts_non_privileged {
-        return;
-    }
     diagnostics.retain_mut(|diag| {
-        if diag.code != c::INSTALLATION_OTHER.code || !diag.path.ends_with("spec.nonPrivileged") {
+        if behaviour.felix_ipip_routes_by_default && diag.code == c::INSTALLATION_NEEDS_BGP.code {
+            return object(diag).is_none_or(|object| !felix_owns_ipip_routes(object, &diag.path));
+        }
+        if !behaviour.accepts_non_privileged
+            || diag.code != c::INSTALLATION_OTHER.code
+            || !diag.path.ends_with("spec.nonPrivileged")
+        {
             return true;
         }
         let Some(object) = object(diag) else {
@@ -420,6 +534,35 @@ fn restate_verdicts<'a>(
         );
         true
     });
+}
+
+/// Whether, for an operator that takes an unset `clusterRoutingMode` as `FelixIPIPOnly`
+/// ([`OperatorBehaviour::felix_ipip_routes_by_default`]), Felix programs the routes of the
+/// Installation pool whose `encapsulation` is at `path` (`spec.calicoNetwork.ipPools[N].
+/// encapsulation`): an IPIP pool (written, or an IPv4 pool's default) under an unset mode or
+/// `FelixIPIPOnly`. Unencapsulated pools stay with BIRD, so they still need BGP.
+fn felix_owns_ipip_routes(object: &serde_json::Value, path: &str) -> bool {
+    let mode = object
+        .pointer("/spec/calicoNetwork/clusterRoutingMode")
+        .and_then(serde_json::Value::as_str);
+    if !matches!(mode, None | Some("FelixIPIPOnly")) {
+        return false;
+    }
+    // The path may lie inside a list item (`items[2].spec...`).
+    let pool = path
+        .split_once("spec.calicoNetwork.ipPools[")
+        .map(|(_, rest)| rest)
+        .and_then(|rest| rest.split_once(']'))
+        .and_then(|(idx, _)| idx.parse::<usize>().ok())
+        .and_then(|idx| object.pointer(&format!("/spec/calicoNetwork/ipPools/{idx}")));
+    let Some(pool) = pool else { return false };
+    let field = |key: &str| pool.get(key).and_then(serde_json::Value::as_str);
+    match field("encapsulation") {
+        Some(encapsulation) => encapsulation.starts_with("IPIP"),
+        // The operator's default: IPIP for an IPv4 pool with Calico CNI (the only CNI this
+        // rule is reported for).
+        None => field("cidr").is_some_and(|cidr| !cidr.contains(':')),
+    }
 }
 
 /// The per-pool defaults of the operator's IP pool controller (`fillDefaults` in
@@ -698,11 +841,14 @@ mod tests {
                 );
             }
         }
-        // The newest release's operator is the one the rule catalogue and the harness follow.
+        // The default release's operator is the one the rule catalogue and the harness follow.
         assert_eq!(
             OPERATOR_BEHAVIOUR[2].read,
-            crate::release::Release::newest().operator
+            crate::release::Release::default_target().operator
         );
+        // v3.33's operator was read from its release branch, before the v1.44.0 tag.
+        assert_eq!(OPERATOR_BEHAVIOUR[3].basis, Basis::Branch);
+        assert!(OPERATOR_BEHAVIOUR[3].read.starts_with("release-v1.44"));
     }
 
     #[test]

@@ -13,6 +13,7 @@
 
 pub mod cel;
 pub mod list_types;
+pub mod readiness;
 
 use std::collections::BTreeMap;
 use std::sync::OnceLock;
@@ -31,24 +32,41 @@ use crate::source::{join_index, join_key};
 pub struct Release {
     /// The minor, as users write it (`v3.31`).
     pub minor: &'static str,
-    /// The patch release whose CRDs and chart values the repository carries (`v3.31.7`).
+    /// The patch release whose CRDs and chart values the repository carries (`v3.31.7`); for
+    /// a release whose tagged files could not be read, the version users install
+    /// (`v3.33.0`), and [`Release::data`] says where the data came from.
     pub calico: &'static str,
+    /// The folder of the release's data in `crds/`, `calico-render/chart-values/` and
+    /// `generated/index/` (`v3.31.7`, or `release-v3.33-6609dea` for a release branch).
+    pub data: &'static str,
+    /// Where the data comes from when it is not the tag of [`Release::calico`] (printed by
+    /// `--version`, `validate --list-releases` and the CN0101 message).
+    pub provenance: Option<&'static str>,
     /// The tigera-operator version that release's chart pins (`v1.40.15`).
     pub operator: &'static str,
     /// Whether the release has native `projectcalico.org/v3` CRDs (v3.32 on).
     pub native_v3_crds: bool,
+    /// Whether `render` writes the `default:` values of the release's CRD schemas into the
+    /// objects it emits ([`fill_crd_defaults`]), so that what the API server fills in on a
+    /// write is already in the bundle (v3.33; v3.32's renderings stay as its snapshots pin them
+    /// until the default release moves, docs/releases.md).
+    pub renders_crd_defaults: bool,
     index_text: &'static str,
     index: OnceLock<Index>,
     rules: OnceLock<cel::Compiled>,
 }
 
-/// The supported releases, oldest first; the last is the newest, the default.
-pub static RELEASES: [Release; 3] = [
+/// The supported releases, oldest first; the last is the newest (the generated types'). The
+/// default target is [`Release::default_target`].
+pub static RELEASES: [Release; 4] = [
     Release {
         minor: "v3.30",
         calico: "v3.30.7",
+        data: "v3.30.7",
+        provenance: None,
         operator: "v1.38.13",
         native_v3_crds: false,
+        renders_crd_defaults: false,
         index_text: include_str!("generated/index/v3.30.7.jsonl"),
         index: OnceLock::new(),
         rules: OnceLock::new(),
@@ -56,8 +74,11 @@ pub static RELEASES: [Release; 3] = [
     Release {
         minor: "v3.31",
         calico: "v3.31.7",
+        data: "v3.31.7",
+        provenance: None,
         operator: "v1.40.15",
         native_v3_crds: false,
+        renders_crd_defaults: false,
         index_text: include_str!("generated/index/v3.31.7.jsonl"),
         index: OnceLock::new(),
         rules: OnceLock::new(),
@@ -65,19 +86,40 @@ pub static RELEASES: [Release; 3] = [
     Release {
         minor: "v3.32",
         calico: "v3.32.1",
+        data: "v3.32.1",
+        provenance: None,
         operator: "v1.42.3",
         native_v3_crds: true,
+        renders_crd_defaults: false,
         index_text: include_str!("generated/index/v3.32.1.jsonl"),
+        index: OnceLock::new(),
+        rules: OnceLock::new(),
+    },
+    Release {
+        minor: "v3.33",
+        calico: "v3.33.0",
+        data: "release-v3.33-6609dea",
+        provenance: Some(RELEASE_V3_33_DATA),
+        operator: "v1.44.0",
+        native_v3_crds: true,
+        renders_crd_defaults: true,
+        index_text: include_str!("generated/index/release-v3.33-6609dea.jsonl"),
         index: OnceLock::new(),
         rules: OnceLock::new(),
     },
 ];
 
+/// Where v3.33's data comes from: the v3.33.0 tag's files could not be read here.
+pub const RELEASE_V3_33_DATA: &str = "data from projectcalico/calico's release-v3.33 branch at \
+     6609dea (2026-08-21) and tigera/operator's release-v1.44 branch at b0c1cc5 (2026-08-19), \
+     a few weeks before the v3.33.0 tag, not from the tag";
+
 /// A version string that names no supported release.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error(
-    "Calico version `{version}` is not supported; supported: {}",
-    supported_list()
+    "Calico version `{version}` is not supported; supported: {}{}",
+    supported_list(),
+    provenance_notes()
 )]
 pub struct UnsupportedRelease {
     /// The version as written.
@@ -93,11 +135,45 @@ pub fn supported_list() -> String {
         .join(", ")
 }
 
+/// `` (v3.33: data from ...)`` for each release whose data is not its tag's.
+pub fn provenance_notes() -> String {
+    RELEASES
+        .iter()
+        .filter_map(|r| Some(format!(" ({}: {})", r.minor, r.provenance?)))
+        .collect()
+}
+
+/// The minors upstream still supports (`v3.32.x, v3.33.x`): [`Release::upstream_supported`].
+pub fn upstream_supported_list() -> String {
+    RELEASES
+        .iter()
+        .filter(|r| r.upstream_supported())
+        .map(|r| format!("{}.x", r.minor))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
 impl Release {
-    /// The newest supported release (the default target).
+    /// The newest supported release: the generated types and the schema every other release
+    /// is compared with ([`check_object`]).
     pub fn newest() -> &'static Release {
         let [.., newest] = &RELEASES;
         newest
+    }
+
+    /// The release a ClusterNetwork without `calicoVersion`, `validate` without
+    /// `--calico-version` and the chart facts target: v3.32 (the release of
+    /// [`crate::cluster_network::spec::DEFAULT_CALICO_VERSION`]). Moving it to v3.33 is the
+    /// next step (docs/releases.md); it rewrites every snapshot.
+    pub fn default_target() -> &'static Release {
+        let [.., default, _] = &RELEASES;
+        default
+    }
+
+    /// Whether upstream still supports the release: the two newest minors (Calico's
+    /// SECURITY.md, "the most recent two minor versions").
+    pub fn upstream_supported(&self) -> bool {
+        self.position() + 2 >= RELEASES.len()
     }
 
     /// The release of a version written as `vMAJOR.MINOR.PATCH` (any patch of a supported
@@ -740,6 +816,11 @@ impl Walk<'_> {
 
     /// The first release after the target whose schema has the field at `schema_path`.
     fn first_with_field(&self, schema_path: &str) -> Option<&'static Release> {
+        // A key with dots in its name (`calicoNetwork.mtu` as one key) reads as a deeper path
+        // here; when the target has that path too, the field is not new in a later release.
+        if self.release.index().node(self.kind, schema_path).is_some() {
+            return None;
+        }
         self.release
             .later()
             .iter()
@@ -887,6 +968,10 @@ pub fn apply_to_outcome(
     outcome: &mut ValidationOutcome,
 ) {
     if release.is_newest() {
+        // The generated types and the catalogue give the schema's verdict; the operator's
+        // may still differ from v1.42.3's.
+        crate::defaults::apply_operator_verdicts(release, inputs, outcome);
+        crate::diag::sort_diagnostics(&mut outcome.diagnostics);
         return;
     }
     let mut only_in_target: Vec<(String, usize, String)> = Vec::new();
@@ -943,11 +1028,59 @@ pub fn apply_to_outcome(
     crate::diag::sort_diagnostics(&mut outcome.diagnostics);
 }
 
-/// Whether the release of `version` (the newest when it names none) has the field at `path`
-/// (index path: keys, `[*]`, `*`) in `kind`.
+/// Write into `object` (of `kind`) the `default:` values of `release`'s CRD schema that it
+/// lacks, as the API server does on a write: a field with a default is filled in under every
+/// object node the value has (from `spec` down, through list items and map values). Paths in
+/// `skip` (`spec.nftablesMode`) are left out: fields another writer owns.
+pub fn fill_crd_defaults(release: &Release, kind: &str, object: &mut Value, skip: &[&str]) {
+    let Some(spec_node) = release.index().node(kind, "spec") else {
+        return;
+    };
+    if let Some(spec) = object.get_mut("spec") {
+        fill_node(spec_node, spec, "spec", skip);
+    }
+}
+
+fn fill_node(node: &Node, value: &mut Value, path: &str, skip: &[&str]) {
+    match value {
+        Value::Object(map) => {
+            for (key, child) in node.properties() {
+                let child_path = format!("{path}.{key}");
+                if !map.contains_key(key)
+                    && let Some(default) = &child.default
+                    && !skip.contains(&child_path.as_str())
+                {
+                    map.insert(key.to_owned(), default.clone());
+                }
+            }
+            if let Some(values) = node.values() {
+                for child in map.values_mut() {
+                    fill_node(values, child, &format!("{path}.*"), skip);
+                }
+            } else {
+                for (key, child) in map.iter_mut() {
+                    if let Some(child_node) = node.property(key) {
+                        fill_node(child_node, child, &format!("{path}.{key}"), skip);
+                    }
+                }
+            }
+        }
+        Value::Array(items) => {
+            if let Some(item_node) = node.items() {
+                for item in items {
+                    fill_node(item_node, item, &format!("{path}[*]"), skip);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Whether the release of `version` (the default release when it names none) has the field at
+/// `path` (index path: keys, `[*]`, `*`) in `kind`.
 pub fn knows(version: &str, kind: &str, path: &str) -> bool {
     Release::for_version(version)
-        .unwrap_or_else(|_| Release::newest())
+        .unwrap_or_else(|_| Release::default_target())
         .index()
         .node(kind, path)
         .is_some()
@@ -1055,6 +1188,50 @@ mod tests {
     use serde_json::json;
 
     #[test]
+    fn crd_defaults_are_filled_as_the_api_server_fills_them() {
+        // `default:` values in crds/release-v3.33-6609dea: IPPool `nodeSelector: all()` and
+        // `assignmentMode: Automatic`; Installation `calicoLibHostPath: /var/lib/calico`,
+        // `calicoRunHostPath: /var/run/calico`; FelixConfiguration `nftablesMode: Auto`,
+        // `nftablesFlowTableOffload: Disabled`.
+        let v3_33 = Release::for_version("v3.33.0").unwrap();
+        let mut pool = json!({"spec": {"cidr": "10.0.0.0/16", "nodeSelector": "mine"}});
+        fill_crd_defaults(v3_33, "IPPool", &mut pool, &[]);
+        assert_eq!(
+            pool,
+            json!({"spec": {"cidr": "10.0.0.0/16", "nodeSelector": "mine",
+                "assignmentMode": "Automatic"}})
+        );
+        let mut installation = json!({"spec": {}});
+        fill_crd_defaults(v3_33, "Installation", &mut installation, &[]);
+        assert_eq!(installation["spec"]["calicoLibHostPath"], "/var/lib/calico");
+        assert_eq!(installation["spec"]["calicoRunHostPath"], "/var/run/calico");
+        // Below a field only when the value has it: no `networkPolicy`, no managePolicies.
+        assert!(installation["spec"].get("networkPolicy").is_none());
+        let mut felix = json!({"spec": {}});
+        fill_crd_defaults(
+            v3_33,
+            "FelixConfiguration",
+            &mut felix,
+            &["spec.nftablesMode"],
+        );
+        assert_eq!(
+            felix,
+            json!({"spec": {"nftablesFlowTableOffload": "Disabled"}})
+        );
+        // v3.32.1 has neither Installation field.
+        let mut installation = json!({"spec": {}});
+        fill_crd_defaults(
+            Release::default_target(),
+            "Installation",
+            &mut installation,
+            &[],
+        );
+        assert!(installation["spec"].get("calicoLibHostPath").is_none());
+        assert!(Release::newest().renders_crd_defaults);
+        assert!(!Release::default_target().renders_crd_defaults);
+    }
+
+    #[test]
     fn versions_map_to_their_minor() {
         assert_eq!(
             Release::for_version("v3.30.7").unwrap().operator,
@@ -1065,19 +1242,41 @@ mod tests {
             "v1.40.15"
         );
         assert_eq!(Release::for_version("v3.32.1").unwrap().operator, "v1.42.3");
+        assert_eq!(Release::for_version("v3.33.0").unwrap().operator, "v1.44.0");
+        assert_eq!(Release::for_version("v3.33.4").unwrap().minor, "v3.33");
         for bad in [
-            "v3.29.4", "v3.33.0", "3.32.1", "v3.32", "v3.32.", "v3.32.x", "v3.320.1",
+            "v3.29.4", "v3.34.0", "3.32.1", "v3.32", "v3.32.", "v3.32.x", "v3.320.1", "v3.33",
         ] {
             let err = Release::for_version(bad).unwrap_err();
             assert_eq!(
                 err.to_string(),
                 format!(
-                    "Calico version `{bad}` is not supported; supported: v3.30.x, v3.31.x, v3.32.x"
+                    "Calico version `{bad}` is not supported; supported: v3.30.x, v3.31.x, \
+                     v3.32.x, v3.33.x (v3.33: data from projectcalico/calico's release-v3.33 \
+                     branch at 6609dea (2026-08-21) and tigera/operator's release-v1.44 branch \
+                     at b0c1cc5 (2026-08-19), a few weeks before the v3.33.0 tag, not from the tag)"
                 )
             );
         }
         assert!(Release::newest().is_newest());
+        assert_eq!(Release::newest().minor, "v3.33");
+        // The default stays v3.32 until the snapshots move (docs/releases.md).
+        assert_eq!(Release::default_target().minor, "v3.32");
         assert!(!RELEASES[0].is_newest());
+        // Upstream supports the two newest minors (SECURITY.md).
+        let supported: Vec<_> = RELEASES
+            .iter()
+            .map(|r| (r.minor, r.upstream_supported()))
+            .collect();
+        assert_eq!(
+            supported,
+            [
+                ("v3.30", false),
+                ("v3.31", false),
+                ("v3.32", true),
+                ("v3.33", true)
+            ]
+        );
     }
 
     #[test]

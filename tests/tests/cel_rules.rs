@@ -38,10 +38,17 @@ fn repo() -> PathBuf {
 /// the newest release stand for) that the catalogue's checks report and that the CEL rules
 /// report. Documents that are not objects of such a kind are left out.
 fn verdicts(yaml: &str) -> Vec<(String, BTreeSet<&'static str>, BTreeSet<&'static str>)> {
+    verdicts_for(Release::default_target(), yaml)
+}
+
+/// [`verdicts`] against the CEL rules of `newest` (the codes its rules stand for).
+fn verdicts_for(
+    newest: &'static Release,
+    yaml: &str,
+) -> Vec<(String, BTreeSet<&'static str>, BTreeSet<&'static str>)> {
     let Ok(documents) = parse_stream(yaml, &Limits::MANIFESTS) else {
         return Vec::new();
     };
-    let newest = Release::newest();
     let catalogue_only = Context {
         release: None,
         ..Context::assumed()
@@ -51,9 +58,21 @@ fn verdicts(yaml: &str) -> Vec<(String, BTreeSet<&'static str>, BTreeSet<&'stati
         let Some(kind) = release::indexed_kind(&document.value) else {
             continue;
         };
+        // The codes this release's rules of the kind stand for (v3.33 moved more of
+        // libcalico-go's validator into CEL).
+        let messages: Vec<Option<String>> = newest
+            .crd_rules()
+            .for_kind(kind)
+            .iter()
+            .map(|rule| rule.rule.message.clone())
+            .collect();
         let stands_for: BTreeSet<&str> = CATALOGUED
             .iter()
-            .filter(|(k, _, rule, _)| *k == kind && !cel_only(rule.code))
+            .filter(|(k, message, rule, _)| {
+                *k == kind
+                    && !cel_only(rule.code)
+                    && messages.iter().any(|m| m.as_deref() == Some(*message))
+            })
             .map(|(_, _, rule, _)| rule.code)
             .collect();
         if stands_for.is_empty() {
@@ -77,11 +96,13 @@ fn verdicts(yaml: &str) -> Vec<(String, BTreeSet<&'static str>, BTreeSet<&'stati
                 }
                 Outcome::Rejected(_) => {}
                 Outcome::NotEvaluated(why) => {
-                    // Only on input of the wrong type, which the catalogue refuses already.
+                    // Only on input of the wrong type, which the catalogue refuses already
+                    // (v3.33's rules also call `cidr()` on a pool CIDR that does not parse:
+                    // CR1002).
                     let refused = rules::validate(&inputs, &catalogue_only)
                         .diagnostics
                         .iter()
-                        .any(|d| d.code == "CR0002" || d.code == "CR0005" || d.code == "CR0006");
+                        .any(|d| matches!(d.code, "CR0002" | "CR0005" | "CR0006" | "CR1002"));
                     assert!(
                         refused,
                         "`{}` could not be evaluated on a well-typed object: {why}\n{yaml}",
@@ -144,6 +165,46 @@ fn the_catalogue_and_the_cel_rules_agree_on_every_case_file() {
     );
 }
 
+/// The same corpus against v3.33's CEL rules, which stand for more of the catalogue
+/// (`cel::CATALOGUED`'s v3.33 rows): where a v3.33 rule and the catalogue's check differ, the
+/// row is wrong.
+#[test]
+fn the_catalogue_and_the_v3_33_cel_rules_agree_on_every_case_file() {
+    let v3_33 = Release::newest();
+    let mut rejected = 0;
+    let mut rejected_v3_32 = 0;
+    let mut mismatches = Vec::new();
+    for dir in [
+        "tests/cases/validate",
+        "tests/e2e/negative",
+        "tests/e2e/operator-invalid",
+    ] {
+        for path in yaml_files(dir) {
+            let text = std::fs::read_to_string(&path).unwrap();
+            rejected_v3_32 += verdicts(&text)
+                .iter()
+                .filter(|(_, _, theirs)| !theirs.is_empty())
+                .count();
+            for (kind, ours, theirs) in verdicts_for(v3_33, &text) {
+                rejected += usize::from(!theirs.is_empty());
+                if ours != theirs {
+                    mismatches.push(format!(
+                        "{} {kind}: catalogue {ours:?}, v3.33 CEL {theirs:?}",
+                        path.display()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+    // Not vacuous: v3.33's rules stand for more of the catalogue than v3.32.1's, so they
+    // reject more of the corpus (the link-local, block size and masked-CIDR cases).
+    assert!(
+        rejected > rejected_v3_32,
+        "v3.33's rules reject {rejected} documents, v3.32.1's {rejected_v3_32}"
+    );
+}
+
 /// Every `x-kubernetes-validations` rule under `node` (an OpenAPI schema as YAML reads it).
 fn crd_rules(node: &Value, out: &mut Vec<String>) {
     match node {
@@ -155,7 +216,12 @@ fn crd_rules(node: &Value, out: &mut Vec<String>) {
                     }
                 }
             }
-            for child in map.values() {
+            for (key, child) in map {
+                // The root's `status` (the Installation's repeats the spec, rules and all from
+                // v3.33 on) is not validated on writes to the object: not indexed.
+                if key == "status" && map.contains_key("spec") {
+                    continue;
+                }
                 crd_rules(child, out);
             }
         }
@@ -187,7 +253,7 @@ fn every_cel_rule_of_every_release_is_evaluated_or_a_transition_rule() {
     // The index of each release is made from these files (the command in its header): the
     // native v3 CRDs where the release has them, else the crd.projectcalico.org/v1 ones.
     for release in &RELEASES {
-        let dir = format!("crds/{}", release.calico);
+        let dir = format!("crds/{}", release.data);
         let mut from_crds = crd_file_rules(&dir, "operator.tigera.io_installations");
         from_crds.extend(crd_file_rules(&dir, "operator.tigera.io_apiservers"));
         let calico = if release.native_v3_crds {
@@ -231,17 +297,23 @@ fn every_cel_rule_of_every_release_is_evaluated_or_a_transition_rule() {
             );
         }
     }
-    let newest = Release::newest().crd_rules();
-    assert_eq!(newest.all().count(), 18);
+    let v3_32 = Release::default_target().crd_rules();
+    assert_eq!(v3_32.all().count(), 18);
     assert_eq!(
-        newest
+        v3_32
             .all()
             .filter(|r| r.status() == cel::RuleStatus::Transition)
             .count(),
         2,
         "the IP pool's CIDR and block size immutability"
     );
-    for older in &RELEASES[..RELEASES.len() - 1] {
+    // v3.33 (release-v3.33 at 6609dea): `rule:` lines in its index's CRD files (grep -c):
+    // BGPConfiguration 3, BGPPeer 8, FelixConfiguration 8, IPPool 16, APIServer 1, and
+    // Installation 7, of which 3 are in `status.computed` (the two autodetection rules and the
+    // Typha disruption budget's again).
+    let v3_33 = Release::newest().crd_rules();
+    assert_eq!(v3_33.all().count(), 3 + 8 + 8 + 16 + 1 + (7 - 3));
+    for older in RELEASES.iter().filter(|r| !r.native_v3_crds) {
         assert_eq!(older.crd_rules().all().count(), 0, "{}", older.calico);
     }
 }
@@ -270,13 +342,22 @@ fn list_rules(args: &[&str]) -> String {
 fn list_rules_shows_each_rule_with_its_releases() {
     let all = list_rules(&[]);
     crate::cli_consistency::snapshot("validate-list-rules", &all);
-    // The name rules are CRD rules of v3.32 only; the release index codes apply to the older
-    // releases; everything else everywhere.
-    assert!(all.contains("  CR5001  error    v3.32              Installation name not allowed"));
+    // The name rules are CRD rules of v3.32 on; the release index codes apply to the releases
+    // older than the newest; the support lint to the releases out of upstream support;
+    // everything else everywhere.
+    assert!(
+        all.contains("  CR5001  error    v3.32 v3.33              Installation name not allowed")
+    );
     assert!(all.contains(
-        "  CR0007  error    v3.30 v3.31        field unknown to the target Calico release"
+        "  CR0007  error    v3.30 v3.31 v3.32        field unknown to the target Calico release"
     ));
-    assert!(all.contains("  CR1005  error    v3.30 v3.31 v3.32  IPIP and VXLAN are both enabled"));
+    assert!(
+        all.contains("  CR1005  error    v3.30 v3.31 v3.32 v3.33  IPIP and VXLAN are both enabled")
+    );
+    assert!(all.contains(
+        "  CN0204  warning  v3.30 v3.31              Calico release out of upstream support"
+    ));
+    assert!(all.contains("v3.33 = v3.33.0 as of release-v3.33-6609dea"));
     let v30 = list_rules(&["--calico-version", "v3.30.7"]);
     assert!(v30.contains("none: this release's CRDs have no CEL rules"));
     assert!(!v30.contains("CR5001"));

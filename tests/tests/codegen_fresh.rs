@@ -1,7 +1,9 @@
 //! Freshness: the committed `calico-spec/src/generated/` tree is exactly what the engine
-//! produces from the pinned v3.32.1 CRDs, byte for byte, with no stale generated files.
+//! produces from the pinned CRDs of the newest release (the release-v3.33 branch at 6609dea),
+//! byte for byte, with no stale generated files.
 //!
-//! The inputs are the repository's own copies in `crds/v3.32.1/` (see `crds/README.md`).
+//! The inputs are the repository's own copies in `crds/release-v3.33-6609dea/` (see
+//! `crds/README.md`).
 //! The schema index of every supported release (`generated/index/<release>.jsonl`) is
 //! regenerated from `crds/<release>/` and compared the same way.
 
@@ -10,14 +12,14 @@ use std::path::{Path, PathBuf};
 /// The CRD files of the committed types, as the regeneration command names them
 /// (relative to the workspace root, so headers carry no machine paths).
 const INPUTS: [&str; 8] = [
-    "crds/v3.32.1/operator.tigera.io_installations.yaml",
-    "crds/v3.32.1/operator.tigera.io_apiservers.yaml",
-    "crds/v3.32.1/operator.tigera.io_tigerastatuses.yaml",
-    "crds/v3.32.1/projectcalico.org_ippools.yaml",
-    "crds/v3.32.1/projectcalico.org_bgpconfigurations.yaml",
-    "crds/v3.32.1/projectcalico.org_bgppeers.yaml",
-    "crds/v3.32.1/projectcalico.org_felixconfigurations.yaml",
-    "crds/v3.32.1/projectcalico.org_ipreservations.yaml",
+    "crds/release-v3.33-6609dea/operator.tigera.io_installations.yaml",
+    "crds/release-v3.33-6609dea/operator.tigera.io_apiservers.yaml",
+    "crds/release-v3.33-6609dea/operator.tigera.io_tigerastatuses.yaml",
+    "crds/release-v3.33-6609dea/projectcalico.org_ippools.yaml",
+    "crds/release-v3.33-6609dea/projectcalico.org_bgpconfigurations.yaml",
+    "crds/release-v3.33-6609dea/projectcalico.org_bgppeers.yaml",
+    "crds/release-v3.33-6609dea/projectcalico.org_felixconfigurations.yaml",
+    "crds/release-v3.33-6609dea/projectcalico.org_ipreservations.yaml",
 ];
 
 /// The output directory, relative to the workspace root.
@@ -26,11 +28,11 @@ const OUT: &str = "calico-spec/src/generated";
 /// The schema indexes' directory, relative to the workspace root.
 const INDEX_OUT: &str = "calico-spec/src/generated/index";
 
-/// The CRD files each release's index is made from: the operator kinds, and the Calico kinds
-/// from the native v3 CRDs where the release has them (v3.32), else from the
-/// crd.projectcalico.org/v1 CRDs the Calico API server serves v3 over.
-fn index_inputs(release: &str) -> Vec<String> {
-    let calico = if release.starts_with("v3.32.") {
+/// The CRD files each release's index is made from (`release` is its data folder): the
+/// operator kinds, and the Calico kinds from the native v3 CRDs where the release has them
+/// (v3.32 on), else from the crd.projectcalico.org/v1 CRDs the Calico API server serves v3 over.
+fn index_inputs(release: &str, native_v3: bool) -> Vec<String> {
+    let calico = if native_v3 {
         "projectcalico.org"
     } else {
         "crd.projectcalico.org"
@@ -132,8 +134,11 @@ fn committed_indexes_are_fresh() {
     let root = workspace_root();
     let mut expected = Vec::new();
     let mut problems = Vec::new();
-    for release in calico_spec::release::RELEASES.iter().map(|r| r.calico) {
-        let inputs = index_inputs(release);
+    for (release, native_v3) in calico_spec::release::RELEASES
+        .iter()
+        .map(|r| (r.data, r.native_v3_crds))
+    {
+        let inputs = index_inputs(release, native_v3);
         let sources: Vec<calico_codegen::Source> = inputs
             .iter()
             .map(|name| calico_codegen::Source {

@@ -78,7 +78,7 @@ fn server() -> Option<Server> {
 
 /// The CRD files of `release` this suite loads.
 fn crd_files(release: &Release) -> Vec<PathBuf> {
-    let dir = workspace_root().join("crds").join(release.calico);
+    let dir = workspace_root().join("crds").join(release.data);
     let mut names = vec![
         "operator.tigera.io_installations.yaml".to_owned(),
         "operator.tigera.io_apiservers.yaml".to_owned(),

@@ -92,7 +92,7 @@ fn blob_ids_match() {
 #[test]
 fn every_supported_release_is_carried() {
     let root = workspace_root();
-    for release in calico_spec::release::RELEASES.iter().map(|r| r.calico) {
+    for release in calico_spec::release::RELEASES.iter().map(|r| r.data) {
         for folder in ["crds", "calico-render/chart-values"] {
             let rows = listed(&root.join(folder).join("README.md"));
             let prefix = format!("{release}/");

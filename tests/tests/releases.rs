@@ -20,7 +20,11 @@ fn errors(version: &str, yaml: &str) -> Vec<(String, String)> {
             document,
         })
         .collect();
-    let mut outcome = rules::validate(&inputs, &Context::assumed());
+    let ctx = Context {
+        release: Some(release),
+        ..Context::assumed()
+    };
+    let mut outcome = rules::validate(&inputs, &ctx);
     calico_spec::release::apply_to_outcome(release, &inputs, &mut outcome);
     outcome
         .diagnostics
@@ -48,10 +52,11 @@ fn owned(rows: &[(&str, &str)]) -> Vec<(String, String)> {
         .collect()
 }
 
-/// One row: a document, and the errors each release (v3.30.7, v3.31.7, v3.32.1) reports.
+/// One row: a document, and the errors each release (v3.30.7, v3.31.7, v3.32.1, v3.33)
+/// reports.
 struct Row {
     yaml: String,
-    per_release: [&'static [(&'static str, &'static str)]; 3],
+    per_release: [&'static [(&'static str, &'static str)]; 4],
 }
 
 #[test]
@@ -60,7 +65,7 @@ fn each_release_accepts_its_own_fields_and_values() {
         // Added in v3.31.
         Row {
             yaml: felix("  bpfJITHardening: Auto\n"),
-            per_release: [&[("CR0007", "spec.bpfJITHardening")], &[], &[]],
+            per_release: [&[("CR0007", "spec.bpfJITHardening")], &[], &[], &[]],
         },
         // Added in v3.32.
         Row {
@@ -69,35 +74,48 @@ fn each_release_accepts_its_own_fields_and_values() {
                 &[("CR0007", "spec.istioAmbientMode")],
                 &[("CR0007", "spec.istioAmbientMode")],
                 &[],
+                &[],
             ],
         },
         // Dropped in v3.32: known to v3.30 and v3.31.
         Row {
             yaml: felix("  iptablesLockTimeout: 10s\n"),
-            per_release: [&[], &[], &[("CR0001", "spec.iptablesLockTimeout")]],
+            per_release: [
+                &[],
+                &[],
+                &[("CR0001", "spec.iptablesLockTimeout")],
+                &[("CR0001", "spec.iptablesLockTimeout")],
+            ],
         },
         // An enum value dropped in v3.32.
         Row {
             yaml: felix("  bpfRedirectToPeer: L2Only\n"),
-            per_release: [&[], &[], &[("CR4010", "spec.bpfRedirectToPeer")]],
+            per_release: [
+                &[],
+                &[],
+                &[("CR4010", "spec.bpfRedirectToPeer")],
+                &[("CR4010", "spec.bpfRedirectToPeer")],
+            ],
         },
         // An enum value added in v3.31.
         Row {
             yaml: installation("  kubernetesProvider: Kind\n"),
-            per_release: [&[("CR0008", "spec.kubernetesProvider")], &[], &[]],
+            per_release: [&[("CR0008", "spec.kubernetesProvider")], &[], &[], &[]],
         },
-        // cni.specVersion exists in v3.31 only.
+        // cni.specVersion exists in v3.31, is gone in v3.32 and is back in v3.33 (Auto, 0.3.1,
+        // 0.4.0, 1.0.0): v3.32 now says the field arrives (again) with v3.33.
         Row {
             yaml: installation("  cni:\n    type: Calico\n    specVersion: 0.3.1\n"),
             per_release: [
                 &[("CR0007", "spec.cni.specVersion")],
                 &[],
-                &[("CR0001", "spec.cni.specVersion")],
+                &[("CR0007", "spec.cni.specVersion")],
+                &[],
             ],
         },
         Row {
             yaml: installation("  calicoNetwork:\n    kubeProxyManagement: Enabled\n"),
-            per_release: [&[("CR0007", "spec.calicoNetwork.kubeProxyManagement")], &[], &[]],
+            per_release: [&[("CR0007", "spec.calicoNetwork.kubeProxyManagement")], &[], &[], &[]],
         },
         Row {
             yaml: "apiVersion: projectcalico.org/v3\nkind: BGPPeer\nmetadata:\n  name: p\nspec:\n  peerIP: 10.0.0.1\n  asNumber: 64512\n  keepaliveTime: 30s\n  localASNumber: 64513\n".to_owned(),
@@ -105,16 +123,18 @@ fn each_release_accepts_its_own_fields_and_values() {
                 &[("CR0007", "spec.keepaliveTime"), ("CR0007", "spec.localASNumber")],
                 &[("CR0007", "spec.keepaliveTime")],
                 &[],
+                &[],
             ],
         },
         Row {
             yaml: "apiVersion: projectcalico.org/v3\nkind: IPPool\nmetadata:\n  name: p\nspec:\n  cidr: 10.10.0.0/16\n  allowedUses: [Workload]\n  namespaceSelector: all()\n".to_owned(),
-            per_release: [&[("CR0007", "spec.namespaceSelector")], &[], &[]],
+            per_release: [&[("CR0007", "spec.namespaceSelector")], &[], &[], &[]],
         },
         // APIv1 leftovers of the v1 storage schema: the v3 API refuses them in every release.
         Row {
             yaml: "apiVersion: projectcalico.org/v3\nkind: IPPool\nmetadata:\n  name: p\nspec:\n  cidr: 10.10.0.0/16\n  nat-outgoing: true\n".to_owned(),
             per_release: [
+                &[("CR0001", "spec.nat-outgoing")],
                 &[("CR0001", "spec.nat-outgoing")],
                 &[("CR0001", "spec.nat-outgoing")],
                 &[("CR0001", "spec.nat-outgoing")],
@@ -124,7 +144,12 @@ fn each_release_accepts_its_own_fields_and_values() {
         // not with the BPF dataplane; v1.42 refuses it in every case.
         Row {
             yaml: installation("  nonPrivileged: Enabled\n"),
-            per_release: [&[], &[], &[("CR5018", "spec.nonPrivileged")]],
+            per_release: [
+                &[],
+                &[],
+                &[("CR5018", "spec.nonPrivileged")],
+                &[("CR5018", "spec.nonPrivileged")],
+            ],
         },
         Row {
             yaml: installation("  nonPrivileged: Enabled\n  calicoNetwork:\n    linuxDataplane: BPF\n"),
@@ -132,16 +157,101 @@ fn each_release_accepts_its_own_fields_and_values() {
                 &[("CR5018", "spec.nonPrivileged")],
                 &[("CR5018", "spec.nonPrivileged")],
                 &[("CR5018", "spec.nonPrivileged")],
+                &[("CR5018", "spec.nonPrivileged")],
             ],
         },
         Row {
             yaml: installation("  nonPrivileged: Disabled\n"),
-            per_release: [&[], &[], &[]],
+            per_release: [&[], &[], &[], &[]],
         },
         // Known everywhere: nothing to say in any release.
         Row {
             yaml: felix("  logSeverityScreen: Info\n"),
-            per_release: [&[], &[], &[]],
+            per_release: [&[], &[], &[], &[]],
+        },
+        // New in v3.33 (operator release-v1.44 / calico release-v3.33 CRDs).
+        Row {
+            yaml: installation("  cni:\n    type: Calico\n    installMode: CalicoOnly\n"),
+            per_release: [
+                &[("CR0007", "spec.cni.installMode")],
+                &[("CR0007", "spec.cni.installMode")],
+                &[("CR0007", "spec.cni.installMode")],
+                &[],
+            ],
+        },
+        Row {
+            yaml: installation("  imagePullPolicy: Always\n  calicoRunHostPath: /run/calico\n"),
+            per_release: [
+                &[("CR0007", "spec.calicoRunHostPath"), ("CR0007", "spec.imagePullPolicy")],
+                &[("CR0007", "spec.calicoRunHostPath"), ("CR0007", "spec.imagePullPolicy")],
+                &[("CR0007", "spec.calicoRunHostPath"), ("CR0007", "spec.imagePullPolicy")],
+                &[],
+            ],
+        },
+        Row {
+            yaml: installation("  variant: CalicoEnterprise\n"),
+            per_release: [
+                &[("CR0008", "spec.variant")],
+                &[("CR0008", "spec.variant")],
+                &[("CR0008", "spec.variant")],
+                &[],
+            ],
+        },
+        Row {
+            yaml: installation("  calicoNetwork:\n    clusterRoutingMode: FelixIPIPOnly\n"),
+            per_release: [
+                &[("CR0007", "spec.calicoNetwork.clusterRoutingMode")],
+                &[("CR0007", "spec.calicoNetwork.clusterRoutingMode")],
+                &[("CR0008", "spec.calicoNetwork.clusterRoutingMode")],
+                &[],
+            ],
+        },
+        // FIPS: v1.42 refuses it only with the Enterprise variant; release-v1.44 with every
+        // variant ("FIPS mode has been removed", validateCustomResource).
+        Row {
+            yaml: installation("  fipsMode: Enabled\n"),
+            per_release: [&[], &[], &[], &[("CR5018", "spec.fipsMode")]],
+        },
+        // v1.44 takes an unset clusterRoutingMode as FelixIPIPOnly: IPIP pools no longer need
+        // BGP, unencapsulated pools still do; v1.42 and older refuse both.
+        Row {
+            yaml: installation(
+                "  calicoNetwork:\n    bgp: Disabled\n    ipPools:\n    - cidr: 10.20.0.0/16\n      encapsulation: IPIP\n",
+            ),
+            per_release: [
+                &[("CR5009", "spec.calicoNetwork.ipPools[0].encapsulation")],
+                &[("CR5009", "spec.calicoNetwork.ipPools[0].encapsulation")],
+                &[("CR5009", "spec.calicoNetwork.ipPools[0].encapsulation")],
+                &[],
+            ],
+        },
+        Row {
+            yaml: installation(
+                "  calicoNetwork:\n    bgp: Disabled\n    ipPools:\n    - cidr: 10.20.0.0/16\n      encapsulation: None\n",
+            ),
+            per_release: [
+                &[("CR5009", "spec.calicoNetwork.ipPools[0].encapsulation")],
+                &[("CR5009", "spec.calicoNetwork.ipPools[0].encapsulation")],
+                &[("CR5009", "spec.calicoNetwork.ipPools[0].encapsulation")],
+                &[("CR5009", "spec.calicoNetwork.ipPools[0].encapsulation")],
+            ],
+        },
+        Row {
+            yaml: installation(
+                "  calicoNetwork:\n    bgp: Disabled\n    clusterRoutingMode: BIRD\n    ipPools:\n    - cidr: 10.20.0.0/16\n      encapsulation: IPIP\n",
+            ),
+            per_release: [
+                &[
+                    ("CR0007", "spec.calicoNetwork.clusterRoutingMode"),
+                    ("CR5009", "spec.calicoNetwork.ipPools[0].encapsulation"),
+                ],
+                &[
+                    ("CR0007", "spec.calicoNetwork.clusterRoutingMode"),
+                    ("CR5009", "spec.calicoNetwork.ipPools[0].encapsulation"),
+                ],
+                &[("CR5009", "spec.calicoNetwork.ipPools[0].encapsulation")],
+                &[("CR5009", "spec.calicoNetwork.ipPools[0].encapsulation")],
+            ],
         },
     ];
     let mut failures = Vec::new();
@@ -253,7 +363,11 @@ fn a_field_of_a_later_release_names_that_release() {
         file: "f.yaml",
         document: &documents[0],
     }];
-    let mut outcome = rules::validate(&inputs, &Context::assumed());
+    let ctx = Context {
+        release: Some(release),
+        ..Context::assumed()
+    };
+    let mut outcome = rules::validate(&inputs, &ctx);
     calico_spec::release::apply_to_outcome(release, &inputs, &mut outcome);
     let diag = &outcome.diagnostics[0];
     assert_eq!(diag.code, "CR0007");
@@ -275,7 +389,7 @@ fn run(args: &[&str]) -> Output {
 
 #[test]
 fn validate_refuses_an_unsupported_version_with_the_list() {
-    for bad in ["v3.29.4", "v3.33.0", "latest"] {
+    for bad in ["v3.29.4", "v3.34.0", "latest"] {
         let out = run(&[
             "validate",
             "-f",
@@ -286,7 +400,7 @@ fn validate_refuses_an_unsupported_version_with_the_list() {
         assert_eq!(out.status.code(), Some(2), "{bad}");
         let stderr = String::from_utf8_lossy(&out.stderr);
         assert!(
-            stderr.contains("supported: v3.30.x, v3.31.x, v3.32.x"),
+            stderr.contains("supported: v3.30.x, v3.31.x, v3.32.x, v3.33.x (v3.33: data from"),
             "{bad}: {stderr}"
         );
         assert!(out.stdout.is_empty());
@@ -294,7 +408,7 @@ fn validate_refuses_an_unsupported_version_with_the_list() {
 }
 
 #[test]
-fn the_default_is_the_newest_release() {
+fn the_default_is_v3_32() {
     let file = "examples/invalid/manifests.yaml";
     let default = run(&["validate", "-f", file, "-o", "json"]);
     let newest = run(&[
@@ -401,14 +515,15 @@ fn render_yaml(objects: &[calico_spec::objects::Object]) -> String {
     .expect("bundle renders")
 }
 
-/// Every example for every older release: the YAML bundle, or the refusal, pinned by a
-/// snapshot (`snapshots/releases/<example>.<release>.snap`). The newest release's bundles are
-/// `snapshots/render/<example>.yaml.snap`, which `the_newest_release_renders_as_the_default`
+/// Every example for every release but the default: the YAML bundle, or the refusal, pinned by
+/// a snapshot (`snapshots/releases/<example>.<release>.snap`; v3.33's are
+/// `<example>.v3.33.0.snap`). The default release's bundles are
+/// `snapshots/render/<example>.yaml.snap`, which `the_default_release_renders_as_the_default`
 /// ties to an explicit `calicoVersion`.
 #[test]
 fn every_example_for_every_release() {
     for name in example_names() {
-        for release in RELEASES.iter().filter(|r| !r.is_newest()) {
+        for release in RELEASES.iter().filter(|r| *r != Release::default_target()) {
             let file = format!("examples/{name}/cluster.yaml");
             let text = example_for(&name, release.calico);
             let shown = match calico_spec::cluster_network::load(&file, &text) {
@@ -430,13 +545,14 @@ fn every_example_for_every_release() {
     }
 }
 
-/// For the newest release the output is the default output, byte for byte.
+/// For the default release (v3.32, not yet the newest) the output is the default output,
+/// byte for byte.
 #[test]
-fn the_newest_release_renders_as_the_default() {
+fn the_default_release_renders_as_the_default() {
     for name in example_names() {
         let file = format!("examples/{name}/cluster.yaml");
         let default = std::fs::read_to_string(format!("{ROOT}/{file}")).expect("example");
-        let newest = example_for(&name, Release::newest().calico);
+        let newest = example_for(&name, Release::default_target().calico);
         let a = calico_spec::cluster_network::load(&file, &default).expect("loads");
         let b = calico_spec::cluster_network::load(&file, &newest).expect("loads");
         assert_eq!(render_yaml(&a.objects), render_yaml(&b.objects), "{name}");
@@ -461,10 +577,12 @@ fn cluster_network_versions() {
             Err(err) => panic!("{err}"),
         }
     };
-    for version in ["v3.30.0", "v3.30.7", "v3.31.7", "v3.32.1", "v3.32.9"] {
+    for version in [
+        "v3.30.0", "v3.30.7", "v3.31.7", "v3.32.1", "v3.32.9", "v3.33.0", "v3.33.2",
+    ] {
         assert_eq!(codes(&cn(version, "")), vec![], "{version}");
     }
-    for version in ["v3.29.9", "v3.33.0", "3.32.1"] {
+    for version in ["v3.29.9", "v3.34.0", "v3.33", "3.32.1"] {
         assert_eq!(
             codes(&cn(version, "")),
             owned(&[("CN0101", "spec.calicoVersion")]),
@@ -572,7 +690,7 @@ fn schema_problems(
 /// The CRD schema of `kind` in `release`: the native v3 CRD where the release has one, else
 /// the crd.projectcalico.org/v1 CRD the Calico API server stores v3 objects in.
 fn crd_schema(release: &Release, kind: &str) -> Option<calico_codegen::ir::Schema> {
-    let dir = format!("{ROOT}/crds/{}", release.calico);
+    let dir = format!("{ROOT}/crds/{}", release.data);
     let group_prefix = if release.native_v3_crds {
         "projectcalico.org_"
     } else {
@@ -599,6 +717,7 @@ fn crd_schema(release: &Release, kind: &str) -> Option<calico_codegen::ir::Schem
 /// Every object rendered for a release fits that release's own CRD schema.
 #[test]
 fn every_rendered_object_fits_its_release_crds() {
+    // Every release's schema and CEL rules, v3.33's included (offline: no API server).
     let mut problems = Vec::new();
     let mut n_checked = 0;
     for name in example_names() {
@@ -618,6 +737,10 @@ fn every_rendered_object_fits_its_release_crds() {
                     .unwrap_or_else(|| panic!("{} has no {kind} CRD", release.calico));
                 let mut found = Vec::new();
                 schema_problems(&schema, &value, "", &mut found);
+                // And the CEL rules of the release's CRDs (v3.32 and v3.33 have them).
+                for failure in calico_spec::release::cel::evaluate(release, kind, &value) {
+                    found.push(format!("{}: {:?}", failure.at, failure.outcome));
+                }
                 n_checked += 1;
                 for problem in found {
                     problems.push(format!("{name} {} {kind}: {problem}", release.calico));

@@ -1,5 +1,5 @@
-//! `calico-render upgrade` (issue 15 item 4): every example moved v3.30 -> v3.31 -> v3.32 and
-//! v3.30 -> v3.32, pinned by snapshots (`snapshots/upgrade/`); the patches it prints, applied to
+//! `calico-render upgrade` (issue 15 item 4): every example moved v3.30 -> v3.31 -> v3.32 ->
+//! v3.33, v3.30 -> v3.32 and v3.31 -> v3.33, pinned by snapshots (`snapshots/upgrade/`); the patches it prints, applied to
 //! the old release's rendering, give the new release's rendering as `render` prints it; a
 //! blocked move and a downgrade exit 1 with no steps; the help text.
 
@@ -8,10 +8,14 @@ use std::path::Path;
 use calico_render_tests::{example_for, example_names, run_calico_render, workspace_root};
 use serde_json::Value;
 
-const STEPS: [(&str, &str); 3] = [
+const STEPS: [(&str, &str); 5] = [
     ("v3.30.7", "v3.31.7"),
     ("v3.31.7", "v3.32.1"),
     ("v3.30.7", "v3.32.1"),
+    // To v3.33 (its release branch's data): from the release before it, and from one out of
+    // upstream support.
+    ("v3.32.1", "v3.33.0"),
+    ("v3.31.7", "v3.33.0"),
 ];
 
 fn snapshot(name: &str, text: &str) {
@@ -150,8 +154,9 @@ fn the_patches_take_the_old_rendering_to_the_new_one() {
             checked += 1;
         }
     }
-    // ebpf-self-managed is refused on v3.30, so two of its three steps have no old rendering.
-    assert!(checked >= 13, "{checked}");
+    // ebpf-self-managed is refused on v3.30, so two of its five steps have no old rendering:
+    // 6 examples x 5 steps - 2.
+    assert_eq!(checked, 28);
 }
 
 /// A ClusterNetwork the target cannot express: the downgrade of ebpf-self-managed (v3.32.1,
@@ -273,7 +278,7 @@ fn the_same_version_changes_nothing_and_bad_versions_are_usage_errors() {
             .contains("tigera-operator of v3.31.2 -> v1.40.15")
     );
     assert!(patch.stdout.contains("none: every object renders the same"));
-    for bad in ["v3.29.4", "v3.33.0", "latest"] {
+    for bad in ["v3.29.4", "v3.34.0", "latest"] {
         let run = run_in(
             dir.path(),
             &text,
@@ -282,7 +287,8 @@ fn the_same_version_changes_nothing_and_bad_versions_are_usage_errors() {
         assert_eq!(run.code, Some(2), "{bad}");
         assert!(run.stdout.is_empty(), "{bad}");
         assert!(
-            run.stderr.contains("supported: v3.30.x, v3.31.x, v3.32.x"),
+            run.stderr
+                .contains("supported: v3.30.x, v3.31.x, v3.32.x, v3.33.x"),
             "{bad}: {}",
             run.stderr
         );
@@ -322,4 +328,71 @@ fn help() {
         "help-upgrade",
         &String::from_utf8(out.stdout).expect("UTF-8"),
     );
+}
+
+/// A v3.32 cluster on the native v3 CRDs keeps that mode on the way to v3.33: step 1 replaces
+/// v3_projectcalico_org.yaml and creates v3.33's admission policies (new in that bundle: six
+/// objects of admissionregistration.k8s.io/v1, from release-v3.33 at 6609dea), and the readiness
+/// list says which mode is kept.
+#[test]
+fn a_native_v3_cluster_moves_to_v3_33_in_its_mode() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let native = "\
+apiVersion: calico-render.dev/v1alpha1
+kind: ClusterNetwork
+metadata:
+  name: lab
+spec:
+  calicoVersion: v3.32.1
+  calicoAPIServer: false
+  podPools:
+    - name: default-ipv4-ippool
+      cidr: 172.20.0.0/16
+  bgp:
+    enabled: true
+    asNumber: 64512
+";
+    let args = [
+        "upgrade",
+        "-f",
+        "cluster.yaml",
+        "--to",
+        "v3.33.0",
+        "-o",
+        "json",
+    ];
+    let run = run_in(dir.path(), native, &args);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let plan: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    let crds = &plan["steps"]["crds"];
+    assert_eq!(
+        crds["url"],
+        "https://raw.githubusercontent.com/projectcalico/calico/v3.33.0/manifests/v3_projectcalico_org.yaml"
+    );
+    let created: Vec<&str> = crds["create"]
+        .as_array()
+        .expect("create")
+        .iter()
+        .filter_map(Value::as_str)
+        .collect();
+    assert_eq!(created.len(), 6, "{created:?}");
+    assert!(created.contains(&"MutatingAdmissionPolicy tierlabel.policy.projectcalico.org"));
+    let readiness = plan["readiness"].as_array().expect("readiness");
+    assert!(
+        readiness.iter().any(|item| item.as_str().is_some_and(
+            |text| text.starts_with("API mode: native projectcalico.org/v3 CRDs, kept")
+        )),
+        "{readiness:?}"
+    );
+    // The same cluster with the Calico API server stays on operator-crds.yaml.
+    let aggregated = native.replace("calicoAPIServer: false", "calicoAPIServer: true");
+    let run = run_in(dir.path(), &aggregated, &args);
+    assert_eq!(run.code, Some(0), "{}", run.stderr);
+    let plan: Value = serde_json::from_str(&run.stdout).expect("JSON");
+    assert!(
+        plan["steps"]["crds"]["url"]
+            .as_str()
+            .is_some_and(|url| url.ends_with("/v3.33.0/manifests/operator-crds.yaml"))
+    );
+    assert_eq!(plan["steps"]["crds"]["create"], serde_json::json!([]));
 }

@@ -65,7 +65,7 @@ pub fn validate_texts(
     limits: &Limits,
     reading: Reading,
 ) -> Result<ValidationOutcome, TextError> {
-    validate_texts_for(Release::newest(), texts, ctx, limits, reading)
+    validate_texts_for(Release::default_target(), texts, ctx, limits, reading)
 }
 
 /// [`validate_texts`] for `release`'s chart: the values are laid over that release's chart

@@ -60,7 +60,7 @@ pub struct Args {
     #[arg(
         long = "calico-version",
         value_name = "VERSION",
-        default_value = Release::newest().calico,
+        default_value = Release::default_target().calico,
         value_parser = parse_release,
     )]
     release: &'static Release,

@@ -62,19 +62,20 @@ pub(super) fn read_input_limited(path: &str, max_bytes: usize) -> io::Result<Str
 // Plain comments: a doc comment here would become the subcommand's description.
 #[derive(Debug, Clone, clap::Args)]
 pub(super) struct ReleaseArgs {
-    /// The Calico release to check manifests against: a patch release of v3.30, v3.31 or
-    /// v3.32 (default: the newest). A field or value that release does not know is an error
-    /// naming the first release that has it, and the CEL rules of that release's CRDs apply. A
+    /// The Calico release to check manifests against: a patch release of v3.30, v3.31, v3.32
+    /// or v3.33 (default: v3.32.1; v3.33's data is the release-v3.33 branch of 2026-08-21, not
+    /// the v3.33.0 tag). A field or value that release does not know is an error naming the
+    /// first release that has it, and the CEL rules of that release's CRDs apply. A
     /// ClusterNetwork is checked for its own `spec.calicoVersion`
     #[arg(long = "calico-version", value_name = "VERSION", value_parser = parse_release)]
     pub(super) release: Option<&'static calico_spec::release::Release>,
 }
 
 impl ReleaseArgs {
-    /// The release given, or the newest.
+    /// The release given, or the default (v3.32).
     pub(super) fn target(&self) -> &'static calico_spec::release::Release {
         self.release
-            .unwrap_or_else(calico_spec::release::Release::newest)
+            .unwrap_or_else(calico_spec::release::Release::default_target)
     }
 }
 
@@ -147,7 +148,7 @@ pub(super) fn compile_text(
             let release = calico_spec::release::Release::for_version(
                 &loaded.cluster_network.spec.calico_version,
             )
-            .unwrap_or_else(|_| calico_spec::release::Release::newest());
+            .unwrap_or_else(|_| calico_spec::release::Release::default_target());
             Ok(Compiled {
                 objects: loaded.objects,
                 warnings: diagnostics,

@@ -36,7 +36,8 @@ pub const EXIT_USAGE: u8 = 2;
 /// (a test holds them to the ClusterNetwork default and the pinned chart values).
 const VERSION: &str = concat!(
     env!("CARGO_PKG_VERSION"),
-    " (targets Calico v3.32.1 and tigera-operator v1.42.3)"
+    " (targets Calico v3.32.1 and tigera-operator v1.42.3; also v3.30, v3.31 and v3.33, whose \
+     data is the release-v3.33 branch of 2026-08-21, not the v3.33.0 tag)"
 );
 
 /// Turn a typed, validated description of a cluster's Calico network into the exact manifests

@@ -122,9 +122,8 @@ pub fn run(args: Args) -> super::Outcome {
         }
     };
     let mut outcome = outcome;
-    if !release.is_newest() {
-        apply_release(release, &texts, &mut outcome);
-    }
+    // The newest release too: its operator's verdicts (defaults::apply_operator_verdicts).
+    apply_release(release, &texts, &mut outcome);
     let checked = outcome.checked;
     let (diagnostics, skipped) = report::leveled(outcome, &levels);
     let rendered = match args.output {
@@ -266,7 +265,11 @@ fn list_rules(only: Option<&'static Release>, format: Format) -> String {
     let names: Vec<String> = RELEASES
         .iter()
         .filter(|r| only.is_none_or(|only| r.calico == only.calico))
-        .map(|r| format!("{} = {}", r.minor, r.calico))
+        .map(|r| match r.provenance {
+            // v3.33: the release branch's files, not the tag's.
+            Some(_) => format!("{} = {} as of {}", r.minor, r.calico, r.data),
+            None => format!("{} = {}", r.minor, r.calico),
+        })
         .collect();
     out.push_str(&format!(
         "Rules by Calico release ({}).\n\n",

@@ -84,7 +84,7 @@ pub struct Options {
 impl Default for Options {
     fn default() -> Self {
         Options {
-            release: Release::newest(),
+            release: Release::default_target(),
             name: None,
         }
     }

@@ -27,16 +27,28 @@ pub fn check(cluster_network: &ClusterNetwork) -> Vec<Diagnostic> {
     let spec = &cluster_network.spec;
 
     let version = spec.calico_version.as_str();
-    if crate::release::Release::for_version(version).is_err() {
-        out.report(
+    match crate::release::Release::for_version(version) {
+        Err(_) => out.report(
             &c::CN_CALICO_VERSION,
             "spec.calicoVersion",
             format!("calico version `{version}` is not supported"),
             &format!(
-                "supported: {} (tigera-operator v1.38, v1.40, v1.42); the default is v3.32.1",
-                crate::release::supported_list()
+                "supported: {} (tigera-operator v1.38, v1.40, v1.42, v1.44); the default is \
+                 v3.32.1; v3.33 is {}",
+                crate::release::supported_list(),
+                crate::release::RELEASE_V3_33_DATA
             ),
-        );
+        ),
+        Ok(release) if !release.upstream_supported() => out.report(
+            &c::CN_LINT_RELEASE_UNSUPPORTED,
+            "spec.calicoVersion",
+            format!(
+                "{release} is out of upstream support: Calico supports the two newest minors ({})",
+                crate::release::upstream_supported_list()
+            ),
+            "plan the move with `calico-render upgrade -f FILE --to v3.32.1`, or allow CN0204",
+        ),
+        Ok(_) => {}
     }
 
     if let Some(endpoint) = &spec.api_endpoint {

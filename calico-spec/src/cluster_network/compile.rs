@@ -67,6 +67,7 @@ pub enum CompileError {
 pub fn compile(cluster_network: &ClusterNetwork) -> Result<Vec<Object>, CompileError> {
     let mut values = vocabulary_objects(cluster_network);
     super::overrides::apply(cluster_network, &mut values);
+    fill_crd_defaults(cluster_network, &mut values);
     let mut objects = values
         .into_iter()
         .map(|value| object_of(&cluster_network.spec, value))
@@ -74,6 +75,36 @@ pub fn compile(cluster_network: &ClusterNetwork) -> Result<Vec<Object>, CompileE
     // Already in bundle order by construction; the stable sort keeps it so if that changes.
     objects.sort_by_key(Object::rank);
     Ok(objects)
+}
+
+/// The `default:` values the target release's CRDs give the objects, for a release that renders
+/// them (`Release::renders_crd_defaults`, v3.33): the API server writes them anyway, so a GitOps
+/// tool would otherwise see drift. The FelixConfiguration fields the operator writes itself are
+/// left to it.
+fn fill_crd_defaults(cluster_network: &ClusterNetwork, values: &mut [Value]) {
+    let Ok(release) = crate::release::Release::for_version(&cluster_network.spec.calico_version)
+    else {
+        return;
+    };
+    if !release.renders_crd_defaults {
+        return;
+    }
+    let operator_owned: Vec<String> = super::overrides::OPERATOR_FELIX_FIELDS
+        .iter()
+        .map(|field| format!("spec.{field}"))
+        .collect();
+    let operator_owned: Vec<&str> = operator_owned.iter().map(String::as_str).collect();
+    for value in values {
+        let Some(kind) = crate::release::indexed_kind(value).map(str::to_owned) else {
+            continue;
+        };
+        let skip: &[&str] = if kind == "FelixConfiguration" {
+            &operator_owned
+        } else {
+            &[]
+        };
+        crate::release::fill_crd_defaults(release, &kind, value, skip);
+    }
 }
 
 /// The objects as the ClusterNetwork states them: the vocabulary's with the overrides merged
@@ -281,7 +312,7 @@ fn with_operator_defaults(
     let ctx = crate::defaults::DefaultsContext { provider: None };
     // The operator of the release asked for (checked already; the newest otherwise).
     let release = crate::release::Release::for_version(&spec.calico_version)
-        .unwrap_or_else(|_| crate::release::Release::newest());
+        .unwrap_or_else(|_| crate::release::Release::default_target());
     crate::defaults::apply_operator_defaults_for(release, &installation, &ctx)
 }
 

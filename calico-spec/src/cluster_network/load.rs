@@ -39,7 +39,7 @@ pub fn context(cluster_network: &ClusterNetwork) -> Context {
         pod_cidrs: (!spec.network.pod_cidrs.is_empty()).then(|| spec.network.pod_cidrs.clone()),
         release: Some(
             crate::release::Release::for_version(&spec.calico_version)
-                .unwrap_or_else(|_| crate::release::Release::newest()),
+                .unwrap_or_else(|_| crate::release::Release::default_target()),
         ),
     }
 }

@@ -220,7 +220,13 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value) {
         &c::BGP_ENUM,
         &spec,
         "programClusterRoutes",
-        &["Enabled", "Disabled"],
+        // The last two from v3.33 (CR0008 in older releases, from their schema index).
+        &[
+            "Enabled",
+            "Disabled",
+            "EnabledIPIPOnly",
+            "EnabledNoEncapOnly",
+        ],
     );
     for (path, item) in items(
         spec.list("ignoredInterfaces"),

@@ -51,7 +51,7 @@ rules! {
     CN_YAML_TAG = "CN0003", Error, "YAML tag where text was meant",
         "A word after `!` in YAML is a tag, not text: `nodeSelector: !all()` is the tag `!all()` on an empty value. A ClusterNetwork has no tagged values, so a tag is refused rather than dropped. Quote the value (`nodeSelector: '!all()'`) if the `!` is part of the text, or remove the tag.";
     CN_CALICO_VERSION = "CN0101", Error, "unsupported calicoVersion",
-        "calico-render renders for Calico v3.30, v3.31 and v3.32 (tigera-operator v1.38, v1.40, v1.42) and knows each release's fields and defaults; `calicoVersion` must be a patch release of one of them, such as `v3.32.1` (the default), `v3.31.7` or `v3.30.7`.";
+        "calico-render renders for Calico v3.30, v3.31, v3.32 and v3.33 (tigera-operator v1.38, v1.40, v1.42, v1.44) and knows each release's fields and defaults; `calicoVersion` must be a patch release of one of them, such as `v3.32.1` (the default), `v3.33.0`, `v3.31.7` or `v3.30.7`. v3.33's data is projectcalico/calico's release-v3.33 branch of 2026-08-21 (6609dea) and tigera/operator's release-v1.44 branch, a few weeks before the v3.33.0 tag, not the tag itself.";
     CN_CIDR_NOT_MASKED = "CN0102", Error, "CIDR has host bits set",
         "A pool CIDR must be the network address of its prefix (`10.0.0.0/24`, not `10.0.0.1/24`); Calico refuses pools with host bits set. The hint gives the masked network.";
     CN_BLOCK_SIZE = "CN0103", Error, "block size out of range",
@@ -76,6 +76,8 @@ rules! {
         "The ClusterNetwork asks for something the Calico release in `spec.calicoVersion` does not have (for example `bpfNetworkBootstrap` and kube-proxy management arrive with v3.31, native projectcalico.org/v3 CRDs with v3.32). The message names the first release that has it: raise `spec.calicoVersion`, or remove the field.";
     CN_LINT_BPF_FELIX = "CN0203", Warning, "BPF Felix setting without the BPF dataplane",
         "Felix's BPF settings only take effect with `spec.dataplane: BPF`; with another dataplane they are rendered but ignored. Switch the dataplane or remove the setting.";
+    CN_LINT_RELEASE_UNSUPPORTED = "CN0204", Warning, "Calico release out of upstream support",
+        "Calico supports the two newest minor releases (SECURITY.md: \"the most recent two minor versions\"); since v3.33 that is v3.33 and v3.32, so v3.31 and v3.30 get no more fixes, security fixes included. calico-render still renders, validates and upgrades them, with each release's own fields and operator defaults. Plan the move with `calico-render upgrade -f FILE --to v3.32.1` (or v3.33.0), or allow the warning with `--allow CN0204` while the cluster stays.";
     CN_OVERRIDE_UNKNOWN_FIELD = "CN0301", Error, "unknown field in an override or extra object",
         "`spec.overrides` and `spec.extraObjects` are upstream objects in wire form and are typed by the CRD schemas of Calico v3.32.1 and tigera-operator v1.42.3 (the ConfigMap by Kubernetes' own type), so a field the object does not have is refused, as the API server would prune or reject it. The message suggests the closest field; `kubectl explain installation.spec` lists them.";
     CN_OVERRIDE_INVALID = "CN0302", Error, "invalid value in an override or extra object",

@@ -48,13 +48,23 @@ const ENUMS: &[(&str, &[&str])] = &[
         "natOutgoingExclusions",
         &["IPPoolsOnly", "IPPoolsAndHostIPs"],
     ),
-    ("bpfAttachType", &["TC", "TCX"]),
+    // Netkit and the IPIP/no-encap split of cluster routes arrive with v3.33 (older releases
+    // report them as CR0008 from their own schema index).
+    ("bpfAttachType", &["TC", "TCX", "Netkit"]),
     ("bpfJITHardening", &["Auto", "Strict"]),
     ("bpfConntrackMode", &["Auto", "Userspace", "BPFProgram"]),
     ("bpfConntrackLogLevel", &["Off", "Debug"]),
     ("bpfRedirectToPeer", &["Enabled", "Disabled"]),
     ("bpfProfiling", &["Enabled", "Disabled"]),
-    ("programClusterRoutes", &["Enabled", "Disabled"]),
+    (
+        "programClusterRoutes",
+        &[
+            "Enabled",
+            "Disabled",
+            "EnabledIPIPOnly",
+            "EnabledNoEncapOnly",
+        ],
+    ),
     ("ipForwarding", &["Enabled", "Disabled"]),
     ("nftablesMode", &["Disabled", "Enabled", "Auto"]),
     // Found by the differential test (tests/tests/oracle_diff.rs): CRD enums of v3.32.1.

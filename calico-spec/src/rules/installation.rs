@@ -21,7 +21,7 @@ const ENCAPSULATIONS: &[&str] = &[
 ];
 const ENABLED_DISABLED: &[&str] = &["Enabled", "Disabled"];
 const DATAPLANES: &[&str] = &["Iptables", "BPF", "VPP", "Nftables"];
-const ROUTING_MODES: &[&str] = &["BIRD", "Felix"];
+const ROUTING_MODES: &[&str] = &["BIRD", "Felix", "FelixIPIPOnly"];
 const CNI_TYPES: &[&str] = &["Calico", "GKE", "AmazonVPC", "AzureVNET"];
 const IPAM_TYPES: &[&str] = &["Calico", "HostLocal", "AmazonVPC", "AzureVNET"];
 const SYSCTL_KEYS: &[&str] = &[
@@ -73,7 +73,7 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value, defaulted: &Value) {
         e,
         &spec,
         "variant",
-        &["Calico", "TigeraSecureEnterprise"],
+        &["Calico", "TigeraSecureEnterprise", "CalicoEnterprise"],
     );
     check_enum(sink, e, &spec, "fipsMode", ENABLED_DISABLED);
     check_enum(
@@ -111,7 +111,12 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value, defaulted: &Value) {
     let calico_cni = cni_type == "Calico";
     let bgp_enabled = network.str("bgp") == Some("Enabled");
     let dataplane = network.str("linuxDataplane").unwrap_or("Iptables");
+    // Who programs the cluster routes: Felix for every pool (`Felix`), Felix for IPIP pools and
+    // BIRD for unencapsulated ones (`FelixIPIPOnly`, v3.33 on), else BIRD. (v1.44 also takes an
+    // unset mode as FelixIPIPOnly: `defaults::apply_operator_verdicts`.)
     let felix_routing = network.str("clusterRoutingMode") == Some("Felix");
+    let felix_ipip_routing =
+        felix_routing || network.str("clusterRoutingMode") == Some("FelixIPIPOnly");
 
     if cni_known {
         check_cni(sink, &cni, cni_type, ipam_type, provider);
@@ -355,7 +360,8 @@ pub(crate) fn check(sink: &mut Sink, doc: &Value, defaulted: &Value) {
             );
         }
         if settings_known && calico_cni && ipam_type == "Calico" {
-            let needs_bgp = !felix_routing && (ipip || encapsulation == "None");
+            let needs_bgp =
+                (ipip && !felix_ipip_routing) || (encapsulation == "None" && !felix_routing);
             if needs_bgp && !bgp_enabled && !is_lb {
                 let written = written_pools
                     .and_then(|list| list.get(pool_idx))

@@ -78,7 +78,7 @@ impl Context {
             service_cidrs: vec![IpNet::V4(ASSUMED_SERVICES)],
             node_subnets: Vec::new(),
             pod_cidrs: None,
-            release: Some(crate::release::Release::newest()),
+            release: Some(crate::release::Release::default_target()),
         }
     }
 }
