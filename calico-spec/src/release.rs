@@ -958,6 +958,34 @@ pub fn diagnostic(release: &Release, finding: &Finding) -> Option<Diagnostic> {
     })
 }
 
+/// [`apply_to_outcome`] for the manifests of `texts`, as `calico-render validate` applies it
+/// after [`crate::rules::validate_texts`]: each text is read again (Lists expanded) and its
+/// documents judged for `release`. A text that does not parse was reported already and is
+/// passed over.
+pub fn apply_to_texts(
+    release: &'static Release,
+    texts: &[crate::rules::SourceText<'_>],
+    limits: &crate::source::Limits,
+    outcome: &mut ValidationOutcome,
+) {
+    let parsed: Vec<(&str, Vec<crate::source::Document>)> = texts
+        .iter()
+        .filter_map(|text| {
+            crate::source::parse_stream(text.text, limits)
+                .ok()
+                .map(|docs| (text.name, crate::rules::expand_lists(docs)))
+        })
+        .collect();
+    let inputs: Vec<InputDocument<'_>> = parsed
+        .iter()
+        .flat_map(|(file, docs)| {
+            docs.iter()
+                .map(move |document| InputDocument { file, document })
+        })
+        .collect();
+    apply_to_outcome(release, &inputs, outcome);
+}
+
 /// Validation for a target release: `outcome` is the rule catalogue's verdict on `inputs` (the
 /// newest release's); this adds what the target release does not accept (CR0007, CR0008) and
 /// removes the newest release's errors at paths only the target knows (a field or enum value

@@ -5,7 +5,7 @@
 //!
 //! What is held:
 //! - every file is validated as `calico-render validate -f FILE` validates it (one file per
-//!   run, the newest release, the CLI's default lint levels, chart values detected);
+//!   run, the default release, the CLI's default lint levels, chart values detected);
 //! - no error on any file, except those in `expected-errors.tsv`, each with why upstream
 //!   rejects it too (or why the file, as committed, is not what is applied);
 //! - every warning is in `justified-warnings.tsv` with why it is right, and every row of that
@@ -23,7 +23,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 use calico_render::chart_values::{self, Reading};
-use calico_render::import::{self, ImportError, LiveText, Options};
+use calico_render::import::{self, ImportError, Options};
 use calico_render::report::{self, LintLevels};
 use calico_render_tests::workspace_root;
 
@@ -149,10 +149,10 @@ fn validate_file(file: &str, text: &str) -> Result<Vec<(Severity, &'static str, 
         .collect())
 }
 
-/// `validate -f` over `files` (name, text) given together: the newest release, chart values
+/// `validate -f` over `files` (name, text) given together: the default release, chart values
 /// detected, the reading error as the CLI prints it.
 fn validate(files: &[(&str, &str)]) -> Result<ValidationOutcome, String> {
-    let release = Release::newest();
+    let release = Release::default_target();
     let texts: Vec<SourceText<'_>> = files
         .iter()
         .map(|(name, text)| SourceText { name, text })
@@ -161,8 +161,16 @@ fn validate(files: &[(&str, &str)]) -> Result<ValidationOutcome, String> {
         release: Some(release),
         ..Context::assumed()
     };
-    chart_values::validate_texts_for(release, &texts, &ctx, &Limits::MANIFESTS, Reading::Detect)
-        .map_err(|err| err.to_string())
+    let mut outcome = chart_values::validate_texts_for(
+        release,
+        &texts,
+        &ctx,
+        &Limits::MANIFESTS,
+        Reading::Detect,
+    )
+    .map_err(|err| err.to_string())?;
+    calico_spec::release::apply_to_texts(release, &texts, &Limits::MANIFESTS, &mut outcome);
+    Ok(outcome)
 }
 
 /// A table of (file, code) pairs with a reason each: `expected-errors.tsv` or
@@ -447,7 +455,7 @@ fn running_repositories(
 
 /// What import did with one file.
 fn import_outcome(file: &str, text: &str) -> (&'static str, String) {
-    let inputs = [LiveText { name: file, text }];
+    let inputs = [SourceText { name: file, text }];
     match import::import_texts(&inputs, &Options::default()) {
         Ok(_) => ("round-trips", String::new()),
         Err(ImportError::NotYaml { message, .. }) => ("refused", format!("not-yaml: {message}")),

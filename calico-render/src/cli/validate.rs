@@ -123,7 +123,7 @@ pub fn run(args: Args) -> super::Outcome {
     };
     let mut outcome = outcome;
     // The newest release too: its operator's verdicts (defaults::apply_operator_verdicts).
-    apply_release(release, &texts, &mut outcome);
+    calico_spec::release::apply_to_texts(release, &texts, &Limits::MANIFESTS, &mut outcome);
     let checked = outcome.checked;
     let (diagnostics, skipped) = report::leveled(outcome, &levels);
     let rendered = match args.output {
@@ -176,31 +176,6 @@ pub fn run(args: Args) -> super::Outcome {
     } else {
         ExitCode::SUCCESS
     })
-}
-
-/// Check the manifests of `texts` against an older release's schema (see
-/// `calico_spec::release`). The texts were read once already, so they parse.
-fn apply_release(
-    release: &'static calico_spec::release::Release,
-    texts: &[SourceText<'_>],
-    outcome: &mut rules::ValidationOutcome,
-) {
-    let parsed: Vec<(&str, Vec<calico_spec::source::Document>)> = texts
-        .iter()
-        .filter_map(|text| {
-            calico_spec::source::parse_stream(text.text, &Limits::MANIFESTS)
-                .ok()
-                .map(|docs| (text.name, rules::expand_lists(docs)))
-        })
-        .collect();
-    let inputs: Vec<rules::InputDocument<'_>> = parsed
-        .iter()
-        .flat_map(|(file, docs)| {
-            docs.iter()
-                .map(move |document| rules::InputDocument { file, document })
-        })
-        .collect();
-    calico_spec::release::apply_to_outcome(release, &inputs, outcome);
 }
 
 /// `--list-rules`: the catalogue codes and the CRDs' CEL rules, each with the releases it
