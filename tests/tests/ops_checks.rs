@@ -85,6 +85,20 @@ fn host_local_installation() -> String {
     "apiVersion: operator.tigera.io/v1\nkind: Installation\nmetadata:\n  name: default\nspec:\n  cni:\n    type: Calico\n    ipam:\n      type: HostLocal\n  calicoNetwork:\n    ipPools:\n    - name: pods\n      cidr: 172.20.0.0/16\n      encapsulation: IPIP\n---\n".to_owned()
 }
 
+/// A MetalLB BGPPeer to `address`.
+fn metallb_peer(address: &str) -> String {
+    format!(
+        "apiVersion: metallb.io/v1beta2\nkind: BGPPeer\nmetadata:\n  name: router\n  namespace: metallb-system\nspec:\n  myASN: 64512\n  peerASN: 65001\n  peerAddress: {address}\n---\n"
+    )
+}
+
+/// An AKS Installation with Calico CNI and one pool of `encapsulation`.
+fn aks_installation(encapsulation: &str) -> String {
+    format!(
+        "apiVersion: operator.tigera.io/v1\nkind: Installation\nmetadata:\n  name: default\nspec:\n  kubernetesProvider: AKS\n  cni:\n    type: Calico\n  calicoNetwork:\n    bgp: Enabled\n    ipPools:\n    - name: pods\n      cidr: 172.20.0.0/16\n      encapsulation: {encapsulation}\n---\n"
+    )
+}
+
 /// Pools the other objects refer to: an IPv4 pod pool with VXLAN, outside every node range.
 fn pod_pool() -> String {
     v3(
@@ -111,6 +125,19 @@ fn cases() -> Vec<Case> {
     );
     let vxlan_installation =
         installation("ipPools:\n- name: pods\n  cidr: 172.20.0.0/16\n  encapsulation: VXLAN");
+    // Globally routed IPv6 beside the IPv4 pod pool: no NAT needed.
+    let dual_stack = format!(
+        "{}{}",
+        pod_pool(),
+        v3(
+            "IPPool",
+            "pods-v6",
+            "cidr: 2001:db8:20::/48\nvxlanMode: Always"
+        )
+    );
+    let vxlan_no_bgp = installation(
+        "bgp: Disabled\nipPools:\n- name: pods\n  cidr: 172.20.0.0/16\n  encapsulation: VXLAN",
+    );
     let mesh_off = v3(
         "BGPConfiguration",
         "default",
@@ -339,6 +366,28 @@ fn cases() -> Vec<Case> {
                 v3("FelixConfiguration", "default", "ipipEnabled: false")
             ),
         },
+        // IP-in-IP on AKS.
+        Case {
+            code: "OP0204",
+            trapped: aks_installation("IPIP"),
+            fixed: aks_installation("VXLAN"),
+        },
+        // WireGuard for one family of two.
+        Case {
+            code: "OP0205",
+            trapped: format!(
+                "{dual_stack}{}",
+                v3("FelixConfiguration", "default", "wireguardEnabled: true")
+            ),
+            fixed: format!(
+                "{dual_stack}{}",
+                v3(
+                    "FelixConfiguration",
+                    "default",
+                    "wireguardEnabled: true\nwireguardEnabledV6: true"
+                )
+            ),
+        },
         // The mesh off and nothing in its place.
         Case {
             code: "OP0301",
@@ -420,6 +469,20 @@ fn cases() -> Vec<Case> {
                 node_labelled("worker-1", "10.0.0.2", "zone: a"),
             ),
         },
+        // MetalLB and Calico at the same router.
+        Case {
+            code: "OP0305",
+            trapped: format!(
+                "{}{}",
+                v3("BGPPeer", "tor", "peerIP: 192.168.10.1\nasNumber: 65001"),
+                metallb_peer("192.168.10.1")
+            ),
+            fixed: format!(
+                "{}{}",
+                v3("BGPPeer", "tor", "peerIP: 192.168.10.1\nasNumber: 65001"),
+                metallb_peer("192.168.20.1")
+            ),
+        },
         // A LoadBalancer pool outside serviceLoadBalancerIPs.
         Case {
             code: "OP0401",
@@ -459,6 +522,22 @@ fn cases() -> Vec<Case> {
                     "default",
                     "serviceLoadBalancerIPs:\n- cidr: 10.50.0.0/24"
                 )
+            ),
+        },
+        // Advertising Service ranges with no BGP speaker.
+        Case {
+            code: "OP0404",
+            trapped: format!(
+                "{vxlan_no_bgp}{}",
+                v3(
+                    "BGPConfiguration",
+                    "default",
+                    "serviceExternalIPs:\n- cidr: 10.60.0.0/24"
+                )
+            ),
+            fixed: format!(
+                "{vxlan_no_bgp}{}",
+                v3("BGPConfiguration", "default", "logSeverityScreen: Info")
             ),
         },
         // A LoadBalancer pool over the nodes' subnet.

@@ -466,6 +466,22 @@ rules! {
             "https://github.com/projectcalico/calico/pull/2181",
         ],
         fix: "Remove `ipipEnabled`/`vxlanEnabled` from FelixConfiguration and let Felix follow the pools, or change the pool's encapsulation to match.";
+    OP_IPIP_ON_AZURE = "OP0204", Warning, "IP-in-IP on Azure",
+        "Azure's virtual network does not forward IP-in-IP (IP protocol 4) between VMs, so on AKS, or any cluster the Installation marks `kubernetesProvider: AKS`, a Calico pod pool with IP-in-IP accepts the configuration and then drops every pod packet between nodes; Calico's Azure guidance is VXLAN. Neither the operator nor Calico refuses the combination.",
+        reports: [
+            "https://github.com/projectcalico/calicoctl/issues/949",
+            "https://github.com/projectcalico/calico/pull/4457",
+            "https://github.com/kubernetes/kops/pull/17832",
+        ],
+        fix: "Use VXLAN on Azure: `encapsulation: VXLAN` (or `VXLANCrossSubnet`) in the Installation, `vxlanMode: Always` with `ipipMode: Never` on an IPPool.";
+    OP_WIREGUARD_IPV4_ONLY = "OP0205", Warning, "WireGuard on for IPv4 only in a dual-stack cluster",
+        "`wireguardEnabled` in FelixConfiguration encrypts IPv4 pod traffic between nodes; IPv6 has its own switch, `wireguardEnabledV6`, off by default. With IPv6 pod pools as well, the IPv6 half of the pod traffic keeps crossing the network unencrypted while the cluster looks encrypted (`calicoctl node status`, the IPv4 WireGuard peers).",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/5727",
+            "https://github.com/kubernetes-sigs/kubespray/issues/10059",
+            "https://github.com/projectcalico/calico/pull/6387",
+        ],
+        fix: "Set `wireguardEnabledV6: true` next to `wireguardEnabled: true` in FelixConfiguration `default` (the kernel needs WireGuard either way).";
 
     // OP03xx: BGP and peering.
     OP_MESH_OFF_WITHOUT_PEERS = "OP0301", Warning, "node-to-node mesh disabled with no BGPPeer to replace it",
@@ -497,6 +513,13 @@ rules! {
             "https://github.com/projectcalico/calico/issues/4539",
         ],
         fix: "Give the selected nodes a route reflector cluster ID (`calicoctl patch node NAME -p '{\"spec\":{\"bgp\":{\"routeReflectorClusterID\":\"244.0.0.1\"}}}'`), or select every node for a full mesh by BGPPeer.";
+    OP_METALLB_SAME_ROUTER = "OP0305", Warning, "MetalLB and Calico peer with the same router",
+        "A router keeps one BGP session per neighbour address, and both MetalLB's speaker and Calico's BIRD open theirs from the node's address. When a MetalLB BGPPeer (`metallb.io`) and a Calico BGPPeer name the same router, the sessions collide: the router resets one of them (a BGP Cease, connection collision), and either the pod routes or the LoadBalancer addresses flap or vanish. Reported when both BGPPeers are among the documents.",
+        reports: [
+            "https://github.com/metallb/metallb/issues/114",
+            "https://github.com/metallb/metallb/issues/117",
+        ],
+        fix: "Let one speaker talk to the router: advertise LoadBalancer addresses with Calico (an IPPool with `allowedUses: [LoadBalancer]` and `serviceLoadBalancerIPs`) and drop MetalLB's BGP mode, or peer MetalLB with a different router than Calico.";
 
     // OP04xx: LoadBalancer and service advertisement.
     OP_LB_POOL_NOT_ADVERTISED = "OP0401", Warning, "LoadBalancer pool whose addresses are never advertised",
@@ -520,6 +543,13 @@ rules! {
             "https://github.com/projectcalico/calico/issues/2457",
         ],
         fix: "Advertise only the Service ranges (the cluster's `--service-cluster-ip-range`, the external and LoadBalancer ranges), and keep pod pools disjoint from them.";
+    OP_ADVERTISED_WITHOUT_BGP = "OP0404", Warning, "Service ranges advertised while BGP is off",
+        "`serviceClusterIPs`, `serviceExternalIPs` and `serviceLoadBalancerIPs` are announced by BIRD, which the operator runs only with `bgp: Enabled` in the Installation (with `Disabled`, calico-node runs without a BGP daemon). BGPConfiguration accepts the lists anyway, and the Services stay unreachable from outside with nothing in the logs to say why.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/4506",
+            "https://github.com/projectcalico/calico/issues/10476",
+        ],
+        fix: "Enable BGP in the Installation (`spec.calicoNetwork.bgp: Enabled`) and add BGPPeers for the routers that should learn the ranges, or remove the lists.";
 
     // OP05xx: eBPF, kube-proxy and the dataplane.
 

@@ -81,6 +81,8 @@ enum Known {
     KubeProxyDaemonSet,
     /// Context: ConfigMap `kube-system/kube-proxy`.
     KubeProxyConfigMap,
+    /// Context: a MetalLB BGPPeer (`metallb.io`), whose router Calico may peer with too.
+    MetalLbPeer,
 }
 
 /// The root fields every check reads, found in one walk over the document's root mapping
@@ -152,6 +154,7 @@ fn classify(root: &Root<'_>) -> Option<Known> {
             Some(Known::KubeProxyDaemonSet)
         }
         ("v1", "Node", _) => Some(Known::Node),
+        ("metallb.io/v1beta1" | "metallb.io/v1beta2", "BGPPeer", _) => Some(Known::MetalLbPeer),
         _ => None,
     }
 }
@@ -564,6 +567,7 @@ fn check_document<'a>(
         Known::Node => facts.ops.nodes.push(this),
         Known::KubeProxyDaemonSet => facts.ops.kube_proxy_daemonsets.push(this),
         Known::KubeProxyConfigMap => facts.ops.kube_proxy_configs.push(this),
+        Known::MetalLbPeer => facts.ops.metallb_peers.push(this),
     }
 }
 

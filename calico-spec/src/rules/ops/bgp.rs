@@ -9,6 +9,50 @@ pub(super) fn check(facts: &Facts<'_>, out: &mut Findings) {
     peer_selects_no_node(facts, out);
     mesh_and_node_peers(facts, out);
     peers_without_route_reflector(facts, out);
+    metallb_peers_the_same_router(facts, out);
+}
+
+/// The address part of a BGPPeer's `peerIP` (`<IP>`, `<IPv4>:<port>` or `[<IPv6>]:<port>`).
+fn peer_address(peer_ip: &str) -> Option<std::net::IpAddr> {
+    if let Ok(addr) = peer_ip.parse() {
+        return Some(addr);
+    }
+    let host = match peer_ip.strip_prefix('[') {
+        Some(rest) => rest.split(']').next()?,
+        None => peer_ip.rsplit_once(':')?.0,
+    };
+    host.parse().ok()
+}
+
+/// `OP0305`: MetalLB and Calico both peer with the same router.
+fn metallb_peers_the_same_router(facts: &Facts<'_>, out: &mut Findings) {
+    for metallb in &facts.gathered.metallb_peers {
+        let Some(address) = metallb
+            .spec()
+            .str("peerAddress")
+            .and_then(|text| text.parse::<std::net::IpAddr>().ok())
+        else {
+            continue;
+        };
+        let Some(calico) = facts.gathered.bgp_peers.iter().find(|peer| {
+            peer.spec()
+                .str("peerIP")
+                .and_then(peer_address)
+                .is_some_and(|peer| peer == address)
+        }) else {
+            continue;
+        };
+        out.report(
+            metallb.input_idx,
+            &c::OP_METALLB_SAME_ROUTER,
+            metallb.spec().at("peerAddress"),
+            format!(
+                "MetalLB BGPPeer `{}` and Calico BGPPeer `{}` both peer with {address}: each node can hold one BGP session with a router, so one of the two speakers loses",
+                metallb.name, calico.name
+            ),
+            Some("let Calico announce the LoadBalancer addresses (an IPPool with `allowedUses: [LoadBalancer]` and `serviceLoadBalancerIPs`), or peer MetalLB with another router".into()),
+        );
+    }
 }
 
 /// The annotation on a Kubernetes Node that makes it a route reflector (libcalico-go's

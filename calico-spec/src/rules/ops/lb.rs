@@ -11,6 +11,30 @@ pub(super) fn check(facts: &Facts<'_>, out: &mut Findings) {
     lb_pool_not_advertised(facts, out);
     lb_pool_holds_node_address(facts, out);
     advertised_range_overlaps_pods(facts, out);
+    advertised_without_bgp(facts, out);
+}
+
+/// `OP0404`: BGPConfiguration advertises Service ranges while the Installation runs no BGP.
+fn advertised_without_bgp(facts: &Facts<'_>, out: &mut Findings) {
+    if facts.installation_bgp() != Some(false) {
+        return;
+    }
+    let Some(config) = facts.default_bgp_configuration() else {
+        return;
+    };
+    let spec = config.spec();
+    for key in SERVICE_LISTS {
+        if service_cidrs(&spec, key).is_empty() {
+            continue;
+        }
+        out.report(
+            config.input_idx,
+            &c::OP_ADVERTISED_WITHOUT_BGP,
+            spec.at(key),
+            format!("`{key}` lists ranges to advertise, but the Installation has `bgp: Disabled`, so no BGP speaker runs to advertise them"),
+            Some("enable BGP in the Installation (`spec.calicoNetwork.bgp: Enabled`) and peer with the routers, or remove the list".into()),
+        );
+    }
 }
 
 /// `OP0402`: a LoadBalancer pool that contains an address a Node has.
@@ -26,12 +50,7 @@ fn lb_pool_holds_node_address(facts: &Facts<'_>, out: &mut Findings) {
         return;
     }
     for pool in lb_pools {
-        let Some((node, address)) = facts.nodes.iter().find_map(|node| {
-            node.addresses
-                .iter()
-                .find(|(_, address)| pool.net.contains(address))
-                .map(|(_, address)| (node, address))
-        }) else {
+        let Some((node, _, address)) = facts.node_address_in(&pool.net) else {
             continue;
         };
         out.report(
@@ -54,11 +73,7 @@ fn advertised_range_overlaps_pods(facts: &Facts<'_>, out: &mut Findings) {
         return;
     };
     let spec = config.spec();
-    for key in [
-        "serviceClusterIPs",
-        "serviceExternalIPs",
-        "serviceLoadBalancerIPs",
-    ] {
+    for key in SERVICE_LISTS {
         for (idx, range) in service_cidrs(&spec, key).iter().enumerate() {
             let Some(pool) = facts
                 .pools
@@ -80,6 +95,13 @@ fn advertised_range_overlaps_pods(facts: &Facts<'_>, out: &mut Findings) {
         }
     }
 }
+
+/// The BGPConfiguration lists of Service ranges BIRD advertises.
+const SERVICE_LISTS: [&str; 3] = [
+    "serviceClusterIPs",
+    "serviceExternalIPs",
+    "serviceLoadBalancerIPs",
+];
 
 /// The CIDRs listed under `key` (`serviceLoadBalancerIPs`, ...) of a BGPConfiguration spec.
 pub(super) fn service_cidrs(spec: &crate::rules::Fields<'_, '_>, key: &str) -> Vec<IpNet> {

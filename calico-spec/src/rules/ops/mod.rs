@@ -118,6 +118,8 @@ pub(crate) struct Gathered<'a> {
     pub(crate) kube_proxy_daemonsets: Vec<Doc<'a>>,
     /// Context: ConfigMap `kube-system/kube-proxy`.
     pub(crate) kube_proxy_configs: Vec<Doc<'a>>,
+    /// Context: MetalLB BGPPeers (`metallb.io/v1beta1` or `v1beta2`).
+    pub(crate) metallb_peers: Vec<Doc<'a>>,
 }
 
 /// Whether `namespace`/`name` is kube-proxy's DaemonSet or ConfigMap (both `kube-system/kube-proxy`
@@ -462,6 +464,16 @@ impl<'a> Facts<'a> {
             pools,
             nodes: gathered.nodes.iter().map(node_of).collect(),
         }
+    }
+
+    /// The first Node address inside `net`: the Node, the address's type and the address.
+    pub(crate) fn node_address_in(&self, net: &IpNet) -> Option<(&Node<'a>, &'a str, IpAddr)> {
+        self.nodes.iter().find_map(|node| {
+            node.addresses
+                .iter()
+                .find(|(_, address)| net.contains(address))
+                .map(|(kind, address)| (node, *kind, *address))
+        })
     }
 
     /// Whether Node objects were given.

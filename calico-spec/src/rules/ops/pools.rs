@@ -330,12 +330,7 @@ fn pool_holds_node_address(facts: &Facts<'_>, out: &mut Findings) {
         return;
     }
     for pool in pod_pools {
-        let Some((node, kind, address)) = facts.nodes.iter().find_map(|node| {
-            node.addresses
-                .iter()
-                .find(|(_, address)| pool.net.contains(address))
-                .map(|(kind, address)| (node, kind, address))
-        }) else {
+        let Some((node, kind, address)) = facts.node_address_in(&pool.net) else {
             continue;
         };
         out.report(

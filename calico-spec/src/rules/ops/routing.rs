@@ -8,6 +8,65 @@ pub(super) fn check(facts: &Facts<'_>, out: &mut Findings) {
     bgp_routed_pool_not_exported(facts, out);
     mtu_without_room(facts, out);
     felix_tunnel_off(facts, out);
+    ipip_on_azure(facts, out);
+    wireguard_ipv4_only(facts, out);
+}
+
+/// `OP0204`: IP-in-IP on Azure, whose network drops IP protocol 4.
+fn ipip_on_azure(facts: &Facts<'_>, out: &mut Findings) {
+    let provider = facts
+        .installation()
+        .and_then(|(_, defaulted)| defaulted.pointer("/spec/kubernetesProvider"))
+        .and_then(serde_json::Value::as_str)
+        .or(facts.ctx.provider.as_deref());
+    if provider != Some("AKS") {
+        return;
+    }
+    for pool in facts
+        .pools
+        .iter()
+        .filter(|pool| pool.pod_pool() && pool.encap.tunnel() == Some(Tunnel::Ipip))
+    {
+        out.report(
+            pool.input_idx,
+            &c::OP_IPIP_ON_AZURE,
+            pool.at("ipipMode", "encapsulation"),
+            format!(
+                "pod pool {} uses IP-in-IP on AKS, and Azure's network does not carry IP-in-IP packets between nodes",
+                pool.describe()
+            ),
+            Some("use VXLAN (`encapsulation: VXLAN`, or `vxlanMode: Always` with `ipipMode: Never`)".into()),
+        );
+    }
+}
+
+/// `OP0205`: WireGuard on for IPv4 only while pods have IPv6 addresses too.
+fn wireguard_ipv4_only(facts: &Facts<'_>, out: &mut Findings) {
+    let Some(felix) = facts.default_felix_configuration() else {
+        return;
+    };
+    let spec = felix.spec();
+    if spec.bool("wireguardEnabled") != Some(true) || spec.bool("wireguardEnabledV6") == Some(true)
+    {
+        return;
+    }
+    let Some(pool) = facts
+        .pools
+        .iter()
+        .find(|pool| pool.pod_pool() && pool.family() == Family::V6)
+    else {
+        return;
+    };
+    out.report(
+        felix.input_idx,
+        &c::OP_WIREGUARD_IPV4_ONLY,
+        spec.at("wireguardEnabled"),
+        format!(
+            "WireGuard encrypts IPv4 pod traffic only (`wireguardEnabledV6` is not true), but pods also get IPv6 addresses from pool {}: that traffic crosses the network in clear",
+            pool.describe()
+        ),
+        Some("set `wireguardEnabledV6: true` as well".into()),
+    );
 }
 
 /// The bytes a tunnel adds to each packet (Felix's `int_dataplane.go`: IP-in-IP 20, VXLAN 50
