@@ -135,6 +135,17 @@ fn cases() -> Vec<Case> {
             "cidr: 2001:db8:20::/48\nvxlanMode: Always"
         )
     );
+    let lb_advertised = format!(
+        "{}{lb_pool}{}",
+        installation(
+            "bgp: Enabled\nipPools:\n- name: pods\n  cidr: 172.20.0.0/16\n  encapsulation: VXLAN"
+        ),
+        v3(
+            "BGPConfiguration",
+            "default",
+            "nodeToNodeMeshEnabled: false\nserviceLoadBalancerIPs:\n- cidr: 10.50.0.0/24"
+        )
+    );
     let vxlan_no_bgp = installation(
         "bgp: Disabled\nipPools:\n- name: pods\n  cidr: 172.20.0.0/16\n  encapsulation: VXLAN",
     );
@@ -326,6 +337,16 @@ fn cases() -> Vec<Case> {
                 "ipPools:\n- name: old\n  cidr: 172.20.0.0/16\n  encapsulation: VXLAN\n  disableNewAllocations: true\n- name: new\n  cidr: 172.21.0.0/16\n  encapsulation: VXLAN",
             ),
         },
+        // Manual pools only: ordinary pods get nothing.
+        Case {
+            code: "OP0110",
+            trapped: installation(
+                "ipPools:\n- name: reserved\n  cidr: 172.20.0.0/16\n  encapsulation: VXLAN\n  assignmentMode: Manual",
+            ),
+            fixed: installation(
+                "ipPools:\n- name: reserved\n  cidr: 172.20.0.0/16\n  encapsulation: VXLAN\n  assignmentMode: Manual\n- name: pods\n  cidr: 172.21.0.0/16\n  encapsulation: VXLAN",
+            ),
+        },
         // IP-in-IP routes travel by BGP, and the pool refuses to be exported.
         Case {
             code: "OP0201",
@@ -513,7 +534,7 @@ fn cases() -> Vec<Case> {
                 )
             ),
             fixed: format!(
-                "{}{lb_pool}{}",
+                "{}{lb_pool}{}{}",
                 installation(
                     "bgp: Enabled\nipPools:\n- name: pods\n  cidr: 172.20.0.0/16\n  encapsulation: VXLAN"
                 ),
@@ -521,7 +542,9 @@ fn cases() -> Vec<Case> {
                     "BGPConfiguration",
                     "default",
                     "serviceLoadBalancerIPs:\n- cidr: 10.50.0.0/24"
-                )
+                ),
+                // A router to advertise them to (else OP0405).
+                v3("BGPPeer", "tor", "peerIP: 192.168.10.1\nasNumber: 65001")
             ),
         },
         // Advertising Service ranges with no BGP speaker.
@@ -538,6 +561,18 @@ fn cases() -> Vec<Case> {
             fixed: format!(
                 "{vxlan_no_bgp}{}",
                 v3("BGPConfiguration", "default", "logSeverityScreen: Info")
+            ),
+        },
+        // Advertised, but only to the cluster's own nodes.
+        Case {
+            code: "OP0405",
+            trapped: format!(
+                "{lb_advertised}{}",
+                v3("BGPPeer", "node-mesh-only", "peerSelector: all()")
+            ),
+            fixed: format!(
+                "{lb_advertised}{}",
+                v3("BGPPeer", "tor", "peerIP: 192.168.10.1\nasNumber: 65001")
             ),
         },
         // A LoadBalancer pool over the nodes' subnet.

@@ -443,6 +443,13 @@ rules! {
             "https://github.com/kubernetes-sigs/kubespray/issues/8879",
         ],
         fix: "Create and enable the replacement pool first, then disable the old one (Calico's pool migration order), and check `kubectl get ippools` for at least one enabled pool per family.";
+    OP_EVERY_POD_POOL_MANUAL = "OP0110", Error, "every pod pool of a family assigns manually",
+        "A pool with `assignmentMode: Manual` (Calico v3.30 on) is skipped by automatic assignment: Calico IPAM hands out its addresses only to pods that name the pool, with the `cni.projectcalico.org/ipv4pools` or `ipv6pools` annotation (`libcalico-go/lib/ipam/ipam.go`). When every enabled pod pool of a family is Manual, an ordinary pod gets no address of that family and the Calico CNI plugin refuses it. Layer: the Calico CNI plugin (IPAM). Reported for a run with an Installation.",
+        reports: [
+            "https://github.com/projectcalico/calico/blob/release-v3.32/libcalico-go/lib/ipam/ipam.go",
+            "https://github.com/projectcalico/calico/issues/6150",
+        ],
+        fix: "Keep at least one enabled pod pool per family with `assignmentMode: Automatic` (the default), and reserve Manual pools for the pods that ask for them.";
 
     // OP02xx: MTU, encapsulation and routing.
     OP_BGP_ROUTED_POOL_NOT_EXPORTED = "OP0201", Warning, "BGP export disabled on a pod pool whose routes travel by BGP",
@@ -550,6 +557,13 @@ rules! {
             "https://github.com/projectcalico/calico/issues/10476",
         ],
         fix: "Enable BGP in the Installation (`spec.calicoNetwork.bgp: Enabled`) and add BGPPeers for the routers that should learn the ranges, or remove the lists.";
+    OP_LB_POOL_WITHOUT_ROUTER = "OP0405", Warning, "LoadBalancer addresses advertised to no router",
+        "With `serviceLoadBalancerIPs` covering a LoadBalancer pool, BIRD announces the pool's addresses to its BGP peers; with only the node-to-node mesh those peers are the cluster's own nodes. Clients outside the cluster reach a LoadBalancer address only through a router that learned it, so without a BGPPeer naming a router (`peerIP`) the Services get external addresses that nothing outside can route to. Reported for a run with an Installation with BGP enabled.",
+        reports: [
+            "https://github.com/projectcalico/confd/pull/422",
+            "https://github.com/projectcalico/calico/issues/4506",
+        ],
+        fix: "Add a BGPPeer for the router in front of the clients (`peerIP` and its `asNumber`, with a `nodeSelector` for the nodes that should peer), and check the router accepts the routes.";
 
     // OP05xx: eBPF, kube-proxy and the dataplane.
 

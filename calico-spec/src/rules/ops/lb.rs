@@ -12,6 +12,37 @@ pub(super) fn check(facts: &Facts<'_>, out: &mut Findings) {
     lb_pool_holds_node_address(facts, out);
     advertised_range_overlaps_pods(facts, out);
     advertised_without_bgp(facts, out);
+    lb_pool_without_router(facts, out);
+}
+
+/// `OP0405`: LoadBalancer addresses are advertised, but to no router.
+fn lb_pool_without_router(facts: &Facts<'_>, out: &mut Findings) {
+    // A run that describes the network (an Installation with BGP), and peers with no router.
+    if facts.installation_bgp() != Some(true) || facts.peers_with_router() {
+        return;
+    }
+    let Some(config) = facts.default_bgp_configuration() else {
+        return;
+    };
+    let advertised = service_cidrs(&config.spec(), "serviceLoadBalancerIPs");
+    for pool in facts.pools.iter().filter(|pool| {
+        pool.load_balancer
+            && !pool.disabled
+            && advertised
+                .iter()
+                .any(|range| range.contains(&pool.net) || *range == pool.net)
+    }) {
+        out.report(
+            pool.input_idx,
+            &c::OP_LB_POOL_WITHOUT_ROUTER,
+            pool.at("cidr", "cidr"),
+            format!(
+                "LoadBalancer pool {} is advertised, but no BGPPeer names a router (`peerIP`): only the cluster's own nodes learn the routes",
+                pool.describe()
+            ),
+            Some("add a BGPPeer for the router the clients sit behind (`peerIP`, `asNumber`)".into()),
+        );
+    }
 }
 
 /// `OP0404`: BGPConfiguration advertises Service ranges while the Installation runs no BGP.

@@ -193,6 +193,8 @@ pub(crate) struct Pool<'a> {
     pub(crate) disable_bgp_export: bool,
     /// `disabled` (IPPool) or `disableNewAllocations` (Installation).
     pub(crate) disabled: bool,
+    /// `assignmentMode: Manual`: only pods that name the pool get its addresses.
+    pub(crate) manual: bool,
     pub(crate) node_selector: Cow<'a, str>,
 }
 
@@ -268,6 +270,7 @@ fn ip_pool_of<'a>(doc: &Doc<'a>) -> Option<Pool<'a>> {
         load_balancer: uses.contains(&"LoadBalancer"),
         disable_bgp_export: spec.bool("disableBGPExport").unwrap_or(false),
         disabled: spec.bool("disabled").unwrap_or(false),
+        manual: spec.str("assignmentMode") == Some("Manual"),
         node_selector: Cow::Borrowed(spec.str("nodeSelector").unwrap_or("all()")),
     })
 }
@@ -325,6 +328,7 @@ fn installation_pools<'a>(input_idx: usize, defaulted: &Value) -> Vec<Pool<'a>> 
             load_balancer: uses.contains(&"LoadBalancer"),
             disable_bgp_export: pool.bool("disableBGPExport").unwrap_or(false),
             disabled: pool.bool("disableNewAllocations").unwrap_or(false),
+            manual: pool.str("assignmentMode") == Some("Manual"),
             node_selector: Cow::Owned(pool.str("nodeSelector").unwrap_or("all()").to_owned()),
             path,
         });

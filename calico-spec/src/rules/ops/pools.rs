@@ -16,6 +16,37 @@ pub(super) fn check(facts: &Facts<'_>, out: &mut Findings) {
     private_pool_without_nat(facts, out);
     no_tunnel_pool(facts, out);
     every_pod_pool_disabled(facts, out);
+    every_pod_pool_manual(facts, out);
+}
+
+/// `OP0110`: every enabled pod pool of a family is `assignmentMode: Manual`.
+fn every_pod_pool_manual(facts: &Facts<'_>, out: &mut Findings) {
+    if facts.installation().is_none() {
+        return;
+    }
+    for family in [Family::V4, Family::V6] {
+        let mut pools = facts
+            .pools
+            .iter()
+            .filter(|pool| pool.pod_pool() && pool.family() == family)
+            .peekable();
+        let Some(first) = pools.peek().copied() else {
+            continue;
+        };
+        if pools.any(|pool| !pool.manual) {
+            continue;
+        }
+        out.report(
+            first.input_idx,
+            &c::OP_EVERY_POD_POOL_MANUAL,
+            first.at("assignmentMode", "assignmentMode"),
+            format!(
+                "every enabled {family} pod pool has `assignmentMode: Manual` (pool {} among them), so a pod that does not name a pool gets no {family} address",
+                first.describe()
+            ),
+            Some("keep one pool of each family with `assignmentMode: Automatic` (the default) for ordinary pods".into()),
+        );
+    }
 }
 
 /// `OP0106`: an Installation pool whose CIDR Calico stores in another form.
