@@ -19,23 +19,34 @@ pub(super) fn check(facts: &Facts<'_>, out: &mut Findings) {
     every_pod_pool_manual(facts, out);
 }
 
+/// For each family, the first of the pools `member` picks when there are some and `stuck`
+/// holds for all of them; only in a run with an Installation, which lists the pools the
+/// operator manages, so that the run shows every pool.
+fn families_where_all<'f, 'a>(
+    facts: &'f Facts<'a>,
+    member: impl Fn(&super::Pool<'a>) -> bool,
+    stuck: impl Fn(&super::Pool<'a>) -> bool,
+) -> Vec<(Family, &'f super::Pool<'a>)> {
+    if facts.installation().is_none() {
+        return Vec::new();
+    }
+    [Family::V4, Family::V6]
+        .into_iter()
+        .filter_map(|family| {
+            let mut pools = facts
+                .pools
+                .iter()
+                .filter(|pool| member(pool) && pool.family() == family)
+                .peekable();
+            let first = pools.peek().copied()?;
+            pools.all(&stuck).then_some((family, first))
+        })
+        .collect()
+}
+
 /// `OP0110`: every enabled pod pool of a family is `assignmentMode: Manual`.
 fn every_pod_pool_manual(facts: &Facts<'_>, out: &mut Findings) {
-    if facts.installation().is_none() {
-        return;
-    }
-    for family in [Family::V4, Family::V6] {
-        let mut pools = facts
-            .pools
-            .iter()
-            .filter(|pool| pool.pod_pool() && pool.family() == family)
-            .peekable();
-        let Some(first) = pools.peek().copied() else {
-            continue;
-        };
-        if pools.any(|pool| !pool.manual) {
-            continue;
-        }
+    for (family, first) in families_where_all(facts, |pool| pool.pod_pool(), |pool| pool.manual) {
         out.report(
             first.input_idx,
             &c::OP_EVERY_POD_POOL_MANUAL,
@@ -169,21 +180,7 @@ fn no_tunnel_pool(facts: &Facts<'_>, out: &mut Findings) {
 
 /// `OP0109`: a family has pod pools, all disabled, in a run with an Installation.
 fn every_pod_pool_disabled(facts: &Facts<'_>, out: &mut Findings) {
-    if facts.installation().is_none() {
-        return;
-    }
-    for family in [Family::V4, Family::V6] {
-        let mut pools = facts
-            .pools
-            .iter()
-            .filter(|pool| pool.workload && pool.family() == family)
-            .peekable();
-        let Some(first) = pools.peek().copied() else {
-            continue;
-        };
-        if pools.any(|pool| !pool.disabled) {
-            continue;
-        }
+    for (family, first) in families_where_all(facts, |pool| pool.workload, |pool| pool.disabled) {
         out.report(
             first.input_idx,
             &c::OP_EVERY_POD_POOL_DISABLED,
