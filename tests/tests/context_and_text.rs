@@ -162,10 +162,11 @@ fn pools_must_lie_inside_kubeadms_pod_subnet() {
             .iter()
             .all(|d| d.code != "CR5020")
     );
-    // Dual stack: one subnet per family, comma-separated.
+    // Dual stack: one subnet per family, comma-separated (the IPv6 pool NATs like the IPv4
+    // one, or its unique local addresses get no way out: `OP0102`).
     let dual = kubeadm("podSubnet: 10.244.0.0/16,fd00:10:244::/56");
     let pools = format!(
-        "{POOL_10_244}      - name: p6\n        cidr: fd00:10:244::/64\n        encapsulation: None\n"
+        "{POOL_10_244}      - name: p6\n        cidr: fd00:10:244::/64\n        encapsulation: None\n        natOutgoing: Enabled\n"
     );
     assert_eq!(
         found(&validate(&format!("{dual}---\n{}", installation(&pools)))),
@@ -292,8 +293,12 @@ fn non_canonical_pool_cidrs_warn_with_the_stored_form() {
     let pools = POOL_10_244
         .replace("10.244.0.0/16", "fd00:0::/48")
         .replace("VXLAN", "None");
+    // The operator matches its IPPool by that text, too: the operational error OP0106.
     assert_eq!(
         found(&validate(&installation(&pools))),
-        [("CR1019", "spec.calicoNetwork.ipPools[0].cidr".to_owned())]
+        [
+            ("CR1019", "spec.calicoNetwork.ipPools[0].cidr".to_owned()),
+            ("OP0106", "spec.calicoNetwork.ipPools[0].cidr".to_owned())
+        ]
     );
 }

@@ -35,6 +35,7 @@ mod import;
 mod krm_function;
 mod lists;
 mod messages;
+mod ops_checks;
 mod oracle_diff;
 mod out_dir_writes;
 mod overrides;

@@ -61,6 +61,15 @@ pub struct Args {
     /// `kubectl get ... -o yaml` does not pass unnoticed
     #[arg(long)]
     allow_empty: bool,
+    /// After the report, list on standard error the context documents (Node objects,
+    /// kube-proxy's DaemonSet or ConfigMap) whose absence kept operational checks from running,
+    /// with the checks each would enable
+    #[arg(long)]
+    explain_context: bool,
+    /// The MTU of the nodes' network interfaces (as `ip link` shows it), for the operational
+    /// check of a pod MTU that leaves no room for the tunnel's overhead
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u32).range(68..=65535))]
+    node_mtu: Option<u32>,
     #[command(flatten)]
     release: ReleaseArgs,
     #[command(flatten)]
@@ -106,6 +115,7 @@ pub fn run(args: Args) -> super::Outcome {
     };
     let ctx = rules::Context {
         release: Some(release),
+        node_mtu: args.node_mtu,
         ..rules::Context::assumed()
     };
     let outcome = match chart_values::validate_texts_for(
@@ -125,12 +135,13 @@ pub fn run(args: Args) -> super::Outcome {
     // The newest release too: its operator's verdicts (defaults::apply_operator_verdicts).
     calico_spec::release::apply_to_texts(release, &texts, &Limits::MANIFESTS, &mut outcome);
     let checked = outcome.checked;
+    let unchecked = std::mem::take(&mut outcome.unchecked);
     let (diagnostics, skipped) = report::leveled(outcome, &levels);
     let rendered = match args.output {
         Format::Text => {
             report::render_text(&diagnostics, &skipped, &sources, checked, &stdout_palette())
         }
-        Format::Json => report::render_json(&diagnostics, &skipped),
+        Format::Json => report::render_json(&diagnostics, &skipped, &unchecked),
     };
     let mut stdout = io::stdout().lock();
     stdout.write_all(rendered.as_bytes())?;
@@ -170,6 +181,11 @@ pub fn run(args: Args) -> super::Outcome {
             );
             return Ok(ExitCode::from(super::EXIT_INVALID));
         }
+    }
+    if args.explain_context {
+        eprint!("{}", report::explain_context(&unchecked));
+    } else if let Some(summary) = report::unchecked_summary(&unchecked) {
+        note(&summary);
     }
     Ok(if report::has_errors(&diagnostics) {
         ExitCode::from(super::EXIT_INVALID)

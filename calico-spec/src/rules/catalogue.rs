@@ -7,6 +7,12 @@
 //! `CR20xx` BGPPeer, `CR30xx` BGPConfiguration, `CR40xx` FelixConfiguration, `CR50xx`
 //! Installation, `CR60xx` APIServer and the endpoint ConfigMap, `CR70xx` checks across objects,
 //! `CR80xx` our lints. `KRM0xx` are the KRM function's own errors about its function config.
+//! `OP` codes are operational checks (`crate::rules::ops`): objects every layer accepts that break
+//! a cluster later, each drawn from public reports, which its entry links (`reports`) beside a
+//! catalogue-level `fix`: `OP01xx` pools and IPAM, `OP02xx` MTU, encapsulation and routing,
+//! `OP03xx` BGP and peering, `OP04xx` LoadBalancer and service advertisement, `OP05xx` eBPF,
+//! kube-proxy and the dataplane, `OP06xx` operator ownership, GitOps and chart values, `OP07xx`
+//! nodes and address autodetection, `OP08xx` platform and release (Kubernetes, kernel, runtime).
 //! A code is never reused for a different meaning.
 //!
 //! This table is the only definition of a code: checks report `&catalogue::NAME`, never a code
@@ -25,10 +31,18 @@ pub struct Rule {
     pub summary: &'static str,
     /// A few sentences: what upstream does and how to fix the input.
     pub explanation: &'static str,
+    /// Public reports the rule was drawn from (issue, pull-request or Q&A links); empty for
+    /// most rules, set for every operational (`OP`) check.
+    pub reports: &'static [&'static str],
+    /// The catalogue-level fix, one or two sentences; empty when the explanation says it.
+    pub fix: &'static str,
 }
 
+/// `NAME = "CODE", Severity, "summary", "explanation";`, optionally followed (before the `;`)
+/// by `, reports: ["https://...", ...], fix: "..."`: entries without them keep the short form.
 macro_rules! rules {
-    ($($name:ident = $code:literal, $sev:ident, $summary:literal, $explanation:literal;)*) => {
+    ($($name:ident = $code:literal, $sev:ident, $summary:literal, $explanation:literal
+        $(, reports: [$($report:literal),* $(,)?], fix: $fix:literal)?;)*) => {
         $(
             #[doc = concat!("`", $code, "`: ", $summary, ".")]
             pub const $name: Rule = Rule {
@@ -36,6 +50,8 @@ macro_rules! rules {
                 severity: Severity::$sev,
                 summary: $summary,
                 explanation: $explanation,
+                reports: &[$($($report),*)?],
+                fix: concat!("" $(, $fix)?),
             };
         )*
         /// The whole catalogue, sorted by code.
@@ -359,6 +375,207 @@ rules! {
 
     KRM_FUNCTION_CONFIG = "KRM001", Error, "the KRM function config is not usable",
         "`calico-render krm` reads the ClusterNetwork from the ResourceList's `functionConfig`: either a ClusterNetwork itself, or a ConfigMap with `data.file` (the path of a ClusterNetwork file, relative to the directory the KRM tool runs the function in) or `data.clusterNetwork` (its text), not both. Lint levels given there (allow and deny) must name catalogue codes, and only warnings can be allowed. The message says what was found instead.";
+
+    // OP: operational checks (`crate::rules::ops`), objects every layer accepts that break a
+    // cluster later. Each entry links the public reports it was drawn from and says the fix.
+    // One block per area; add an area's new codes at the end of its block.
+
+    // OP01xx: pools and IPAM.
+    OP_POOL_HOLDS_NODE_ADDRESS = "OP0101", Warning, "pod pool contains a node's address",
+        "Calico hands out every address of a pod pool to pods and routes each one to the node whose block holds it; it does not know which addresses the hosts already use. When a pool contains a Node's own address (from the Node objects' `status.addresses`), a pod can get that address, and before that the routes Calico programs for the pool's blocks capture traffic meant for the node: the node's kubelet, the API server on it, or calico-node's own connection to the API server break, often only on some nodes. Needs the Node objects (`kubectl get nodes -o yaml`).",
+        reports: [
+            "https://github.com/projectcalico/node/issues/193",
+            "https://github.com/projectcalico/calico/issues/2720",
+            "https://github.com/kubernetes-sigs/cluster-api-provider-ibmcloud/pull/191",
+        ],
+        fix: "Choose a pod range that no node, router or other host on the network uses, for example 172.20.0.0/16 when the nodes live in 10.0.0.0/8; a pool's CIDR cannot change, so create the new pool, move the pods, then disable and delete the old one.";
+    OP_IPV6_ULA_WITHOUT_NAT = "OP0102", Warning, "IPv6 pods with unique local addresses do not NAT while IPv4 pods do",
+        "The two families have different defaults: the tigera-operator writes `natOutgoing: Enabled` into an IPv4 pool that does not say and `Disabled` into an IPv6 one (`pkg/controller/ippool/defaults.go`), and a projectcalico.org/v3 IPPool's `natOutgoing` is false unless set. A dual-stack cluster written with the IPv4 habit therefore gets IPv6 pods that leave the cluster with their own source address. When that address is a unique local one (fc00::/7, such as fd00::/48), nothing outside the site routes replies back: IPv6 egress from pods fails while IPv4 works, and dual-stack clients that prefer IPv6 stall until they fall back. Reported when an IPv4 pod pool NATs and an IPv6 pod pool in fc00::/7 does not, and no BGPPeer with a `peerIP` could carry the range to a site that routes it.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/2954",
+            "https://github.com/projectcalico/calico/issues/7183",
+            "https://github.com/tigera/operator/issues/1044",
+            "https://github.com/tigera/docs/pull/464",
+        ],
+        fix: "Set `natOutgoing: Enabled` (Installation pool) or `natOutgoing: true` (IPPool) on the IPv6 pool, or give pods a globally routed IPv6 range that the network routes to the nodes (by BGP or static routes).";
+    OP_NODE_WITHOUT_POOL = "OP0103", Error, "a node that no pod pool selects",
+        "Calico IPAM assigns a pod an address only from enabled pools whose `nodeSelector` matches the pod's node (Calico's Node labels are the Kubernetes Node's). Pools per zone or rack are accepted one by one, and nothing checks that together they cover every node; a node whose labels match none of a family's pod pools (a new node without the zone label, a typo in the selector) gets no address of that family, and the Calico CNI plugin refuses every pod scheduled there (`failed to set up sandbox ... no IP pools available`), so its pods stay in ContainerCreating. Layer: the Calico CNI plugin (IPAM). Needs the Node objects (`kubectl get nodes -o yaml`).",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/7440",
+            "https://github.com/kubesphere/kubesphere/issues/5036",
+        ],
+        fix: "Label the node so that a pool selects it, or widen a pool's `nodeSelector` (for example keep one pool with `nodeSelector: all()`); check the selectors against `kubectl get nodes --show-labels`.";
+    OP_HOST_LOCAL_WITHOUT_POD_CIDR = "OP0104", Error, "host-local IPAM on a node without a pod CIDR",
+        "With `spec.cni.ipam.type: HostLocal` the tigera-operator writes the CNI configuration with the subnet `usePodCidr` (and `usePodCidrIPv6` for IPv6 pools), which the Calico CNI plugin replaces with the node's `spec.podCIDRs` from Kubernetes (`ReplaceHostLocalIPAMPodCIDRs` in `cni-plugin/internal/pkg/utils/utils.go`). Those are set only when kube-controller-manager allocates node CIDRs; on a Node without one of the family the plugin refuses every pod (`usePodCidr found but there is no IPv4 CIDR configured`). Layer: the Calico CNI plugin. Needs the Node objects.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/2102",
+            "https://github.com/projectcalico/calico/blob/release-v3.32/cni-plugin/internal/pkg/utils/utils.go",
+        ],
+        fix: "Run kube-controller-manager with `--allocate-node-cidrs=true` and a `--cluster-cidr` that covers the pools (kubeadm does this when `networking.podSubnet` is set), or switch to Calico IPAM (`ipam: Calico`), which does not use the Node's pod CIDR.";
+    OP_FEWER_BLOCKS_THAN_NODES = "OP0105", Warning, "fewer IPAM blocks than nodes",
+        "Calico IPAM splits each pool into blocks of `blockSize` and gives each node blocks of its own (affinity), which the node then advertises or routes as one prefix. A pool of 2^(blockSize - prefix length) blocks, such as a /24 with the default /26 blocks (4 blocks), runs out of blocks once there are more nodes than that; both layers accept it, and the next nodes borrow single addresses from blocks that other nodes own. Each borrowed address then needs a route of its own (/32 or /128) on every node, beside the owner's route for the whole block, and stays with the borrowing node while in use; reports show pods with borrowed addresses unreachable from some nodes. Needs the Node objects.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/3246",
+            "https://github.com/projectcalico/calico/issues/4021",
+        ],
+        fix: "Give the family more blocks than nodes, with room to grow: a larger pool (pools cannot be resized: add a second pool) or smaller blocks (`blockSize: 28` gives four times as many blocks as 26; block size is fixed once a pool exists, so this too means a new pool).";
+    OP_INSTALLATION_CIDR_NOT_CANONICAL = "OP0106", Error, "Installation pool CIDR the operator cannot match to its IPPool",
+        "The tigera-operator keys the IPPools it owns by their stored `spec.cidr` and compares the Installation's pool CIDRs with those keys as text (`pkg/controller/ippool/pool_controller.go`). Calico stores a CIDR in Go's canonical form, so a pool written `2001:db8:42:0::/56` is stored as `2001:db8:42::/56`: on every reconcile the operator finds its pool missing from the Installation, deletes it, and tries to write it again. Pods lose their pool, and the operator stays Degraded. `CR1019` warns about the text itself; this is what the text does to a pool the operator manages. Layer: the tigera-operator.",
+        reports: [
+            "https://github.com/tigera/operator/issues/3494",
+        ],
+        fix: "Write the pool's CIDR in canonical form (lowercase IPv6, the longest run of zero groups as `::`, no leading zeros), as the message gives it.";
+    OP_PRIVATE_POOL_WITHOUT_NAT = "OP0107", Warning, "private IPv4 pod pool without outgoing NAT and without a router to carry it",
+        "A pod's packet to a destination outside the cluster leaves with the pod's address unless the pool NATs outgoing traffic (`natOutgoing`). For a private range (RFC 1918, or 100.64.0.0/10) the replies come back only if the network routes the range to the nodes, which in practice means BGP peering with its routers. A projectcalico.org/v3 IPPool's `natOutgoing` defaults to false (the operator's Installation pools default to Enabled, so there it takes an explicit `Disabled`): without NAT and without a BGPPeer that names a router, pods reach other pods and nodes but nothing beyond the cluster. Reported for a run with an Installation and no BGPPeer with a `peerIP`.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/4277",
+            "https://github.com/projectcalico/calico/issues/6254",
+            "https://github.com/projectcalico/cni-plugin/issues/193",
+        ],
+        fix: "Enable outgoing NAT on the pool (`natOutgoing: true`, or `Enabled` in an Installation), or peer the nodes with the network's routers (BGPPeer with `peerIP`) so that they route the pod range.";
+    OP_NO_TUNNEL_POOL = "OP0108", Warning, "encapsulation without a pool that may hold tunnel addresses",
+        "IP-in-IP and VXLAN need a tunnel address on each node, and calico-node takes it only from enabled pools of the same family and encapsulation whose `allowedUses` include `Tunnel` (`node/pkg/allocateip/allocateip.go`). When every such pool says `allowedUses: [Workload]` (often written to add a `namespaceSelector`), calico-node gives the node no tunnel address, Felix does not bring up `tunl0` or `vxlan.calico` routes, and pod traffic between nodes fails although both layers accepted the pools. Layer: calico-node (tunnel address allocation).",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/8181",
+            "https://github.com/projectcalico/calicoctl/issues/2105",
+        ],
+        fix: "Keep `Tunnel` in `allowedUses` (`[Workload, Tunnel]`, the default) on at least one enabled pool of each encapsulation and family, or add such a pool; a pool with a `namespaceSelector` cannot allow `Tunnel`, so it needs a sibling that does.";
+    OP_EVERY_POD_POOL_DISABLED = "OP0109", Error, "every pod pool of a family is disabled",
+        "Calico IPAM takes new pod addresses only from enabled pools (`disabled: false` on an IPPool, `disableNewAllocations: false` in an Installation). A pool migration that disables the old pool before the new one exists, or an upgrade that resets a pool's state, leaves a family with pools that are all disabled: running pods keep their addresses, and every new pod fails in the CNI plugin with no address to assign. Layer: the Calico CNI plugin (IPAM). Reported for a run with an Installation, which lists the pools the operator manages.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/6150",
+            "https://github.com/kubernetes-sigs/kubespray/issues/8879",
+        ],
+        fix: "Create and enable the replacement pool first, then disable the old one (Calico's pool migration order), and check `kubectl get ippools` for at least one enabled pool per family.";
+    OP_EVERY_POD_POOL_MANUAL = "OP0110", Error, "every pod pool of a family assigns manually",
+        "A pool with `assignmentMode: Manual` (Calico v3.30 on) is skipped by automatic assignment: Calico IPAM hands out its addresses only to pods that name the pool, with the `cni.projectcalico.org/ipv4pools` or `ipv6pools` annotation (`libcalico-go/lib/ipam/ipam.go`). When every enabled pod pool of a family is Manual, an ordinary pod gets no address of that family and the Calico CNI plugin refuses it. Layer: the Calico CNI plugin (IPAM). Reported for a run with an Installation.",
+        reports: [
+            "https://github.com/projectcalico/calico/blob/release-v3.32/libcalico-go/lib/ipam/ipam.go",
+            "https://github.com/projectcalico/calico/issues/6150",
+        ],
+        fix: "Keep at least one enabled pod pool per family with `assignmentMode: Automatic` (the default), and reserve Manual pools for the pods that ask for them.";
+
+    // OP02xx: MTU, encapsulation and routing.
+    OP_BGP_ROUTED_POOL_NOT_EXPORTED = "OP0201", Warning, "BGP export disabled on a pod pool whose routes travel by BGP",
+        "`disableBGPExport: true` makes confd write a reject rule for the pool's CIDR into the export filter that BIRD applies to every BGP session, the node-to-node mesh and route reflectors included, not only to routers outside the cluster (`processIPPool` in `confd/pkg/backends/calico/bgp_processor.go`). With IP-in-IP or no encapsulation the other nodes learn the routes to the pool's blocks only over BGP (unless `clusterRoutingMode: Felix`, or `programClusterRoutes: Enabled` in FelixConfiguration, lets Felix program them), so pods in that pool cannot be reached from other nodes. VXLAN pools are not affected: Felix programs their routes.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/6704",
+            "https://github.com/projectcalico/calico/blob/release-v3.32/confd/tests/compiled_templates/mesh/bgp-export/bird_ipam.cfg",
+        ],
+        fix: "Remove `disableBGPExport` from the pool, or switch the pool to VXLAN (`encapsulation: VXLAN` or `VXLANCrossSubnet`), which keeps the pool's routes away from outside routers without starving the other nodes.";
+    OP_MTU_WITHOUT_ROOM = "OP0202", Warning, "pod MTU leaves no room for the tunnel's overhead",
+        "The Installation's `mtu` becomes the MTU of the pods' interfaces and of Calico's tunnel devices (the operator passes it to the CNI configuration and to Felix as `FELIX_IPINIPMTU`, `FELIX_VXLANMTU`, `FELIX_WIREGUARDMTU` and their IPv6 twins, `pkg/render/node.go`). Every packet between nodes then grows by the tunnel's header: 20 bytes for IP-in-IP, 50 for VXLAN over IPv4 and 70 over IPv6, 60 and 80 for WireGuard (Felix's `int_dataplane.go`, which subtracts the same figures when it detects the MTU itself). When `mtu` plus that overhead exceeds the nodes' MTU, full-size packets are dropped or fragmented: small requests work, large transfers and TLS handshakes hang. Needs the nodes' MTU (`validate --node-mtu`).",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/8953",
+            "https://github.com/projectcalico/calico/blob/release-v3.32/felix/dataplane/linux/int_dataplane.go",
+        ],
+        fix: "Set `mtu` to the nodes' MTU minus the largest overhead in use (1450 for VXLAN on a 1500-byte network, 1440 for WireGuard), or leave it out so that Calico detects it.";
+    OP_FELIX_TUNNEL_OFF = "OP0203", Warning, "FelixConfiguration turns off a tunnel the pools use",
+        "Felix decides from the IP pools whether to create the IP-in-IP device (`tunl0`) and the IPv4 VXLAN device (`vxlan.calico`); `ipipEnabled` and `vxlanEnabled` in FelixConfiguration override that decision (the FelixConfiguration API's own description). An explicit `false` left over from an earlier setup keeps the device down while a pool still uses the encapsulation, so pod traffic between nodes over that pool goes nowhere.",
+        reports: [
+            "https://github.com/projectcalico/calico/pull/5576",
+            "https://github.com/projectcalico/calico/pull/2181",
+        ],
+        fix: "Remove `ipipEnabled`/`vxlanEnabled` from FelixConfiguration and let Felix follow the pools, or change the pool's encapsulation to match.";
+    OP_IPIP_ON_AZURE = "OP0204", Warning, "IP-in-IP on Azure",
+        "Azure's virtual network does not forward IP-in-IP (IP protocol 4) between VMs, so on AKS, or any cluster the Installation marks `kubernetesProvider: AKS`, a Calico pod pool with IP-in-IP accepts the configuration and then drops every pod packet between nodes; Calico's Azure guidance is VXLAN. Neither the operator nor Calico refuses the combination.",
+        reports: [
+            "https://github.com/projectcalico/calicoctl/issues/949",
+            "https://github.com/projectcalico/calico/pull/4457",
+            "https://github.com/kubernetes/kops/pull/17832",
+        ],
+        fix: "Use VXLAN on Azure: `encapsulation: VXLAN` (or `VXLANCrossSubnet`) in the Installation, `vxlanMode: Always` with `ipipMode: Never` on an IPPool.";
+    OP_WIREGUARD_IPV4_ONLY = "OP0205", Warning, "WireGuard on for IPv4 only in a dual-stack cluster",
+        "`wireguardEnabled` in FelixConfiguration encrypts IPv4 pod traffic between nodes; IPv6 has its own switch, `wireguardEnabledV6`, off by default. With IPv6 pod pools as well, the IPv6 half of the pod traffic keeps crossing the network unencrypted while the cluster looks encrypted (`calicoctl node status`, the IPv4 WireGuard peers).",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/5727",
+            "https://github.com/kubernetes-sigs/kubespray/issues/10059",
+            "https://github.com/projectcalico/calico/pull/6387",
+        ],
+        fix: "Set `wireguardEnabledV6: true` next to `wireguardEnabled: true` in FelixConfiguration `default` (the kernel needs WireGuard either way).";
+
+    // OP03xx: BGP and peering.
+    OP_MESH_OFF_WITHOUT_PEERS = "OP0301", Warning, "node-to-node mesh disabled with no BGPPeer to replace it",
+        "With `nodeToNodeMeshEnabled: false` in BGPConfiguration `default`, BIRD on each node stops peering with every other node and peers only as BGPPeer objects say (route reflectors, a top-of-rack router). Calico and the API server accept the change on its own; if no BGPPeer is in place, each node learns no route to the other nodes' pod blocks, so pod traffic between nodes stops (with IPIP or no encapsulation; VXLAN routes do not depend on BGP). Reported when the documents given hold an Installation with BGP enabled and no BGPPeer at all (a BGPConfiguration validated on its own is not judged).",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/1939",
+            "https://github.com/projectcalico/calico/issues/3785",
+            "https://github.com/tigera/docs/pull/745",
+        ],
+        fix: "Apply the BGPPeers that replace the mesh (a peer to route reflectors or to the rack's router, with `nodeSelector: all()` or the nodes it serves) before or with the BGPConfiguration change, or keep the mesh on.";
+    OP_PEER_SELECTS_NO_NODE = "OP0302", Warning, "BGPPeer selector that selects no node",
+        "A BGPPeer's `nodeSelector` chooses which nodes open the session and `peerSelector` which nodes are the peers; both are Calico selectors over the Node labels. Calico accepts any selector, so a misspelt label (`has(routereflector)` for nodes labelled `route-reflector`) or a label never applied leaves the BGPPeer without sessions, and with the mesh off the routes it was meant to carry never spread. Needs the Node objects.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/4539",
+            "https://github.com/projectcalico/calico/issues/2292",
+        ],
+        fix: "Compare the selector with `kubectl get nodes --show-labels` and label the nodes (or fix the selector); Calico selectors quote string values: `route-reflector == 'true'`.";
+    OP_MESH_AND_NODE_PEERS = "OP0303", Warning, "node-to-node BGPPeers while the mesh is still on",
+        "A BGPPeer with `peerSelector` peers nodes with other nodes: route reflector topologies and in-cluster peering with non-default parameters. Calico's documentation asks for the node-to-node mesh to be disabled first (`nodeToNodeMeshEnabled: false`), because with the mesh on every pair of nodes already has a session and the BGPPeer's sessions to the same nodes duplicate them instead of replacing them, so its settings (password, restart time, reflection) do not take hold as intended.",
+        reports: [
+            "https://github.com/tigera/docs/pull/745",
+            "https://github.com/projectcalico/calico/issues/1579",
+        ],
+        fix: "Set `nodeToNodeMeshEnabled: false` in BGPConfiguration `default` together with the BGPPeers that replace the mesh, after checking that they cover every node.";
+    OP_PEERS_WITHOUT_ROUTE_REFLECTOR = "OP0304", Warning, "nodes peer with some nodes, none of them a route reflector",
+        "With the mesh off and a BGPPeer whose `peerSelector` picks some of the nodes, the picked nodes must be route reflectors (`routeReflectorClusterID` on their Calico Node, stored as the annotation `projectcalico.org/RouteReflectorClusterID` on the Kubernetes Node, `libcalico-go/lib/backend/k8s/resources/node.go`). Plain iBGP peers do not pass on routes learned from another iBGP peer, so without a cluster ID the nodes that peer with them learn only the picked nodes' own blocks, not each other's, and pod traffic between them fails. Needs the Node objects (with annotations).",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/2735",
+            "https://github.com/projectcalico/calico/issues/4539",
+        ],
+        fix: "Give the selected nodes a route reflector cluster ID (`calicoctl patch node NAME -p '{\"spec\":{\"bgp\":{\"routeReflectorClusterID\":\"244.0.0.1\"}}}'`), or select every node for a full mesh by BGPPeer.";
+    OP_METALLB_SAME_ROUTER = "OP0305", Warning, "MetalLB and Calico peer with the same router",
+        "A router keeps one BGP session per neighbour address, and both MetalLB's speaker and Calico's BIRD open theirs from the node's address. When a MetalLB BGPPeer (`metallb.io`) and a Calico BGPPeer name the same router, the sessions collide: the router resets one of them (a BGP Cease, connection collision), and either the pod routes or the LoadBalancer addresses flap or vanish. Reported when both BGPPeers are among the documents.",
+        reports: [
+            "https://github.com/metallb/metallb/issues/114",
+            "https://github.com/metallb/metallb/issues/117",
+        ],
+        fix: "Let one speaker talk to the router: advertise LoadBalancer addresses with Calico (an IPPool with `allowedUses: [LoadBalancer]` and `serviceLoadBalancerIPs`) and drop MetalLB's BGP mode, or peer MetalLB with a different router than Calico.";
+
+    // OP04xx: LoadBalancer and service advertisement.
+    OP_LB_POOL_NOT_ADVERTISED = "OP0401", Warning, "LoadBalancer pool whose addresses are never advertised",
+        "Calico's kube-controllers give Services of type LoadBalancer addresses from pools with `allowedUses: [LoadBalancer]`, but reaching them from outside depends on BIRD advertising them, and confd advertises a LoadBalancer address only when it falls within a CIDR listed under `serviceLoadBalancerIPs` of BGPConfiguration `default` (confd's `isAllowedLoadBalancerIP` in `confd/pkg/backends/calico/routes.go`). So a LoadBalancer pool that this list does not cover, or any LoadBalancer pool while the Installation has `bgp: Disabled`, yields Services with an external address that nothing routes to. Reported when BGPConfiguration `default` is among the documents, or BGP is disabled in the Installation.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/10476",
+            "https://github.com/projectcalico/confd/pull/422",
+        ],
+        fix: "List the pool's CIDR under `spec.serviceLoadBalancerIPs` of BGPConfiguration `default` (with BGP enabled in the Installation), or drop the pool and use a load balancer that announces its addresses itself.";
+    OP_LB_POOL_HOLDS_NODE_ADDRESS = "OP0402", Warning, "LoadBalancer pool contains a node's address",
+        "Calico's kube-controllers hand out every address of a LoadBalancer pool and do not know which ones the nodes use. A Service given a node's address makes kube-proxy (or Calico's eBPF dataplane) capture traffic to that address on every node for the Service's ports, and BGP advertises it from several nodes: SSH, the kubelet or the API server on that node become unreachable from outside, sometimes only after a later Service takes the address. Needs the Node objects.",
+        reports: [
+            "https://github.com/metallb/metallb/issues/364",
+            "https://github.com/metallb/metallb/issues/1397",
+            "https://github.com/metallb/metallb/issues/2700",
+        ],
+        fix: "Give LoadBalancer pools a range that no node or other host uses (a separate /24, or a slice of the node subnet that the DHCP server and the nodes never use).";
+    OP_ADVERTISED_RANGE_OVERLAPS_PODS = "OP0403", Warning, "advertised Service range overlaps a pod pool",
+        "`serviceClusterIPs`, `serviceExternalIPs` and `serviceLoadBalancerIPs` in BGPConfiguration `default` make every node announce the range (and BIRD installs a blackhole route for it on the nodes). When that range overlaps a pod pool, the routes for the Service range and for the pods' blocks compete: the Calico maintainers' answer is that Service ranges and pools must not overlap, and reports show in-cluster traffic lost to the blackhole route.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/2457",
+        ],
+        fix: "Advertise only the Service ranges (the cluster's `--service-cluster-ip-range`, the external and LoadBalancer ranges), and keep pod pools disjoint from them.";
+    OP_ADVERTISED_WITHOUT_BGP = "OP0404", Warning, "Service ranges advertised while BGP is off",
+        "`serviceClusterIPs`, `serviceExternalIPs` and `serviceLoadBalancerIPs` are announced by BIRD, which the operator runs only with `bgp: Enabled` in the Installation (with `Disabled`, calico-node runs without a BGP daemon). BGPConfiguration accepts the lists anyway, and the Services stay unreachable from outside with nothing in the logs to say why.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/4506",
+            "https://github.com/projectcalico/calico/issues/10476",
+        ],
+        fix: "Enable BGP in the Installation (`spec.calicoNetwork.bgp: Enabled`) and add BGPPeers for the routers that should learn the ranges, or remove the lists.";
+    OP_LB_POOL_WITHOUT_ROUTER = "OP0405", Warning, "LoadBalancer addresses advertised to no router",
+        "With `serviceLoadBalancerIPs` covering a LoadBalancer pool, BIRD announces the pool's addresses to its BGP peers; with only the node-to-node mesh those peers are the cluster's own nodes. Clients outside the cluster reach a LoadBalancer address only through a router that learned it, so without a BGPPeer naming a router (`peerIP`) the Services get external addresses that nothing outside can route to. Reported for a run with an Installation with BGP enabled.",
+        reports: [
+            "https://github.com/projectcalico/confd/pull/422",
+            "https://github.com/projectcalico/calico/issues/4506",
+        ],
+        fix: "Add a BGPPeer for the router in front of the clients (`peerIP` and its `asNumber`, with a `nodeSelector` for the nodes that should peer), and check the router accepts the routes.";
+
+    // OP05xx: eBPF, kube-proxy and the dataplane.
+
+    // OP06xx: operator ownership, GitOps and chart values.
+
+    // OP07xx: nodes and address autodetection.
+
+    // OP08xx: platform and release (Kubernetes, kernel, runtime).
 }
 
 /// Find a rule by code (case-insensitive).
@@ -383,7 +600,7 @@ mod tests {
             );
         }
         for rule in CATALOGUE {
-            let digits = ["CR", "CN", "KRM"]
+            let digits = ["CR", "CN", "KRM", "OP"]
                 .iter()
                 .find_map(|prefix| rule.code.strip_prefix(prefix));
             assert!(
@@ -395,10 +612,23 @@ mod tests {
             );
             assert!(!rule.summary.ends_with('.'), "{}", rule.code);
             assert!(rule.explanation.ends_with('.'), "{}", rule.code);
+            // Operational checks say where they come from and how to fix them.
+            if rule.code.starts_with("OP") {
+                assert!(!rule.reports.is_empty(), "{}", rule.code);
+                assert!(
+                    rule.reports.iter().all(|link| link.starts_with("https://")),
+                    "{}",
+                    rule.code
+                );
+                assert!(rule.fix.ends_with('.'), "{}", rule.code);
+            }
         }
         assert_eq!(lookup("cr1003"), Some(&POOL_CIDR_HOST_BITS));
         assert_eq!(lookup("CR9999"), None);
         assert_eq!(lookup("cn0203"), Some(&CN_LINT_BPF_FELIX));
         assert_eq!(lookup("krm001"), Some(&KRM_FUNCTION_CONFIG));
+        assert_eq!(lookup("op0101"), Some(&OP_POOL_HOLDS_NODE_ADDRESS));
+        // The short form leaves both empty.
+        assert!(POOL_CIDR_HOST_BITS.reports.is_empty() && POOL_CIDR_HOST_BITS.fix.is_empty());
     }
 }
