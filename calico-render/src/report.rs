@@ -234,6 +234,15 @@ pub fn has_errors(diagnostics: &[Diagnostic]) -> bool {
 struct JsonReport<'a> {
     diagnostics: Vec<JsonDiagnostic<'a>>,
     skipped: Vec<JsonSkipped<'a>>,
+    /// Operational checks that could not run for lack of a context document; absent when none.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    unchecked: Vec<JsonUnchecked>,
+}
+
+#[derive(Serialize)]
+struct JsonUnchecked {
+    code: &'static str,
+    needs: &'static str,
 }
 
 #[derive(Serialize)]
@@ -265,13 +274,18 @@ struct JsonSkipped<'a> {
     kind: Option<&'a str>,
 }
 
-/// The `-o json` object: `{"diagnostics":[...],"skipped":[...]}`, pretty-printed (two-space
+/// The `-o json` object: `{"diagnostics":[...],"skipped":[...]}` (and `"unchecked":[...]`, the
+/// operational checks that lacked a context document, when there are any), pretty-printed (two-space
 /// indent, fields in DESIGN.md's order), then a newline.
 #[expect(
     clippy::expect_used,
     reason = "a report of strings and numbers always serializes"
 )]
-pub fn render_json(diagnostics: &[Diagnostic], skipped: &[Skipped]) -> String {
+pub fn render_json(
+    diagnostics: &[Diagnostic],
+    skipped: &[Skipped],
+    unchecked: &[rules::Unchecked],
+) -> String {
     let report = JsonReport {
         diagnostics: diagnostics
             .iter()
@@ -294,6 +308,13 @@ pub fn render_json(diagnostics: &[Diagnostic], skipped: &[Skipped]) -> String {
                 document: skip.document,
                 api_version: skip.api_version.as_deref(),
                 kind: skip.kind.as_deref(),
+            })
+            .collect(),
+        unchecked: unchecked
+            .iter()
+            .map(|item| JsonUnchecked {
+                code: item.code,
+                needs: item.needs.as_str(),
             })
             .collect(),
     };
@@ -441,24 +462,77 @@ fn marker_len(line: &str, column: usize, key: bool) -> usize {
 
 /// The text `calico-render explain CODE` prints.
 pub fn render_explanation(rule: &rules::Rule) -> String {
-    format!(
+    let mut out = format!(
         "{code} ({severity}): {summary}\n\n{explanation}\n",
         code = rule.code,
         severity = match rule.severity {
             // ClusterNetwork checks guard our own input kind; the `CR` errors mirror upstream.
             Severity::Error if rule.code.starts_with("CN") => "error, ClusterNetwork check",
             Severity::Error if rule.code.starts_with("KRM") => "error, KRM function config",
+            // An operational error: a layer (named in the explanation) refuses or degrades.
+            Severity::Error if rule.code.starts_with("OP") => {
+                "error, a layer refuses or degrades on it"
+            }
             Severity::Error => "error, upstream parity",
             Severity::Warning => "warning, lint: --deny or --allow it",
         },
         summary = rule.summary,
         explanation = rule.explanation,
-    )
+    );
+    if !rule.fix.is_empty() {
+        let _ = write!(out, "\nFix: {}\n", rule.fix);
+    }
+    if !rule.reports.is_empty() {
+        out.push_str("\nReported in:\n");
+        for link in rule.reports {
+            let _ = writeln!(out, "  {link}");
+        }
+    }
+    out
 }
 
 /// Convenience for callers: apply levels to an outcome.
 pub fn leveled(outcome: ValidationOutcome, levels: &LintLevels) -> (Vec<Diagnostic>, Vec<Skipped>) {
     (levels.apply(outcome.diagnostics), outcome.skipped)
+}
+
+/// The operational checks that could not run, one line: `OP0101, OP0103 need the Node objects`.
+pub fn unchecked_summary(unchecked: &[rules::Unchecked]) -> Option<String> {
+    let mut by_document: BTreeMap<rules::ContextDocument, Vec<&'static str>> = BTreeMap::new();
+    for item in unchecked {
+        by_document.entry(item.needs).or_default().push(item.code);
+    }
+    if by_document.is_empty() {
+        return None;
+    }
+    let parts: Vec<String> = by_document
+        .iter()
+        .map(|(document, codes)| format!("{} need {}", codes.join(", "), document.as_str()))
+        .collect();
+    Some(format!(
+        "operational checks not run for lack of context: {}; `--explain-context` says which documents to add",
+        parts.join("; ")
+    ))
+}
+
+/// `validate --explain-context`: per missing document, what it is and the checks that need it.
+pub fn explain_context(unchecked: &[rules::Unchecked]) -> String {
+    let mut by_document: BTreeMap<rules::ContextDocument, Vec<&'static str>> = BTreeMap::new();
+    for item in unchecked {
+        by_document.entry(item.needs).or_default().push(item.code);
+    }
+    let mut out = String::new();
+    if by_document.is_empty() {
+        out.push_str("every operational check that had objects to judge ran\n");
+    }
+    for (document, codes) in by_document {
+        let _ = writeln!(out, "add {}:", document.describe());
+        for code in codes {
+            let summary = rules::lookup(code).map_or("", |rule| rule.summary);
+            let _ = writeln!(out, "  {code}  {summary}");
+        }
+    }
+    out
 }
 
 #[cfg(test)]

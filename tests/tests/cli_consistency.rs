@@ -8,10 +8,10 @@ use calico_render_tests::{calico_render, workspace_root};
 use std::io::Write as _;
 use std::process::{Command, Stdio};
 
-struct Out {
-    code: Option<i32>,
-    stdout: String,
-    stderr: String,
+pub(crate) struct Out {
+    pub(crate) code: Option<i32>,
+    pub(crate) stdout: String,
+    pub(crate) stderr: String,
 }
 
 /// Run from the repository root with `stdin`, the colour variables cleared, then `envs` set.
@@ -42,7 +42,7 @@ fn run_env(args: &[&str], stdin: &str, envs: &[(&str, &str)]) -> Out {
     }
 }
 
-fn run(args: &[&str], stdin: &str) -> Out {
+pub(crate) fn run(args: &[&str], stdin: &str) -> Out {
     run_env(args, stdin, &[])
 }
 

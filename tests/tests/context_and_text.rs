@@ -162,10 +162,11 @@ fn pools_must_lie_inside_kubeadms_pod_subnet() {
             .iter()
             .all(|d| d.code != "CR5020")
     );
-    // Dual stack: one subnet per family, comma-separated.
+    // Dual stack: one subnet per family, comma-separated (the IPv6 pool NATs like the IPv4
+    // one, or its unique local addresses get no way out: `OP0102`).
     let dual = kubeadm("podSubnet: 10.244.0.0/16,fd00:10:244::/56");
     let pools = format!(
-        "{POOL_10_244}      - name: p6\n        cidr: fd00:10:244::/64\n        encapsulation: None\n"
+        "{POOL_10_244}      - name: p6\n        cidr: fd00:10:244::/64\n        encapsulation: None\n        natOutgoing: Enabled\n"
     );
     assert_eq!(
         found(&validate(&format!("{dual}---\n{}", installation(&pools)))),

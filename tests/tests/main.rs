@@ -32,6 +32,7 @@ mod hostile_input;
 mod import;
 mod krm_function;
 mod messages;
+mod ops_checks;
 mod oracle_diff;
 mod out_dir_writes;
 mod overrides;

@@ -54,8 +54,11 @@ fn errors(text: &str) -> Vec<String> {
         Err(ParseError::Invalid { diagnostics }) => diagnostics,
         Err(other) => panic!("not yaml: {other}"),
     };
+    // BASE's LoadBalancer pool is not advertised (`OP0401`, a warning beside the errors these
+    // tests are about); the operational checks have their own tests in `ops_checks`.
     diagnostics
         .iter()
+        .filter(|diag| !diag.code.starts_with("OP"))
         .map(|diag| {
             let loc = diag.location.as_ref().expect("located");
             format!(

@@ -1414,7 +1414,7 @@ fn cluster_network_facts_feed_the_lints_as_in_render() {
 }
 
 /// Every code-shaped word (two or three capital letters, then three or four digits: `CR1003`,
-/// `CN0203`, `KRM001`) in the non-test part of `dir`'s Rust sources, in comments and strings
+/// `CN0203`, `KRM001`, `OP0101`) in the non-test part of `dir`'s Rust sources, in comments and strings
 /// alike, with its file and whether it stands alone as a string literal (`"CR1003"`).
 fn code_words(dir: &std::path::Path, out: &mut Vec<(String, String, bool)>) {
     let mut entries: Vec<_> = std::fs::read_dir(dir)
@@ -1479,6 +1479,12 @@ fn every_code_in_the_sources_is_in_the_catalogue() {
         found
             .iter()
             .any(|(code, _, literal)| code == "CR6101" && !*literal)
+    );
+    // The operational checks' codes are seen too (their catalogue section).
+    assert!(
+        found
+            .iter()
+            .any(|(code, _, literal)| code == "OP0101" && *literal)
     );
     let missing: Vec<&(String, String, bool)> = found
         .iter()

@@ -56,6 +56,11 @@ pub struct Args {
     /// `--calico-version`, only those of that release
     #[arg(long, conflicts_with_all = ["files", "chart_values"])]
     list_rules: bool,
+    /// After the report, list on standard error the context documents (Node objects,
+    /// kube-proxy's DaemonSet or ConfigMap) whose absence kept operational checks from running,
+    /// with the checks each would enable
+    #[arg(long)]
+    explain_context: bool,
     #[command(flatten)]
     release: ReleaseArgs,
     #[command(flatten)]
@@ -121,12 +126,13 @@ pub fn run(args: Args) -> super::Outcome {
         apply_release(release, &texts, &mut outcome);
     }
     let checked = outcome.checked;
+    let unchecked = std::mem::take(&mut outcome.unchecked);
     let (diagnostics, skipped) = report::leveled(outcome, &levels);
     let rendered = match args.output {
         Format::Text => {
             report::render_text(&diagnostics, &skipped, &sources, checked, &stdout_palette())
         }
-        Format::Json => report::render_json(&diagnostics, &skipped),
+        Format::Json => report::render_json(&diagnostics, &skipped, &unchecked),
     };
     let mut stdout = io::stdout().lock();
     stdout.write_all(rendered.as_bytes())?;
@@ -142,6 +148,11 @@ pub fn run(args: Args) -> super::Outcome {
             )
         };
         note(&format!("no objects were checked: {what}"));
+    }
+    if args.explain_context {
+        eprint!("{}", report::explain_context(&unchecked));
+    } else if let Some(summary) = report::unchecked_summary(&unchecked) {
+        note(&summary);
     }
     Ok(if report::has_errors(&diagnostics) {
         ExitCode::from(super::EXIT_INVALID)

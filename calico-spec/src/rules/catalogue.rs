@@ -7,6 +7,12 @@
 //! `CR20xx` BGPPeer, `CR30xx` BGPConfiguration, `CR40xx` FelixConfiguration, `CR50xx`
 //! Installation, `CR60xx` APIServer and the endpoint ConfigMap, `CR70xx` checks across objects,
 //! `CR80xx` our lints. `KRM0xx` are the KRM function's own errors about its function config.
+//! `OP` codes are operational checks (`crate::rules::ops`): objects every layer accepts that break
+//! a cluster later, each drawn from public reports, which its entry links (`reports`) beside a
+//! catalogue-level `fix`: `OP01xx` pools and IPAM, `OP02xx` MTU, encapsulation and routing,
+//! `OP03xx` BGP and peering, `OP04xx` LoadBalancer and service advertisement, `OP05xx` eBPF,
+//! kube-proxy and the dataplane, `OP06xx` operator ownership, GitOps and chart values, `OP07xx`
+//! nodes and address autodetection, `OP08xx` platform and release (Kubernetes, kernel, runtime).
 //! A code is never reused for a different meaning.
 //!
 //! This table is the only definition of a code: checks report `&catalogue::NAME`, never a code
@@ -25,10 +31,18 @@ pub struct Rule {
     pub summary: &'static str,
     /// A few sentences: what upstream does and how to fix the input.
     pub explanation: &'static str,
+    /// Public reports the rule was drawn from (issue, pull-request or Q&A links); empty for
+    /// most rules, set for every operational (`OP`) check.
+    pub reports: &'static [&'static str],
+    /// The catalogue-level fix, one or two sentences; empty when the explanation says it.
+    pub fix: &'static str,
 }
 
+/// `NAME = "CODE", Severity, "summary", "explanation";`, optionally followed (before the `;`)
+/// by `, reports: ["https://...", ...], fix: "..."`: entries without them keep the short form.
 macro_rules! rules {
-    ($($name:ident = $code:literal, $sev:ident, $summary:literal, $explanation:literal;)*) => {
+    ($($name:ident = $code:literal, $sev:ident, $summary:literal, $explanation:literal
+        $(, reports: [$($report:literal),* $(,)?], fix: $fix:literal)?;)*) => {
         $(
             #[doc = concat!("`", $code, "`: ", $summary, ".")]
             pub const $name: Rule = Rule {
@@ -36,6 +50,8 @@ macro_rules! rules {
                 severity: Severity::$sev,
                 summary: $summary,
                 explanation: $explanation,
+                reports: &[$($($report),*)?],
+                fix: concat!("" $(, $fix)?),
             };
         )*
         /// The whole catalogue, sorted by code.
@@ -355,6 +371,86 @@ rules! {
 
     KRM_FUNCTION_CONFIG = "KRM001", Error, "the KRM function config is not usable",
         "`calico-render krm` reads the ClusterNetwork from the ResourceList's `functionConfig`: either a ClusterNetwork itself, or a ConfigMap with `data.file` (the path of a ClusterNetwork file, relative to the directory the KRM tool runs the function in) or `data.clusterNetwork` (its text), not both. Lint levels given there (allow and deny) must name catalogue codes, and only warnings can be allowed. The message says what was found instead.";
+
+    // OP: operational checks (`crate::rules::ops`), objects every layer accepts that break a
+    // cluster later. Each entry links the public reports it was drawn from and says the fix.
+    // One block per area; add an area's new codes at the end of its block.
+
+    // OP01xx: pools and IPAM.
+    OP_POOL_HOLDS_NODE_ADDRESS = "OP0101", Warning, "pod pool contains a node's address",
+        "Calico hands out every address of a pod pool to pods and routes each one to the node whose block holds it; it does not know which addresses the hosts already use. When a pool contains a Node's own address (from the Node objects' `status.addresses`), a pod can get that address, and before that the routes Calico programs for the pool's blocks capture traffic meant for the node: the node's kubelet, the API server on it, or calico-node's own connection to the API server break, often only on some nodes. Needs the Node objects (`kubectl get nodes -o yaml`).",
+        reports: [
+            "https://github.com/projectcalico/node/issues/193",
+            "https://github.com/projectcalico/calico/issues/2720",
+            "https://github.com/kubernetes-sigs/cluster-api-provider-ibmcloud/pull/191",
+        ],
+        fix: "Choose a pod range that no node, router or other host on the network uses, for example 172.20.0.0/16 when the nodes live in 10.0.0.0/8; a pool's CIDR cannot change, so create the new pool, move the pods, then disable and delete the old one.";
+    OP_IPV6_ULA_WITHOUT_NAT = "OP0102", Warning, "IPv6 pods with unique local addresses do not NAT while IPv4 pods do",
+        "The two families have different defaults: the tigera-operator writes `natOutgoing: Enabled` into an IPv4 pool that does not say and `Disabled` into an IPv6 one (`pkg/controller/ippool/defaults.go`), and a projectcalico.org/v3 IPPool's `natOutgoing` is false unless set. A dual-stack cluster written with the IPv4 habit therefore gets IPv6 pods that leave the cluster with their own source address. When that address is a unique local one (fc00::/7, such as fd00::/48), nothing outside the site routes replies back: IPv6 egress from pods fails while IPv4 works, and dual-stack clients that prefer IPv6 stall until they fall back. Reported when an IPv4 pod pool NATs and an IPv6 pod pool in fc00::/7 does not, and no BGPPeer with a `peerIP` could carry the range to a site that routes it.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/2954",
+            "https://github.com/projectcalico/calico/issues/7183",
+            "https://github.com/tigera/operator/issues/1044",
+            "https://github.com/tigera/docs/pull/464",
+        ],
+        fix: "Set `natOutgoing: Enabled` (Installation pool) or `natOutgoing: true` (IPPool) on the IPv6 pool, or give pods a globally routed IPv6 range that the network routes to the nodes (by BGP or static routes).";
+    OP_NODE_WITHOUT_POOL = "OP0103", Error, "a node that no pod pool selects",
+        "Calico IPAM assigns a pod an address only from enabled pools whose `nodeSelector` matches the pod's node (Calico's Node labels are the Kubernetes Node's). Pools per zone or rack are accepted one by one, and nothing checks that together they cover every node; a node whose labels match none of a family's pod pools (a new node without the zone label, a typo in the selector) gets no address of that family, and the Calico CNI plugin refuses every pod scheduled there (`failed to set up sandbox ... no IP pools available`), so its pods stay in ContainerCreating. Layer: the Calico CNI plugin (IPAM). Needs the Node objects (`kubectl get nodes -o yaml`).",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/7440",
+            "https://github.com/kubesphere/kubesphere/issues/5036",
+        ],
+        fix: "Label the node so that a pool selects it, or widen a pool's `nodeSelector` (for example keep one pool with `nodeSelector: all()`); check the selectors against `kubectl get nodes --show-labels`.";
+    OP_HOST_LOCAL_WITHOUT_POD_CIDR = "OP0104", Error, "host-local IPAM on a node without a pod CIDR",
+        "With `spec.cni.ipam.type: HostLocal` the tigera-operator writes the CNI configuration with the subnet `usePodCidr` (and `usePodCidrIPv6` for IPv6 pools), which the Calico CNI plugin replaces with the node's `spec.podCIDRs` from Kubernetes (`ReplaceHostLocalIPAMPodCIDRs` in `cni-plugin/internal/pkg/utils/utils.go`). Those are set only when kube-controller-manager allocates node CIDRs; on a Node without one of the family the plugin refuses every pod (`usePodCidr found but there is no IPv4 CIDR configured`). Layer: the Calico CNI plugin. Needs the Node objects.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/2102",
+            "https://github.com/projectcalico/calico/blob/release-v3.32/cni-plugin/internal/pkg/utils/utils.go",
+        ],
+        fix: "Run kube-controller-manager with `--allocate-node-cidrs=true` and a `--cluster-cidr` that covers the pools (kubeadm does this when `networking.podSubnet` is set), or switch to Calico IPAM (`ipam: Calico`), which does not use the Node's pod CIDR.";
+    OP_FEWER_BLOCKS_THAN_NODES = "OP0105", Warning, "fewer IPAM blocks than nodes",
+        "Calico IPAM splits each pool into blocks of `blockSize` and gives each node blocks of its own (affinity), which the node then advertises or routes as one prefix. A pool of 2^(blockSize - prefix length) blocks, such as a /24 with the default /26 blocks (4 blocks), runs out of blocks once there are more nodes than that; both layers accept it, and the next nodes borrow single addresses from blocks that other nodes own. Each borrowed address then needs a route of its own (/32 or /128) on every node, beside the owner's route for the whole block, and stays with the borrowing node while in use; reports show pods with borrowed addresses unreachable from some nodes. Needs the Node objects.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/3246",
+            "https://github.com/projectcalico/calico/issues/4021",
+        ],
+        fix: "Give the family more blocks than nodes, with room to grow: a larger pool (pools cannot be resized: add a second pool) or smaller blocks (`blockSize: 28` gives four times as many blocks as 26; block size is fixed once a pool exists, so this too means a new pool).";
+
+    // OP02xx: MTU, encapsulation and routing.
+    OP_BGP_ROUTED_POOL_NOT_EXPORTED = "OP0201", Warning, "BGP export disabled on a pod pool whose routes travel by BGP",
+        "`disableBGPExport: true` makes confd write a reject rule for the pool's CIDR into the export filter that BIRD applies to every BGP session, the node-to-node mesh and route reflectors included, not only to routers outside the cluster (`processIPPool` in `confd/pkg/backends/calico/bgp_processor.go`). With IP-in-IP or no encapsulation the other nodes learn the routes to the pool's blocks only over BGP (unless `clusterRoutingMode: Felix`, or `programClusterRoutes: Enabled` in FelixConfiguration, lets Felix program them), so pods in that pool cannot be reached from other nodes. VXLAN pools are not affected: Felix programs their routes.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/6704",
+            "https://github.com/projectcalico/calico/blob/release-v3.32/confd/tests/compiled_templates/mesh/bgp-export/bird_ipam.cfg",
+        ],
+        fix: "Remove `disableBGPExport` from the pool, or switch the pool to VXLAN (`encapsulation: VXLAN` or `VXLANCrossSubnet`), which keeps the pool's routes away from outside routers without starving the other nodes.";
+
+    // OP03xx: BGP and peering.
+    OP_MESH_OFF_WITHOUT_PEERS = "OP0301", Warning, "node-to-node mesh disabled with no BGPPeer to replace it",
+        "With `nodeToNodeMeshEnabled: false` in BGPConfiguration `default`, BIRD on each node stops peering with every other node and peers only as BGPPeer objects say (route reflectors, a top-of-rack router). Calico and the API server accept the change on its own; if no BGPPeer is in place, each node learns no route to the other nodes' pod blocks, so pod traffic between nodes stops (with IPIP or no encapsulation; VXLAN routes do not depend on BGP). Reported when the documents given hold an Installation with BGP enabled and no BGPPeer at all (a BGPConfiguration validated on its own is not judged).",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/1939",
+            "https://github.com/projectcalico/calico/issues/3785",
+            "https://github.com/tigera/docs/pull/745",
+        ],
+        fix: "Apply the BGPPeers that replace the mesh (a peer to route reflectors or to the rack's router, with `nodeSelector: all()` or the nodes it serves) before or with the BGPConfiguration change, or keep the mesh on.";
+
+    // OP04xx: LoadBalancer and service advertisement.
+    OP_LB_POOL_NOT_ADVERTISED = "OP0401", Warning, "LoadBalancer pool whose addresses are never advertised",
+        "Calico's kube-controllers give Services of type LoadBalancer addresses from pools with `allowedUses: [LoadBalancer]`, but reaching them from outside depends on BIRD advertising them, and confd advertises a LoadBalancer address only when it falls within a CIDR listed under `serviceLoadBalancerIPs` of BGPConfiguration `default` (confd's `isAllowedLoadBalancerIP` in `confd/pkg/backends/calico/routes.go`). So a LoadBalancer pool that this list does not cover, or any LoadBalancer pool while the Installation has `bgp: Disabled`, yields Services with an external address that nothing routes to. Reported when BGPConfiguration `default` is among the documents, or BGP is disabled in the Installation.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/10476",
+            "https://github.com/projectcalico/confd/pull/422",
+        ],
+        fix: "List the pool's CIDR under `spec.serviceLoadBalancerIPs` of BGPConfiguration `default` (with BGP enabled in the Installation), or drop the pool and use a load balancer that announces its addresses itself.";
+
+    // OP05xx: eBPF, kube-proxy and the dataplane.
+
+    // OP06xx: operator ownership, GitOps and chart values.
+
+    // OP07xx: nodes and address autodetection.
+
+    // OP08xx: platform and release (Kubernetes, kernel, runtime).
 }
 
 /// Find a rule by code (case-insensitive).
@@ -379,7 +475,7 @@ mod tests {
             );
         }
         for rule in CATALOGUE {
-            let digits = ["CR", "CN", "KRM"]
+            let digits = ["CR", "CN", "KRM", "OP"]
                 .iter()
                 .find_map(|prefix| rule.code.strip_prefix(prefix));
             assert!(
@@ -391,10 +487,23 @@ mod tests {
             );
             assert!(!rule.summary.ends_with('.'), "{}", rule.code);
             assert!(rule.explanation.ends_with('.'), "{}", rule.code);
+            // Operational checks say where they come from and how to fix them.
+            if rule.code.starts_with("OP") {
+                assert!(!rule.reports.is_empty(), "{}", rule.code);
+                assert!(
+                    rule.reports.iter().all(|link| link.starts_with("https://")),
+                    "{}",
+                    rule.code
+                );
+                assert!(rule.fix.ends_with('.'), "{}", rule.code);
+            }
         }
         assert_eq!(lookup("cr1003"), Some(&POOL_CIDR_HOST_BITS));
         assert_eq!(lookup("CR9999"), None);
         assert_eq!(lookup("cn0203"), Some(&CN_LINT_BPF_FELIX));
         assert_eq!(lookup("krm001"), Some(&KRM_FUNCTION_CONFIG));
+        assert_eq!(lookup("op0101"), Some(&OP_POOL_HOLDS_NODE_ADDRESS));
+        // The short form leaves both empty.
+        assert!(POOL_CIDR_HOST_BITS.reports.is_empty() && POOL_CIDR_HOST_BITS.fix.is_empty());
     }
 }

@@ -75,6 +75,8 @@ pub(crate) struct Facts<'a> {
     pub(crate) endpoints: Vec<usize>,
     /// Every known object's name, for the duplicate check.
     pub(crate) names: Vec<NameFact<'a>>,
+    /// The documents the operational checks read (`super::ops`).
+    pub(crate) ops: super::ops::Gathered<'a>,
 }
 
 /// The name of one object, with a hash of it taken while the document was being read.
@@ -109,6 +111,7 @@ impl<'a> Facts<'a> {
             installations: Vec::new(),
             endpoints: Vec::new(),
             names: Vec::with_capacity(n_documents),
+            ops: super::ops::Gathered::default(),
         }
     }
 

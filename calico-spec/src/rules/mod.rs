@@ -6,6 +6,8 @@
 //!   `endpoint` for the ConfigMap and the APIServer), each a set of checks over one document;
 //! - `cross`: checks across all documents of a run (overlap, duplicates) and the lints that need
 //!   several objects;
+//! - `ops`: the operational checks (`OP` codes), traps every layer accepts, over the whole run
+//!   and the context documents (Nodes, kube-proxy), one file per area;
 //! - [`validate`]: the entry point that dispatches documents by apiVersion/kind.
 //!
 //! Checks read the untyped document ([`serde_json::Value`]) through `Fields`. A field of the
@@ -26,12 +28,14 @@ mod felix;
 mod installation;
 mod ippool;
 mod kubeadm;
+mod ops;
 mod validate;
 
 use ipnet::IpNet;
 use serde_json::{Map, Value};
 
 pub use catalogue::{CATALOGUE, Rule, lookup};
+pub use ops::{ContextDocument, Unchecked};
 pub use validate::{
     InputDocument, Skipped, SourceText, TextError, ValidationOutcome, validate, validate_compiled,
     validate_texts, validate_values,

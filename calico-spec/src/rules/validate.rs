@@ -8,6 +8,7 @@ use serde_json::Value;
 
 use super::catalogue as c;
 use super::cross::{self, Facts, InstallationFact, PoolFact, PoolOrigin};
+use super::ops::{self, Doc};
 use super::{Context, Sink, bgpconfig, bgppeer, endpoint, felix, installation, ippool, kubeadm};
 use crate::cluster_network;
 use crate::defaults::{DefaultsContext, apply_operator_defaults};
@@ -50,19 +51,36 @@ pub struct ValidationOutcome {
     pub skipped: Vec<Skipped>,
     /// How many documents were checked (not empty, not skipped), ClusterNetworks included.
     pub checked: usize,
+    /// Operational checks that had objects to judge but not the context document they need,
+    /// sorted by code.
+    pub unchecked: Vec<ops::Unchecked>,
 }
 
 /// The kinds validation knows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Known {
-    IpPool { crd_group: bool },
-    BgpPeer { crd_group: bool },
-    BgpConfiguration { crd_group: bool },
-    FelixConfiguration { crd_group: bool },
+    IpPool {
+        crd_group: bool,
+    },
+    BgpPeer {
+        crd_group: bool,
+    },
+    BgpConfiguration {
+        crd_group: bool,
+    },
+    FelixConfiguration {
+        crd_group: bool,
+    },
     Installation,
     ApiServer,
     EndpointConfigMap,
     KubeadmConfig,
+    /// Context for the operational checks: a Node.
+    Node,
+    /// Context: DaemonSet `kube-system/kube-proxy`.
+    KubeProxyDaemonSet,
+    /// Context: ConfigMap `kube-system/kube-proxy`.
+    KubeProxyConfigMap,
 }
 
 /// The root fields every check reads, found in one walk over the document's root mapping
@@ -127,6 +145,13 @@ fn classify(root: &Root<'_>) -> Option<Known> {
         ("v1", "ConfigMap", _) if kubeadm::is_kubeadm_config(root.namespace(), root.name()) => {
             Some(Known::KubeadmConfig)
         }
+        ("v1", "ConfigMap", _) if ops::is_kube_proxy(root.namespace(), root.name()) => {
+            Some(Known::KubeProxyConfigMap)
+        }
+        ("apps/v1", "DaemonSet", _) if ops::is_kube_proxy(root.namespace(), root.name()) => {
+            Some(Known::KubeProxyDaemonSet)
+        }
+        ("v1", "Node", _) => Some(Known::Node),
         _ => None,
     }
 }
@@ -396,6 +421,15 @@ fn run(inputs: &[InputDocument<'_>], ctx: &Context, typing: Typing) -> Validatio
         )]
         attach(&mut outcome.diagnostics, sink, &inputs[input_idx]);
     }
+    let findings = ops::check(&facts.ops);
+    for (input_idx, sink) in findings.sinks {
+        #[expect(
+            clippy::indexing_slicing,
+            reason = "the facts' input indices are positions in `inputs`, which they were read from"
+        )]
+        attach(&mut outcome.diagnostics, sink, &inputs[input_idx]);
+    }
+    outcome.unchecked = findings.unchecked.into_iter().collect();
 
     crate::diag::sort_diagnostics(&mut outcome.diagnostics);
     outcome
@@ -433,6 +467,11 @@ fn check_document<'a>(
     let check_types = typing == Typing::Check;
     let written_name = root.name();
     let name: &'a str = written_name.unwrap_or_default();
+    let this = Doc {
+        input_idx,
+        name,
+        value,
+    };
     match known {
         Known::IpPool { crd_group } => {
             lint_crd_group(sink, crd_group, "IPPool");
@@ -454,6 +493,7 @@ fn check_document<'a>(
                     disable_bgp_export: summary.disable_bgp_export,
                 });
             }
+            facts.ops.ip_pools.push(this);
             facts.add_name(input_idx, "IPPool", name);
         }
         Known::BgpPeer { crd_group } => {
@@ -463,6 +503,7 @@ fn check_document<'a>(
                 schema_check::<v3::BGPPeer>(sink, &as_v3(value, crd_group));
             }
             bgppeer::check(sink, value);
+            facts.ops.bgp_peers.push(this);
             facts.add_name(input_idx, "BGPPeer", name);
         }
         Known::BgpConfiguration { crd_group } => {
@@ -472,6 +513,7 @@ fn check_document<'a>(
                 schema_check::<v3::BGPConfiguration>(sink, &as_v3(value, crd_group));
             }
             bgpconfig::check(sink, value);
+            facts.ops.bgp_configurations.push(this);
             facts.add_name(input_idx, "BGPConfiguration", name);
         }
         Known::FelixConfiguration { crd_group } => {
@@ -481,6 +523,7 @@ fn check_document<'a>(
                 schema_check::<v3::FelixConfiguration>(sink, &as_v3(value, crd_group));
             }
             felix::check(sink, value);
+            facts.ops.felix_configurations.push(this);
             facts.add_name(input_idx, "FelixConfiguration", name);
         }
         Known::Installation => {
@@ -489,15 +532,16 @@ fn check_document<'a>(
             } else {
                 Cow::Borrowed(value)
             };
-            let defaulted: &Value = &defaulted;
-            installation::check(sink, value, defaulted);
-            kubeadm::check_pools(sink, ctx, value, defaulted);
+            let defaulted_value: &Value = &defaulted;
+            installation::check(sink, value, defaulted_value);
+            kubeadm::check_pools(sink, ctx, value, defaulted_value);
             facts
                 .installations
-                .push(InstallationFact::collect(input_idx, value, defaulted));
-            for pool in cross::installation_pools(input_idx, value, defaulted) {
+                .push(InstallationFact::collect(input_idx, value, defaulted_value));
+            for pool in cross::installation_pools(input_idx, value, defaulted_value) {
                 facts.pools.push(pool);
             }
+            facts.ops.installations.push((this, defaulted));
             facts.add_name(input_idx, "Installation", name);
         }
         Known::ApiServer => {
@@ -516,6 +560,10 @@ fn check_document<'a>(
             kubeadm::check_configmap(sink, &kubeadm::read(value));
             facts.add_name(input_idx, "ConfigMap", name);
         }
+        // Context documents: read by the operational checks, not checked themselves.
+        Known::Node => facts.ops.nodes.push(this),
+        Known::KubeProxyDaemonSet => facts.ops.kube_proxy_daemonsets.push(this),
+        Known::KubeProxyConfigMap => facts.ops.kube_proxy_configs.push(this),
     }
 }
 

@@ -1,0 +1,269 @@
+//! `OP01xx`: pools and IPAM.
+
+use std::net::IpAddr;
+
+use super::{ContextDocument, Facts, Findings, PoolSource};
+use crate::rules::catalogue as c;
+use crate::vocab::cidr::Family;
+
+pub(super) fn check(facts: &Facts<'_>, out: &mut Findings) {
+    pool_holds_node_address(facts, out);
+    ipv6_ula_without_nat(facts, out);
+    node_without_pool(facts, out);
+    host_local_without_pod_cidr(facts, out);
+    fewer_blocks_than_nodes(facts, out);
+}
+
+/// The number of blocks of `pool` (saturating: a pool with more than `u64::MAX` blocks has
+/// enough for any cluster).
+fn block_count(pool: &super::Pool<'_>) -> u64 {
+    let bits = pool.block_size.saturating_sub(pool.net.prefix_len());
+    1u64.checked_shl(u32::from(bits)).unwrap_or(u64::MAX)
+}
+
+/// `OP0105`: the pod pools of a family have fewer blocks than there are Nodes.
+fn fewer_blocks_than_nodes(facts: &Facts<'_>, out: &mut Findings) {
+    for family in [Family::V4, Family::V6] {
+        let pools: Vec<&super::Pool<'_>> = facts
+            .pools
+            .iter()
+            .filter(|pool| pool.pod_pool() && pool.family() == family)
+            .collect();
+        let Some(largest) = pools.iter().max_by_key(|pool| block_count(pool)) else {
+            continue;
+        };
+        if !facts.has_nodes() {
+            out.lacks(&c::OP_FEWER_BLOCKS_THAN_NODES, ContextDocument::Nodes);
+            continue;
+        }
+        let blocks = pools
+            .iter()
+            .fold(0u64, |sum, pool| sum.saturating_add(block_count(pool)));
+        let nodes = u64::try_from(facts.nodes.len()).unwrap_or(u64::MAX);
+        if nodes <= blocks {
+            continue;
+        }
+        out.report(
+            largest.input_idx,
+            &c::OP_FEWER_BLOCKS_THAN_NODES,
+            largest.at("blockSize", "blockSize"),
+            format!(
+                "the {family} pod pools hold {blocks} block{} of their block size, for {nodes} Nodes: {} node{} get no block of their own and borrow addresses from other nodes' blocks",
+                if blocks == 1 { "" } else { "s" },
+                nodes - blocks,
+                if nodes - blocks == 1 { "" } else { "s" },
+            ),
+            Some(format!(
+                "use a larger pool or a smaller block (a larger `blockSize` number) so that there are more blocks than nodes; pool {} has /{} blocks",
+                largest.describe(),
+                largest.block_size
+            )),
+        );
+    }
+}
+
+/// `OP0104`: host-local IPAM on a Node without a pod CIDR of a family the pools have.
+fn host_local_without_pod_cidr(facts: &Facts<'_>, out: &mut Findings) {
+    let Some((installation, defaulted)) = facts.installation() else {
+        return;
+    };
+    let ipam = defaulted
+        .pointer("/spec/cni/ipam/type")
+        .and_then(serde_json::Value::as_str);
+    if ipam != Some("HostLocal") {
+        return;
+    }
+    // The operator writes `usePodCidr` for IPv4 and `usePodCidrIPv6` for IPv6 when the
+    // Installation has pools of that family (single-stack IPv4 without any pool).
+    let installation_pools = facts
+        .pools
+        .iter()
+        .filter(|pool| pool.source == PoolSource::Installation);
+    let has = |family| {
+        installation_pools
+            .clone()
+            .any(|pool| pool.family() == family)
+    };
+    let families: Vec<Family> = match (has(Family::V4), has(Family::V6)) {
+        (_, false) => vec![Family::V4],
+        (false, true) => vec![Family::V6],
+        (true, true) => vec![Family::V4, Family::V6],
+    };
+    if !facts.has_nodes() {
+        out.lacks(&c::OP_HOST_LOCAL_WITHOUT_POD_CIDR, ContextDocument::Nodes);
+        return;
+    }
+    for node in &facts.nodes {
+        for family in &families {
+            if node
+                .pod_cidrs
+                .iter()
+                .any(|net| Family::of_net(net) == *family)
+            {
+                continue;
+            }
+            out.report(
+                installation.input_idx,
+                &c::OP_HOST_LOCAL_WITHOUT_POD_CIDR,
+                "spec.cni.ipam.type",
+                format!(
+                    "`ipam: HostLocal` takes each pod's address from its Node's {family} pod CIDR, and Node `{}` has none (`spec.podCIDRs`)",
+                    node.doc.name
+                ),
+                Some("let kube-controller-manager allocate node CIDRs (`--allocate-node-cidrs` with `--cluster-cidr`), or use Calico IPAM (`ipam: Calico`)".into()),
+            );
+        }
+    }
+}
+
+/// `OP0103`: a Node that no pod pool of a family with pod pools selects.
+fn node_without_pool(facts: &Facts<'_>, out: &mut Findings) {
+    for family in [Family::V4, Family::V6] {
+        let pools: Vec<(&super::Pool<'_>, Option<crate::vocab::Selector>)> = facts
+            .pools
+            .iter()
+            .filter(|pool| pool.pod_pool() && pool.family() == family)
+            .map(|pool| (pool, crate::vocab::parse_selector(&pool.node_selector).ok()))
+            .collect();
+        if pools.is_empty() {
+            continue;
+        }
+        if !facts.has_nodes() {
+            out.lacks(&c::OP_NODE_WITHOUT_POOL, ContextDocument::Nodes);
+            continue;
+        }
+        // A selector that does not parse is reported by its own check; it selects nothing here
+        // but must not make every node look unserved.
+        if pools.iter().any(|(_, selector)| selector.is_none()) {
+            continue;
+        }
+        for node in &facts.nodes {
+            let served = pools.iter().any(|(_, selector)| {
+                selector
+                    .as_ref()
+                    .is_some_and(|selector| super::selects(selector, &node.labels))
+            });
+            if served {
+                continue;
+            }
+            let Some((first, _)) = pools.first() else {
+                continue;
+            };
+            let listed: Vec<String> = pools
+                .iter()
+                .map(|(pool, _)| format!("{} `{}`", pool.describe(), pool.node_selector))
+                .collect();
+            out.report(
+                first.input_idx,
+                &c::OP_NODE_WITHOUT_POOL,
+                first.at("nodeSelector", "nodeSelector"),
+                format!(
+                    "no enabled {family} pod pool selects Node `{}` (its labels match none of {}), so Calico IPAM cannot give its pods an {family} address",
+                    node.doc.name,
+                    listed.join(", ")
+                ),
+                Some("widen a pool's `nodeSelector` or label the node so that every node has a pool of each family".into()),
+            );
+        }
+    }
+}
+
+/// `OP0101`: a pod pool that contains an address a Node has.
+fn pool_holds_node_address(facts: &Facts<'_>, out: &mut Findings) {
+    let pod_pools = facts.pools.iter().filter(|pool| pool.pod_pool());
+    if !facts.has_nodes() {
+        if pod_pools.clone().next().is_some() {
+            out.lacks(&c::OP_POOL_HOLDS_NODE_ADDRESS, ContextDocument::Nodes);
+        }
+        return;
+    }
+    for pool in pod_pools {
+        let Some((node, kind, address)) = facts.nodes.iter().find_map(|node| {
+            node.addresses
+                .iter()
+                .find(|(_, address)| pool.net.contains(address))
+                .map(|(kind, address)| (node, kind, address))
+        }) else {
+            continue;
+        };
+        out.report(
+            pool.input_idx,
+            &c::OP_POOL_HOLDS_NODE_ADDRESS,
+            pool.at("cidr", "cidr"),
+            format!(
+                "pod pool {} contains {address}, the {kind} of Node `{}`",
+                pool.describe(),
+                node.doc.name
+            ),
+            Some("give pods a range no node, router or other host on the network uses".into()),
+        );
+    }
+}
+
+/// fc00::/7, the unique local IPv6 addresses (RFC 4193): routed inside a site, never on the
+/// internet.
+fn is_unique_local(addr: IpAddr) -> bool {
+    match addr {
+        IpAddr::V6(v6) => (v6.segments()[0] & 0xfe00) == 0xfc00,
+        IpAddr::V4(_) => false,
+    }
+}
+
+/// `OP0102`: IPv4 pods leave the cluster through NAT, IPv6 pods with unique local addresses
+/// without it.
+fn ipv6_ula_without_nat(facts: &Facts<'_>, out: &mut Findings) {
+    let v4_nat = facts
+        .pools
+        .iter()
+        .any(|pool| pool.pod_pool() && pool.family() == Family::V4 && pool.nat_outgoing);
+    // A BGPPeer to a router may carry the unique local range into a site that routes it (and
+    // NATs at its edge): not judged then.
+    let routed_to_peer = facts
+        .gathered
+        .bgp_peers
+        .iter()
+        .any(|peer| peer.spec().has("peerIP"));
+    if !v4_nat || routed_to_peer {
+        return;
+    }
+    for pool in facts.pools.iter().filter(|pool| {
+        pool.pod_pool()
+            && pool.family() == Family::V6
+            && !pool.nat_outgoing
+            && is_unique_local(pool.net.network())
+    }) {
+        let (setting, default) = match pool.source {
+            PoolSource::IpPool => (
+                "natOutgoing: true",
+                "an IPPool's `natOutgoing` defaults to false",
+            ),
+            PoolSource::Installation => (
+                "natOutgoing: Enabled",
+                "the operator defaults `natOutgoing` to Enabled for IPv4 pools but Disabled for IPv6 pools",
+            ),
+        };
+        out.report(
+            pool.input_idx,
+            &c::OP_IPV6_ULA_WITHOUT_NAT,
+            pool.at("natOutgoing", "natOutgoing"),
+            format!(
+                "IPv6 pod pool {} holds unique local addresses (fc00::/7) and does not NAT outgoing traffic, while the IPv4 pods do ({default})",
+                pool.describe()
+            ),
+            Some(format!("set `{setting}` on the pool, or use a globally routed IPv6 range that the network routes back to the nodes")),
+        );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::Ipv6Addr;
+
+    #[test]
+    fn unique_local_is_fc00_slash_7() {
+        let ula = |text: &str| is_unique_local(IpAddr::V6(text.parse::<Ipv6Addr>().unwrap()));
+        assert!(ula("fc00::") && ula("fd00:10::") && ula("fdff:ffff::"));
+        assert!(!ula("fe00::") && !ula("fbff::") && !ula("2001:db8::"));
+    }
+}

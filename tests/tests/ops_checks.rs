@@ -1,0 +1,493 @@
+//! The operational checks (`OP` codes): for each, a trapped bundle that must report exactly
+//! that code and its fixed twin that must report nothing, both validated as one run, as
+//! `calico-render validate -f trapped.yaml` would. Context documents (Nodes, kube-proxy) are
+//! part of the bundles; a check whose context is missing stays silent and is listed as
+//! unchecked instead.
+
+use calico_spec::rules::{self, Context, ContextDocument, SourceText, Unchecked};
+use calico_spec::source::Limits;
+
+use crate::cli_consistency::run;
+
+fn outcome(yaml: &str) -> rules::ValidationOutcome {
+    let texts = [SourceText {
+        name: "bundle.yaml",
+        text: yaml,
+    }];
+    rules::validate_texts(&texts, &Context::assumed(), &Limits::MANIFESTS)
+        .unwrap_or_else(|err| panic!("test input is YAML: {err}\n{yaml}"))
+}
+
+/// The sorted, distinct codes validation reports for `yaml`.
+fn codes(yaml: &str) -> Vec<&'static str> {
+    let mut codes: Vec<&'static str> = outcome(yaml)
+        .diagnostics
+        .iter()
+        .map(|diag| diag.code)
+        .collect();
+    codes.sort_unstable();
+    codes.dedup();
+    codes
+}
+
+/// A v3 object.
+fn v3(kind: &str, name: &str, spec: &str) -> String {
+    format!(
+        "apiVersion: projectcalico.org/v3\nkind: {kind}\nmetadata:\n  name: {name}\nspec:\n{}---\n",
+        indent(spec, 2)
+    )
+}
+
+fn indent(block: &str, by: usize) -> String {
+    block
+        .lines()
+        .map(|line| format!("{}{line}\n", " ".repeat(by)))
+        .collect()
+}
+
+/// An Installation `default` with `calicoNetwork` as given.
+fn installation(calico_network: &str) -> String {
+    format!(
+        "apiVersion: operator.tigera.io/v1\nkind: Installation\nmetadata:\n  name: default\nspec:\n  calicoNetwork:\n{}---\n",
+        indent(calico_network, 4)
+    )
+}
+
+/// A Node with an InternalIP and a pod CIDR.
+fn node(name: &str, internal_ip: &str, pod_cidr: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\nspec:\n  podCIDR: {pod_cidr}\n  podCIDRs: [{pod_cidr}]\nstatus:\n  addresses:\n  - type: InternalIP\n    address: {internal_ip}\n  - type: Hostname\n    address: {name}\n---\n"
+    )
+}
+
+/// A Node with labels (`labels` is one `key: value` line) and an InternalIP.
+fn node_labelled(name: &str, internal_ip: &str, labels: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\n  labels:\n    {labels}\nstatus:\n  addresses:\n  - type: InternalIP\n    address: {internal_ip}\n---\n"
+    )
+}
+
+/// Five Nodes on 10.0.0.0/24.
+fn five_nodes() -> String {
+    (1..=5)
+        .map(|n| {
+            node(
+                &format!("worker-{n}"),
+                &format!("10.0.0.{n}"),
+                &format!("10.244.{n}.0/24"),
+            )
+        })
+        .collect()
+}
+
+/// An Installation with host-local IPAM and one IPv4 pool.
+fn host_local_installation() -> String {
+    "apiVersion: operator.tigera.io/v1\nkind: Installation\nmetadata:\n  name: default\nspec:\n  cni:\n    type: Calico\n    ipam:\n      type: HostLocal\n  calicoNetwork:\n    ipPools:\n    - name: pods\n      cidr: 172.20.0.0/16\n      encapsulation: IPIP\n---\n".to_owned()
+}
+
+/// Pools the other objects refer to: an IPv4 pod pool with VXLAN, outside every node range.
+fn pod_pool() -> String {
+    v3(
+        "IPPool",
+        "pods",
+        "cidr: 172.20.0.0/16\nvxlanMode: Always\nnatOutgoing: true",
+    )
+}
+
+struct Case {
+    code: &'static str,
+    trapped: String,
+    fixed: String,
+}
+
+fn cases() -> Vec<Case> {
+    let lb_pool = v3(
+        "IPPool",
+        "lb",
+        "cidr: 10.50.0.0/24\nallowedUses: [LoadBalancer]",
+    );
+    let bgp_installation = installation(
+        "bgp: Enabled\nipPools:\n- name: pods\n  cidr: 172.20.0.0/16\n  encapsulation: IPIP",
+    );
+    let ula_pools = format!(
+        "{}{}",
+        pod_pool(),
+        v3("IPPool", "pods-v6", "cidr: fd00:20::/48\nvxlanMode: Always")
+    );
+    vec![
+        // A pod pool that holds a node's InternalIP.
+        Case {
+            code: "OP0101",
+            trapped: format!(
+                "{}{}",
+                v3("IPPool", "pods", "cidr: 10.0.0.0/16\nvxlanMode: Always"),
+                node("worker-1", "10.0.3.7", "10.244.1.0/24")
+            ),
+            fixed: format!(
+                "{}{}",
+                v3("IPPool", "pods", "cidr: 10.1.0.0/16\nvxlanMode: Always"),
+                node("worker-1", "10.0.3.7", "10.244.1.0/24")
+            ),
+        },
+        // Dual stack the IPv4 way: the operator NATs IPv4 by default and not IPv6.
+        Case {
+            code: "OP0102",
+            trapped: installation(
+                "ipPools:\n- name: v4\n  cidr: 172.20.0.0/16\n  encapsulation: VXLAN\n- name: v6\n  cidr: fd00:20::/48\n  encapsulation: VXLAN",
+            ),
+            fixed: installation(
+                "ipPools:\n- name: v4\n  cidr: 172.20.0.0/16\n  encapsulation: VXLAN\n- name: v6\n  cidr: fd00:20::/48\n  encapsulation: VXLAN\n  natOutgoing: Enabled",
+            ),
+        },
+        // The same with IPPool objects, whose natOutgoing defaults to false in both families.
+        Case {
+            code: "OP0102",
+            trapped: ula_pools.clone(),
+            fixed: format!(
+                "{}{}",
+                pod_pool(),
+                // A globally routed range needs no NAT.
+                v3(
+                    "IPPool",
+                    "pods-v6",
+                    "cidr: 2001:db8:20::/48\nvxlanMode: Always"
+                )
+            ),
+        },
+        // Peered with a router, the unique local range may be routed by the site: not judged.
+        Case {
+            code: "OP0102",
+            trapped: ula_pools.clone(),
+            fixed: format!(
+                "{ula_pools}{}",
+                v3("BGPPeer", "border", "peerIP: 'fd00:1::1'\nasNumber: 65001")
+            ),
+        },
+        // Zone pools that leave a node out.
+        Case {
+            code: "OP0103",
+            trapped: format!(
+                "{}{}{}",
+                v3(
+                    "IPPool",
+                    "zone-a",
+                    "cidr: 172.20.0.0/16\nvxlanMode: Always\nnodeSelector: zone == 'a'"
+                ),
+                node_labelled("worker-a", "10.0.0.1", "zone: a"),
+                node_labelled("worker-b", "10.0.0.2", "zone: b"),
+            ),
+            fixed: format!(
+                "{}{}{}{}",
+                v3(
+                    "IPPool",
+                    "zone-a",
+                    "cidr: 172.20.0.0/16\nvxlanMode: Always\nnodeSelector: zone == 'a'"
+                ),
+                // `!=` matches the node with zone b (and any node without the label).
+                v3(
+                    "IPPool",
+                    "zone-other",
+                    "cidr: 172.21.0.0/16\nvxlanMode: Always\nnodeSelector: zone != 'a'"
+                ),
+                node_labelled("worker-a", "10.0.0.1", "zone: a"),
+                node_labelled("worker-b", "10.0.0.2", "zone: b"),
+            ),
+        },
+        // Host-local IPAM on a node kube-controller-manager gave no pod CIDR.
+        Case {
+            code: "OP0104",
+            trapped: format!(
+                "{}{}",
+                host_local_installation(),
+                "apiVersion: v1\nkind: Node\nmetadata:\n  name: worker-1\nstatus:\n  addresses:\n  - type: InternalIP\n    address: 10.0.0.1\n---\n"
+            ),
+            fixed: format!(
+                "{}{}",
+                host_local_installation(),
+                node("worker-1", "10.0.0.1", "172.20.1.0/24")
+            ),
+        },
+        // A /24 of /26 blocks for five nodes.
+        Case {
+            code: "OP0105",
+            trapped: format!(
+                "{}{}",
+                v3("IPPool", "pods", "cidr: 172.20.0.0/24\nvxlanMode: Always"),
+                five_nodes()
+            ),
+            fixed: format!(
+                "{}{}",
+                v3(
+                    "IPPool",
+                    "pods",
+                    "cidr: 172.20.0.0/24\nvxlanMode: Always\nblockSize: 28"
+                ),
+                five_nodes()
+            ),
+        },
+        // IP-in-IP routes travel by BGP, and the pool refuses to be exported.
+        Case {
+            code: "OP0201",
+            trapped: v3(
+                "IPPool",
+                "pods",
+                "cidr: 172.20.0.0/16\nipipMode: Always\ndisableBGPExport: true",
+            ),
+            fixed: v3(
+                "IPPool",
+                "pods",
+                "cidr: 172.20.0.0/16\nvxlanMode: Always\ndisableBGPExport: true",
+            ),
+        },
+        // Felix programs the routes between nodes itself: export does not matter to them.
+        Case {
+            code: "OP0201",
+            trapped: installation(
+                "bgp: Enabled\nipPools:\n- name: pods\n  cidr: 172.20.0.0/16\n  encapsulation: IPIP\n  disableBGPExport: true",
+            ),
+            fixed: installation(
+                "bgp: Enabled\nclusterRoutingMode: Felix\nipPools:\n- name: pods\n  cidr: 172.20.0.0/16\n  encapsulation: IPIP\n  disableBGPExport: true",
+            ),
+        },
+        // The mesh off and nothing in its place.
+        Case {
+            code: "OP0301",
+            trapped: format!(
+                "{bgp_installation}{}",
+                v3(
+                    "BGPConfiguration",
+                    "default",
+                    "nodeToNodeMeshEnabled: false\nasNumber: 64512",
+                )
+            ),
+            fixed: format!(
+                "{bgp_installation}{}{}",
+                v3(
+                    "BGPConfiguration",
+                    "default",
+                    "nodeToNodeMeshEnabled: false\nasNumber: 64512"
+                ),
+                v3(
+                    "BGPPeer",
+                    "rack-router",
+                    "peerIP: 192.168.10.1\nasNumber: 65001"
+                )
+            ),
+        },
+        // A LoadBalancer pool outside serviceLoadBalancerIPs.
+        Case {
+            code: "OP0401",
+            trapped: format!(
+                "{lb_pool}{}",
+                v3(
+                    "BGPConfiguration",
+                    "default",
+                    "serviceLoadBalancerIPs:\n- cidr: 10.60.0.0/24"
+                )
+            ),
+            fixed: format!(
+                "{lb_pool}{}",
+                v3(
+                    "BGPConfiguration",
+                    "default",
+                    "serviceLoadBalancerIPs:\n- cidr: 10.50.0.0/16"
+                )
+            ),
+        },
+        // A LoadBalancer pool while the Installation runs without BGP.
+        Case {
+            code: "OP0401",
+            trapped: format!(
+                "{}{lb_pool}",
+                installation(
+                    "bgp: Disabled\nipPools:\n- name: pods\n  cidr: 172.20.0.0/16\n  encapsulation: VXLAN"
+                )
+            ),
+            fixed: format!(
+                "{}{lb_pool}{}",
+                installation(
+                    "bgp: Enabled\nipPools:\n- name: pods\n  cidr: 172.20.0.0/16\n  encapsulation: VXLAN"
+                ),
+                v3(
+                    "BGPConfiguration",
+                    "default",
+                    "serviceLoadBalancerIPs:\n- cidr: 10.50.0.0/24"
+                )
+            ),
+        },
+    ]
+}
+
+#[test]
+fn each_trap_is_reported_and_its_fix_is_clean() {
+    for case in cases() {
+        assert_eq!(
+            codes(&case.trapped),
+            vec![case.code],
+            "trapped bundle for {}:\n{}",
+            case.code,
+            case.trapped
+        );
+        assert_eq!(
+            codes(&case.fixed),
+            Vec::<&str>::new(),
+            "fixed bundle for {}:\n{}",
+            case.code,
+            case.fixed
+        );
+    }
+}
+
+#[test]
+fn every_op_code_has_a_case() {
+    let covered: Vec<&str> = cases().iter().map(|case| case.code).collect();
+    for rule in rules::CATALOGUE {
+        if rule.code.starts_with("OP") && !covered.contains(&rule.code) {
+            // Another branch's checks have their own tables; this file holds OP01xx-OP04xx.
+            let ours = ["OP01", "OP02", "OP03", "OP04"]
+                .iter()
+                .any(|area| rule.code.starts_with(area));
+            assert!(!ours, "{} has no trapped/fixed case", rule.code);
+        }
+    }
+}
+
+#[test]
+fn a_check_without_its_context_is_silent_and_listed() {
+    // The pod pool holds 10.0.3.7, but no Node says so: no finding, and the checks that judge
+    // pod pools against Nodes are unchecked (OP0101 node addresses, OP0103 selectors, OP0105
+    // block count).
+    let found = outcome(&v3(
+        "IPPool",
+        "pods",
+        "cidr: 10.0.0.0/16\nvxlanMode: Always",
+    ));
+    assert!(found.diagnostics.is_empty(), "{:?}", found.diagnostics);
+    let needs_nodes = |code| Unchecked {
+        code,
+        needs: ContextDocument::Nodes,
+    };
+    assert_eq!(
+        found.unchecked,
+        vec![
+            needs_nodes("OP0101"),
+            needs_nodes("OP0103"),
+            needs_nodes("OP0105")
+        ]
+    );
+    // With the Nodes given, nothing is left unchecked.
+    let with_nodes = outcome(&format!(
+        "{}{}",
+        pod_pool(),
+        node("worker-1", "10.0.3.7", "10.244.1.0/24")
+    ));
+    assert!(with_nodes.unchecked.is_empty());
+    // Context documents are read, not skipped.
+    assert!(with_nodes.skipped.is_empty(), "{:?}", with_nodes.skipped);
+}
+
+#[test]
+fn findings_are_located_in_the_document() {
+    let found = outcome(&format!(
+        "{}{}",
+        v3("IPPool", "pods", "cidr: 10.0.0.0/16\nvxlanMode: Always"),
+        node("worker-1", "10.0.3.7", "10.244.1.0/24")
+    ));
+    let diag = &found.diagnostics[0];
+    assert_eq!((diag.code, diag.path.as_str()), ("OP0101", "spec.cidr"));
+    let location = diag.location.as_ref().unwrap();
+    // `cidr:` is the sixth line of the first document.
+    assert_eq!((location.document, location.line), (0, Some(6)));
+    assert!(diag.message.contains("worker-1") && diag.message.contains("10.0.3.7"));
+}
+
+#[test]
+fn cluster_network_trips_the_checks_at_its_own_fields() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../examples/bgp-loadbalancer/cluster.yaml"
+    );
+    let text = std::fs::read_to_string(path).expect("example exists");
+    // As shipped: the LoadBalancer pool is advertised and the mesh has a replacement.
+    let clean = calico_spec::cluster_network::load("cluster.yaml", &text).expect("example loads");
+    assert!(
+        clean.warnings.iter().all(|w| !w.code.starts_with("OP")),
+        "{:?}",
+        clean.warnings
+    );
+    // Advertise another range: the pool's addresses are never announced.
+    let trapped = text.replace("        - 192.168.50.0/24", "        - 192.168.60.0/24");
+    assert_ne!(trapped, text);
+    let loaded = calico_spec::cluster_network::load("cluster.yaml", &trapped).expect("still valid");
+    let found: Vec<(&str, &str)> = loaded
+        .warnings
+        .iter()
+        .filter(|w| w.code.starts_with("OP"))
+        .map(|w| (w.code, w.path.as_str()))
+        .collect();
+    assert_eq!(found, vec![("OP0401", "spec.loadBalancerPools[0].cidr")]);
+}
+
+#[test]
+fn explain_prints_reports_and_fix() {
+    let rule = rules::lookup("OP0401").unwrap();
+    let text = calico_render::report::render_explanation(rule);
+    assert!(text.contains("\nFix: List the pool's CIDR"), "{text}");
+    assert!(
+        text.contains("Reported in:\n  https://github.com/projectcalico/calico/issues/10476\n"),
+        "{text}"
+    );
+    // The short form prints neither.
+    let plain = calico_render::report::render_explanation(rules::lookup("CR1003").unwrap());
+    assert!(!plain.contains("Fix:") && !plain.contains("Reported in:"));
+}
+
+#[test]
+fn explain_cli_prints_an_operational_check() {
+    let output = run(&["explain", "op0401"], "");
+    assert_eq!(output.code, Some(0));
+    crate::cli_consistency::snapshot("explain-op0401", &output.stdout);
+    // The listing holds the OP codes among the others.
+    let listing = run(&["explain"], "");
+    assert!(
+        listing
+            .stdout
+            .contains("OP0101  warning  pod pool contains a node's address\n")
+    );
+}
+
+#[test]
+fn validate_cli_says_which_checks_lacked_context() {
+    let bundle = v3("IPPool", "pods", "cidr: 10.0.0.0/16\nvxlanMode: Always");
+    let output = run(&["validate", "-f", "-"], &bundle);
+    assert_eq!(output.code, Some(0));
+    let stderr = output.stderr;
+    assert!(
+        stderr.contains("note: operational checks not run for lack of context: OP0101, OP0103, OP0105 need Nodes; `--explain-context`"),
+        "{stderr}"
+    );
+    let output = run(&["validate", "-f", "-", "-o", "json"], &bundle);
+    let json: serde_json::Value = serde_json::from_str(&output.stdout).unwrap();
+    assert_eq!(
+        json["unchecked"],
+        serde_json::json!([
+            {"code": "OP0101", "needs": "Nodes"},
+            {"code": "OP0103", "needs": "Nodes"},
+            {"code": "OP0105", "needs": "Nodes"}
+        ])
+    );
+    let output = run(&["validate", "-f", "-", "--explain-context"], &bundle);
+    assert_eq!(
+        output.stderr,
+        "add the Node objects (`kubectl get nodes -o yaml`):\n  OP0101  pod pool contains a node's address\n  OP0103  a node that no pod pool selects\n  OP0105  fewer IPAM blocks than nodes\n"
+    );
+    // With the Nodes, the finding itself.
+    let with_nodes = format!("{bundle}{}", node("worker-1", "10.0.3.7", "10.244.1.0/24"));
+    let output = run(&["validate", "-f", "-", "-o", "json"], &with_nodes);
+    let json: serde_json::Value = serde_json::from_str(&output.stdout).unwrap();
+    assert_eq!(json["diagnostics"][0]["code"], "OP0101");
+    assert!(json.get("unchecked").is_none(), "{json}");
+    // A warning: denied, it fails the run.
+    let output = run(&["validate", "-f", "-", "--deny", "OP0101"], &with_nodes);
+    assert_eq!(output.code, Some(1));
+}
