@@ -33,6 +33,7 @@ mod import;
 mod krm_function;
 mod messages;
 mod ops_checks;
+mod ops_checks_runtime;
 mod oracle_diff;
 mod out_dir_writes;
 mod overrides;
