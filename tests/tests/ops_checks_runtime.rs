@@ -3,22 +3,9 @@
 //! produce its code and a fixed twin that must not. The bundles are built from the facts each
 //! catalogue entry cites (the operator's and Felix's behaviour), not from the checks' code.
 
-use calico_spec::rules::{self, Context, SourceText};
-use calico_spec::source::Limits;
+use calico_spec::rules;
 
-/// The distinct codes validation reports for `yaml`.
-fn codes(yaml: &str) -> Vec<&'static str> {
-    let texts = [SourceText {
-        name: "bundle.yaml",
-        text: yaml,
-    }];
-    let outcome = rules::validate_texts(&texts, &Context::assumed(), &Limits::MANIFESTS)
-        .unwrap_or_else(|err| panic!("test input is YAML: {err}\n{yaml}"));
-    let mut codes: Vec<&'static str> = outcome.diagnostics.iter().map(|diag| diag.code).collect();
-    codes.sort_unstable();
-    codes.dedup();
-    codes
-}
+use crate::validate_rules::codes;
 
 fn indent(block: &str, by: usize) -> String {
     block
