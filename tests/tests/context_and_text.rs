@@ -293,8 +293,12 @@ fn non_canonical_pool_cidrs_warn_with_the_stored_form() {
     let pools = POOL_10_244
         .replace("10.244.0.0/16", "fd00:0::/48")
         .replace("VXLAN", "None");
+    // The operator matches its IPPool by that text, too: the operational error OP0106.
     assert_eq!(
         found(&validate(&installation(&pools))),
-        [("CR1019", "spec.calicoNetwork.ipPools[0].cidr".to_owned())]
+        [
+            ("CR1019", "spec.calicoNetwork.ipPools[0].cidr".to_owned()),
+            ("OP0106", "spec.calicoNetwork.ipPools[0].cidr".to_owned())
+        ]
     );
 }

@@ -787,10 +787,11 @@ fn installation() {
         ("", "blockSize: 32", &[]),
         ("", "blockSize: 33", &["CR1008"]),
         ("", "blockSize: 17", &["CR1008"]),
+        // (Its only pool disabled, the Installation also has no pool for new pods: OP0109.)
         (
             "",
             "disableNewAllocations: true\nblockSize: 15",
-            &["CR1008"],
+            &["CR1008", "OP0109"],
         ),
         ("", "nodeSelector: \"a = b\"", &["CR1017"]),
         ("", "allowedUses: [LoadBalancer]", &["CR5007"]),

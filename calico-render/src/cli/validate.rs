@@ -61,6 +61,10 @@ pub struct Args {
     /// with the checks each would enable
     #[arg(long)]
     explain_context: bool,
+    /// The MTU of the nodes' network interfaces (as `ip link` shows it), for the operational
+    /// check of a pod MTU that leaves no room for the tunnel's overhead
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u32).range(68..=65535))]
+    node_mtu: Option<u32>,
     #[command(flatten)]
     release: ReleaseArgs,
     #[command(flatten)]
@@ -106,6 +110,7 @@ pub fn run(args: Args) -> super::Outcome {
     };
     let ctx = rules::Context {
         release: Some(release),
+        node_mtu: args.node_mtu,
         ..rules::Context::assumed()
     };
     let outcome = match chart_values::validate_texts_for(

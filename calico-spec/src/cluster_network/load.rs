@@ -41,6 +41,7 @@ pub fn context(cluster_network: &ClusterNetwork) -> Context {
             crate::release::Release::for_version(&spec.calico_version)
                 .unwrap_or_else(|_| crate::release::Release::newest()),
         ),
+        node_mtu: None,
     }
 }
 

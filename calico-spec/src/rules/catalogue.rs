@@ -415,6 +415,34 @@ rules! {
             "https://github.com/projectcalico/calico/issues/4021",
         ],
         fix: "Give the family more blocks than nodes, with room to grow: a larger pool (pools cannot be resized: add a second pool) or smaller blocks (`blockSize: 28` gives four times as many blocks as 26; block size is fixed once a pool exists, so this too means a new pool).";
+    OP_INSTALLATION_CIDR_NOT_CANONICAL = "OP0106", Error, "Installation pool CIDR the operator cannot match to its IPPool",
+        "The tigera-operator keys the IPPools it owns by their stored `spec.cidr` and compares the Installation's pool CIDRs with those keys as text (`pkg/controller/ippool/pool_controller.go`). Calico stores a CIDR in Go's canonical form, so a pool written `2001:db8:42:0::/56` is stored as `2001:db8:42::/56`: on every reconcile the operator finds its pool missing from the Installation, deletes it, and tries to write it again. Pods lose their pool, and the operator stays Degraded. `CR1019` warns about the text itself; this is what the text does to a pool the operator manages. Layer: the tigera-operator.",
+        reports: [
+            "https://github.com/tigera/operator/issues/3494",
+        ],
+        fix: "Write the pool's CIDR in canonical form (lowercase IPv6, the longest run of zero groups as `::`, no leading zeros), as the message gives it.";
+    OP_PRIVATE_POOL_WITHOUT_NAT = "OP0107", Warning, "private IPv4 pod pool without outgoing NAT and without a router to carry it",
+        "A pod's packet to a destination outside the cluster leaves with the pod's address unless the pool NATs outgoing traffic (`natOutgoing`). For a private range (RFC 1918, or 100.64.0.0/10) the replies come back only if the network routes the range to the nodes, which in practice means BGP peering with its routers. A projectcalico.org/v3 IPPool's `natOutgoing` defaults to false (the operator's Installation pools default to Enabled, so there it takes an explicit `Disabled`): without NAT and without a BGPPeer that names a router, pods reach other pods and nodes but nothing beyond the cluster. Reported for a run with an Installation and no BGPPeer with a `peerIP`.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/4277",
+            "https://github.com/projectcalico/calico/issues/6254",
+            "https://github.com/projectcalico/cni-plugin/issues/193",
+        ],
+        fix: "Enable outgoing NAT on the pool (`natOutgoing: true`, or `Enabled` in an Installation), or peer the nodes with the network's routers (BGPPeer with `peerIP`) so that they route the pod range.";
+    OP_NO_TUNNEL_POOL = "OP0108", Warning, "encapsulation without a pool that may hold tunnel addresses",
+        "IP-in-IP and VXLAN need a tunnel address on each node, and calico-node takes it only from enabled pools of the same family and encapsulation whose `allowedUses` include `Tunnel` (`node/pkg/allocateip/allocateip.go`). When every such pool says `allowedUses: [Workload]` (often written to add a `namespaceSelector`), calico-node gives the node no tunnel address, Felix does not bring up `tunl0` or `vxlan.calico` routes, and pod traffic between nodes fails although both layers accepted the pools. Layer: calico-node (tunnel address allocation).",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/8181",
+            "https://github.com/projectcalico/calicoctl/issues/2105",
+        ],
+        fix: "Keep `Tunnel` in `allowedUses` (`[Workload, Tunnel]`, the default) on at least one enabled pool of each encapsulation and family, or add such a pool; a pool with a `namespaceSelector` cannot allow `Tunnel`, so it needs a sibling that does.";
+    OP_EVERY_POD_POOL_DISABLED = "OP0109", Error, "every pod pool of a family is disabled",
+        "Calico IPAM takes new pod addresses only from enabled pools (`disabled: false` on an IPPool, `disableNewAllocations: false` in an Installation). A pool migration that disables the old pool before the new one exists, or an upgrade that resets a pool's state, leaves a family with pools that are all disabled: running pods keep their addresses, and every new pod fails in the CNI plugin with no address to assign. Layer: the Calico CNI plugin (IPAM). Reported for a run with an Installation, which lists the pools the operator manages.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/6150",
+            "https://github.com/kubernetes-sigs/kubespray/issues/8879",
+        ],
+        fix: "Create and enable the replacement pool first, then disable the old one (Calico's pool migration order), and check `kubectl get ippools` for at least one enabled pool per family.";
 
     // OP02xx: MTU, encapsulation and routing.
     OP_BGP_ROUTED_POOL_NOT_EXPORTED = "OP0201", Warning, "BGP export disabled on a pod pool whose routes travel by BGP",
@@ -424,6 +452,20 @@ rules! {
             "https://github.com/projectcalico/calico/blob/release-v3.32/confd/tests/compiled_templates/mesh/bgp-export/bird_ipam.cfg",
         ],
         fix: "Remove `disableBGPExport` from the pool, or switch the pool to VXLAN (`encapsulation: VXLAN` or `VXLANCrossSubnet`), which keeps the pool's routes away from outside routers without starving the other nodes.";
+    OP_MTU_WITHOUT_ROOM = "OP0202", Warning, "pod MTU leaves no room for the tunnel's overhead",
+        "The Installation's `mtu` becomes the MTU of the pods' interfaces and of Calico's tunnel devices (the operator passes it to the CNI configuration and to Felix as `FELIX_IPINIPMTU`, `FELIX_VXLANMTU`, `FELIX_WIREGUARDMTU` and their IPv6 twins, `pkg/render/node.go`). Every packet between nodes then grows by the tunnel's header: 20 bytes for IP-in-IP, 50 for VXLAN over IPv4 and 70 over IPv6, 60 and 80 for WireGuard (Felix's `int_dataplane.go`, which subtracts the same figures when it detects the MTU itself). When `mtu` plus that overhead exceeds the nodes' MTU, full-size packets are dropped or fragmented: small requests work, large transfers and TLS handshakes hang. Needs the nodes' MTU (`validate --node-mtu`).",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/8953",
+            "https://github.com/projectcalico/calico/blob/release-v3.32/felix/dataplane/linux/int_dataplane.go",
+        ],
+        fix: "Set `mtu` to the nodes' MTU minus the largest overhead in use (1450 for VXLAN on a 1500-byte network, 1440 for WireGuard), or leave it out so that Calico detects it.";
+    OP_FELIX_TUNNEL_OFF = "OP0203", Warning, "FelixConfiguration turns off a tunnel the pools use",
+        "Felix decides from the IP pools whether to create the IP-in-IP device (`tunl0`) and the IPv4 VXLAN device (`vxlan.calico`); `ipipEnabled` and `vxlanEnabled` in FelixConfiguration override that decision (the FelixConfiguration API's own description). An explicit `false` left over from an earlier setup keeps the device down while a pool still uses the encapsulation, so pod traffic between nodes over that pool goes nowhere.",
+        reports: [
+            "https://github.com/projectcalico/calico/pull/5576",
+            "https://github.com/projectcalico/calico/pull/2181",
+        ],
+        fix: "Remove `ipipEnabled`/`vxlanEnabled` from FelixConfiguration and let Felix follow the pools, or change the pool's encapsulation to match.";
 
     // OP03xx: BGP and peering.
     OP_MESH_OFF_WITHOUT_PEERS = "OP0301", Warning, "node-to-node mesh disabled with no BGPPeer to replace it",
@@ -434,6 +476,27 @@ rules! {
             "https://github.com/tigera/docs/pull/745",
         ],
         fix: "Apply the BGPPeers that replace the mesh (a peer to route reflectors or to the rack's router, with `nodeSelector: all()` or the nodes it serves) before or with the BGPConfiguration change, or keep the mesh on.";
+    OP_PEER_SELECTS_NO_NODE = "OP0302", Warning, "BGPPeer selector that selects no node",
+        "A BGPPeer's `nodeSelector` chooses which nodes open the session and `peerSelector` which nodes are the peers; both are Calico selectors over the Node labels. Calico accepts any selector, so a misspelt label (`has(routereflector)` for nodes labelled `route-reflector`) or a label never applied leaves the BGPPeer without sessions, and with the mesh off the routes it was meant to carry never spread. Needs the Node objects.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/4539",
+            "https://github.com/projectcalico/calico/issues/2292",
+        ],
+        fix: "Compare the selector with `kubectl get nodes --show-labels` and label the nodes (or fix the selector); Calico selectors quote string values: `route-reflector == 'true'`.";
+    OP_MESH_AND_NODE_PEERS = "OP0303", Warning, "node-to-node BGPPeers while the mesh is still on",
+        "A BGPPeer with `peerSelector` peers nodes with other nodes: route reflector topologies and in-cluster peering with non-default parameters. Calico's documentation asks for the node-to-node mesh to be disabled first (`nodeToNodeMeshEnabled: false`), because with the mesh on every pair of nodes already has a session and the BGPPeer's sessions to the same nodes duplicate them instead of replacing them, so its settings (password, restart time, reflection) do not take hold as intended.",
+        reports: [
+            "https://github.com/tigera/docs/pull/745",
+            "https://github.com/projectcalico/calico/issues/1579",
+        ],
+        fix: "Set `nodeToNodeMeshEnabled: false` in BGPConfiguration `default` together with the BGPPeers that replace the mesh, after checking that they cover every node.";
+    OP_PEERS_WITHOUT_ROUTE_REFLECTOR = "OP0304", Warning, "nodes peer with some nodes, none of them a route reflector",
+        "With the mesh off and a BGPPeer whose `peerSelector` picks some of the nodes, the picked nodes must be route reflectors (`routeReflectorClusterID` on their Calico Node, stored as the annotation `projectcalico.org/RouteReflectorClusterID` on the Kubernetes Node, `libcalico-go/lib/backend/k8s/resources/node.go`). Plain iBGP peers do not pass on routes learned from another iBGP peer, so without a cluster ID the nodes that peer with them learn only the picked nodes' own blocks, not each other's, and pod traffic between them fails. Needs the Node objects (with annotations).",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/2735",
+            "https://github.com/projectcalico/calico/issues/4539",
+        ],
+        fix: "Give the selected nodes a route reflector cluster ID (`calicoctl patch node NAME -p '{\"spec\":{\"bgp\":{\"routeReflectorClusterID\":\"244.0.0.1\"}}}'`), or select every node for a full mesh by BGPPeer.";
 
     // OP04xx: LoadBalancer and service advertisement.
     OP_LB_POOL_NOT_ADVERTISED = "OP0401", Warning, "LoadBalancer pool whose addresses are never advertised",
@@ -443,6 +506,20 @@ rules! {
             "https://github.com/projectcalico/confd/pull/422",
         ],
         fix: "List the pool's CIDR under `spec.serviceLoadBalancerIPs` of BGPConfiguration `default` (with BGP enabled in the Installation), or drop the pool and use a load balancer that announces its addresses itself.";
+    OP_LB_POOL_HOLDS_NODE_ADDRESS = "OP0402", Warning, "LoadBalancer pool contains a node's address",
+        "Calico's kube-controllers hand out every address of a LoadBalancer pool and do not know which ones the nodes use. A Service given a node's address makes kube-proxy (or Calico's eBPF dataplane) capture traffic to that address on every node for the Service's ports, and BGP advertises it from several nodes: SSH, the kubelet or the API server on that node become unreachable from outside, sometimes only after a later Service takes the address. Needs the Node objects.",
+        reports: [
+            "https://github.com/metallb/metallb/issues/364",
+            "https://github.com/metallb/metallb/issues/1397",
+            "https://github.com/metallb/metallb/issues/2700",
+        ],
+        fix: "Give LoadBalancer pools a range that no node or other host uses (a separate /24, or a slice of the node subnet that the DHCP server and the nodes never use).";
+    OP_ADVERTISED_RANGE_OVERLAPS_PODS = "OP0403", Warning, "advertised Service range overlaps a pod pool",
+        "`serviceClusterIPs`, `serviceExternalIPs` and `serviceLoadBalancerIPs` in BGPConfiguration `default` make every node announce the range (and BIRD installs a blackhole route for it on the nodes). When that range overlaps a pod pool, the routes for the Service range and for the pods' blocks compete: the Calico maintainers' answer is that Service ranges and pools must not overlap, and reports show in-cluster traffic lost to the blackhole route.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/2457",
+        ],
+        fix: "Advertise only the Service ranges (the cluster's `--service-cluster-ip-range`, the external and LoadBalancer ranges), and keep pod pools disjoint from them.";
 
     // OP05xx: eBPF, kube-proxy and the dataplane.
     OP_BPF_ENABLED_NOT_OWNED = "OP0501", Error, "FelixConfiguration default sets bpfEnabled the operator cannot own",

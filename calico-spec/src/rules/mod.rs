@@ -63,6 +63,9 @@ pub struct Context {
     /// The release whose CRD rules (`x-kubernetes-validations`) are evaluated on each document
     /// (`crate::release::cel`); `None`: the catalogue's own checks only.
     pub release: Option<&'static crate::release::Release>,
+    /// The MTU of the nodes' network interfaces, when declared (`validate --node-mtu`): the
+    /// operational MTU check (`OP0202`) compares the pod MTU plus the tunnel's overhead with it.
+    pub node_mtu: Option<u32>,
 }
 
 /// 192.168.0.0/16, checked when compiled.
@@ -83,6 +86,7 @@ impl Context {
             node_subnets: Vec::new(),
             pod_cidrs: None,
             release: Some(crate::release::Release::newest()),
+            node_mtu: None,
         }
     }
 }

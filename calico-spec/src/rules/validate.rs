@@ -421,7 +421,7 @@ fn run(inputs: &[InputDocument<'_>], ctx: &Context, typing: Typing) -> Validatio
         )]
         attach(&mut outcome.diagnostics, sink, &inputs[input_idx]);
     }
-    let findings = ops::check(&facts.ops);
+    let findings = ops::check(&facts.ops, ctx);
     for (input_idx, sink) in findings.sinks {
         #[expect(
             clippy::indexing_slicing,

@@ -1,10 +1,135 @@
 //! `OP03xx`: BGP and peering.
 
-use super::{Facts, Findings};
+use super::{ContextDocument, Doc, Facts, Findings, Node, selects};
 use crate::rules::catalogue as c;
+use crate::vocab::{Selector, parse_selector};
 
 pub(super) fn check(facts: &Facts<'_>, out: &mut Findings) {
     mesh_off_without_peers(facts, out);
+    peer_selects_no_node(facts, out);
+    mesh_and_node_peers(facts, out);
+    peers_without_route_reflector(facts, out);
+}
+
+/// The annotation on a Kubernetes Node that makes it a route reflector (libcalico-go's
+/// `RouteReflectorClusterIDAnnotation`, the Calico Node's `spec.bgp.routeReflectorClusterID`).
+const ROUTE_REFLECTOR_ANNOTATION: &str = "projectcalico.org/RouteReflectorClusterID";
+
+/// A BGPPeer's selector `key`, parsed (`None`: absent or not parsing, reported elsewhere).
+fn selector(peer: &Doc<'_>, key: &str) -> Option<Selector> {
+    peer.spec()
+        .str(key)
+        .and_then(|text| parse_selector(text).ok())
+}
+
+fn selected<'n, 'a>(nodes: &'n [Node<'a>], selector: &Selector) -> Vec<&'n Node<'a>> {
+    nodes
+        .iter()
+        .filter(|node| selects(selector, &node.labels))
+        .collect()
+}
+
+/// `OP0302`: a BGPPeer whose `nodeSelector` or `peerSelector` selects no Node.
+fn peer_selects_no_node(facts: &Facts<'_>, out: &mut Findings) {
+    for peer in &facts.gathered.bgp_peers {
+        for key in ["nodeSelector", "peerSelector"] {
+            let Some(selector) = selector(peer, key) else {
+                continue;
+            };
+            if !facts.has_nodes() {
+                out.lacks(&c::OP_PEER_SELECTS_NO_NODE, ContextDocument::Nodes);
+                continue;
+            }
+            if !selected(&facts.nodes, &selector).is_empty() {
+                continue;
+            }
+            let what = if key == "nodeSelector" {
+                "no node opens this session"
+            } else {
+                "no node is its peer"
+            };
+            out.report(
+                peer.input_idx,
+                &c::OP_PEER_SELECTS_NO_NODE,
+                peer.spec().at(key),
+                format!(
+                    "BGPPeer `{}`: `{key}: {}` matches none of the {} Nodes' labels, so {what}",
+                    peer.name,
+                    peer.spec().str(key).unwrap_or_default(),
+                    facts.nodes.len()
+                ),
+                Some("check the selector against `kubectl get nodes --show-labels` (Calico selectors quote values: `route-reflector == 'true'`)".into()),
+            );
+        }
+    }
+}
+
+/// `OP0303`: the node-to-node mesh is on and a BGPPeer also peers nodes with each other.
+fn mesh_and_node_peers(facts: &Facts<'_>, out: &mut Findings) {
+    if facts.mesh() != Some(true) {
+        return;
+    }
+    for peer in facts
+        .gathered
+        .bgp_peers
+        .iter()
+        .filter(|peer| peer.spec().has("peerSelector"))
+    {
+        out.report(
+            peer.input_idx,
+            &c::OP_MESH_AND_NODE_PEERS,
+            peer.spec().at("peerSelector"),
+            format!(
+                "BGPPeer `{}` peers nodes with nodes (`peerSelector`) while BGPConfiguration `default` keeps the node-to-node mesh on",
+                peer.name
+            ),
+            Some("set `nodeToNodeMeshEnabled: false` in BGPConfiguration `default` when BGPPeers take over the peering between nodes".into()),
+        );
+    }
+}
+
+/// `OP0304`: with the mesh off, nodes peer with some other nodes, none of them a route
+/// reflector: iBGP does not pass on what it learned from another iBGP peer.
+fn peers_without_route_reflector(facts: &Facts<'_>, out: &mut Findings) {
+    if facts.mesh() != Some(false) {
+        return;
+    }
+    for peer in &facts.gathered.bgp_peers {
+        let Some(peer_selector) = selector(peer, "peerSelector") else {
+            continue;
+        };
+        if !facts.has_nodes() {
+            out.lacks(&c::OP_PEERS_WITHOUT_ROUTE_REFLECTOR, ContextDocument::Nodes);
+            continue;
+        }
+        let peers = selected(&facts.nodes, &peer_selector);
+        // Selecting every node is a full mesh by BGPPeer; selecting none is OP0302's.
+        if peers.is_empty() || peers.len() == facts.nodes.len() {
+            continue;
+        }
+        let reflector = peers.iter().any(|node| {
+            node.doc
+                .value
+                .pointer("/metadata/annotations")
+                .and_then(|annotations| annotations.get(ROUTE_REFLECTOR_ANNOTATION))
+                .is_some()
+        });
+        if reflector {
+            continue;
+        }
+        out.report(
+            peer.input_idx,
+            &c::OP_PEERS_WITHOUT_ROUTE_REFLECTOR,
+            peer.spec().at("peerSelector"),
+            format!(
+                "BGPPeer `{}` peers nodes with {} of the {} Nodes, none of them a route reflector (annotation `{ROUTE_REFLECTOR_ANNOTATION}`): they do not pass routes between the nodes that peer with them",
+                peer.name,
+                peers.len(),
+                facts.nodes.len()
+            ),
+            Some("make the selected nodes route reflectors (`routeReflectorClusterID` on their Calico Node, e.g. `calicoctl patch node NAME -p '{\"spec\":{\"bgp\":{\"routeReflectorClusterID\":\"244.0.0.1\"}}}'`)".into()),
+        );
+    }
 }
 
 /// `OP0301`: the node-to-node mesh is off and no BGPPeer replaces it.

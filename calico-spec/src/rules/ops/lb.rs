@@ -3,12 +3,82 @@
 use ipnet::IpNet;
 use serde_json::Value;
 
-use super::{Facts, Findings};
+use super::{ContextDocument, Facts, Findings};
 use crate::rules::catalogue as c;
 use crate::vocab::cidr;
 
 pub(super) fn check(facts: &Facts<'_>, out: &mut Findings) {
     lb_pool_not_advertised(facts, out);
+    lb_pool_holds_node_address(facts, out);
+    advertised_range_overlaps_pods(facts, out);
+}
+
+/// `OP0402`: a LoadBalancer pool that contains an address a Node has.
+fn lb_pool_holds_node_address(facts: &Facts<'_>, out: &mut Findings) {
+    let lb_pools = facts
+        .pools
+        .iter()
+        .filter(|pool| pool.load_balancer && !pool.disabled);
+    if !facts.has_nodes() {
+        if lb_pools.clone().next().is_some() {
+            out.lacks(&c::OP_LB_POOL_HOLDS_NODE_ADDRESS, ContextDocument::Nodes);
+        }
+        return;
+    }
+    for pool in lb_pools {
+        let Some((node, address)) = facts.nodes.iter().find_map(|node| {
+            node.addresses
+                .iter()
+                .find(|(_, address)| pool.net.contains(address))
+                .map(|(_, address)| (node, address))
+        }) else {
+            continue;
+        };
+        out.report(
+            pool.input_idx,
+            &c::OP_LB_POOL_HOLDS_NODE_ADDRESS,
+            pool.at("cidr", "cidr"),
+            format!(
+                "LoadBalancer pool {} contains {address}, an address of Node `{}`: a Service can be given it",
+                pool.describe(),
+                node.doc.name
+            ),
+            Some("give LoadBalancer pools a range outside the nodes' subnets (or exclude the nodes' addresses)".into()),
+        );
+    }
+}
+
+/// `OP0403`: a Service range BGP advertises overlaps a pod pool.
+fn advertised_range_overlaps_pods(facts: &Facts<'_>, out: &mut Findings) {
+    let Some(config) = facts.default_bgp_configuration() else {
+        return;
+    };
+    let spec = config.spec();
+    for key in [
+        "serviceClusterIPs",
+        "serviceExternalIPs",
+        "serviceLoadBalancerIPs",
+    ] {
+        for (idx, range) in service_cidrs(&spec, key).iter().enumerate() {
+            let Some(pool) = facts
+                .pools
+                .iter()
+                .find(|pool| pool.workload && cidr::overlaps(&pool.net, range))
+            else {
+                continue;
+            };
+            out.report(
+                config.input_idx,
+                &c::OP_ADVERTISED_RANGE_OVERLAPS_PODS,
+                crate::source::join_key(&crate::source::join_index(&spec.at(key), idx), "cidr"),
+                format!(
+                    "`{key}` advertises {range}, which overlaps pod pool {}: every node announces the range, and routers send pod traffic for it to any node",
+                    pool.describe()
+                ),
+                Some("advertise the Service ranges only, disjoint from the pod pools".into()),
+            );
+        }
+    }
 }
 
 /// The CIDRs listed under `key` (`serviceLoadBalancerIPs`, ...) of a BGPConfiguration spec.

@@ -47,7 +47,7 @@ use ipnet::IpNet;
 use serde_json::Value;
 
 use super::catalogue::Rule;
-use super::{Fields, Sink, items};
+use super::{Context, Fields, Sink, items};
 use crate::vocab::Selector;
 use crate::vocab::cidr::{self, Family};
 use crate::vocab::selector::CompareOp;
@@ -59,6 +59,8 @@ pub enum ContextDocument {
     Nodes,
     /// kube-proxy: DaemonSet `kube-system/kube-proxy` or its ConfigMap (`config.conf`).
     KubeProxy,
+    /// The MTU of the nodes' network interfaces (`validate --node-mtu`).
+    NodeMtu,
 }
 
 impl ContextDocument {
@@ -69,6 +71,9 @@ impl ContextDocument {
             ContextDocument::KubeProxy => {
                 "kube-proxy's DaemonSet or ConfigMap (`kubectl -n kube-system get daemonset,configmap kube-proxy -o yaml`)"
             }
+            ContextDocument::NodeMtu => {
+                "the MTU of the nodes' interfaces (`--node-mtu`, as `ip link` shows it)"
+            }
         }
     }
 
@@ -77,6 +82,7 @@ impl ContextDocument {
         match self {
             ContextDocument::Nodes => "Nodes",
             ContextDocument::KubeProxy => "KubeProxy",
+            ContextDocument::NodeMtu => "NodeMTU",
         }
     }
 }
@@ -136,6 +142,34 @@ pub(crate) enum Encap {
     Vxlan { cross_subnet: bool },
 }
 
+/// The tunnel an encapsulation uses between nodes, whatever its cross-subnet setting.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Tunnel {
+    Ipip,
+    Vxlan,
+}
+
+impl Tunnel {
+    /// Its name in messages.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Tunnel::Ipip => "IP-in-IP",
+            Tunnel::Vxlan => "VXLAN",
+        }
+    }
+}
+
+impl Encap {
+    /// The tunnel, `None` for unencapsulated pools.
+    pub(crate) fn tunnel(self) -> Option<Tunnel> {
+        match self {
+            Encap::None => None,
+            Encap::Ipip { .. } => Some(Tunnel::Ipip),
+            Encap::Vxlan { .. } => Some(Tunnel::Vxlan),
+        }
+    }
+}
+
 /// Where a pool was written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum PoolSource {
@@ -159,6 +193,8 @@ pub(crate) struct Pool<'a> {
     pub(crate) encap: Encap,
     pub(crate) nat_outgoing: bool,
     pub(crate) workload: bool,
+    /// Whether calico-node may take the node's tunnel address from it.
+    pub(crate) tunnel: bool,
     pub(crate) load_balancer: bool,
     pub(crate) disable_bgp_export: bool,
     /// `disabled` (IPPool) or `disableNewAllocations` (Installation).
@@ -189,9 +225,10 @@ impl Pool<'_> {
         }
     }
 
-    /// Whether pods on all nodes take addresses from it.
+    /// Whether pods take addresses from it: a Workload pool, enabled, and not also a
+    /// LoadBalancer pool (that combination is refused, `CR1011`, and not judged again).
     pub(crate) fn pod_pool(&self) -> bool {
-        self.workload && !self.disabled
+        self.workload && !self.disabled && !self.load_balancer
     }
 }
 
@@ -233,6 +270,7 @@ fn ip_pool_of<'a>(doc: &Doc<'a>) -> Option<Pool<'a>> {
         encap,
         nat_outgoing: spec.bool("natOutgoing").unwrap_or(false),
         workload: uses.contains(&"Workload"),
+        tunnel: uses.contains(&"Tunnel"),
         load_balancer: uses.contains(&"LoadBalancer"),
         disable_bgp_export: spec.bool("disableBGPExport").unwrap_or(false),
         disabled: spec.bool("disabled").unwrap_or(false),
@@ -289,6 +327,7 @@ fn installation_pools<'a>(input_idx: usize, defaulted: &Value) -> Vec<Pool<'a>> 
             encap,
             nat_outgoing: pool.str("natOutgoing") == Some("Enabled"),
             workload: uses.contains(&"Workload"),
+            tunnel: uses.contains(&"Tunnel"),
             load_balancer: uses.contains(&"LoadBalancer"),
             disable_bgp_export: pool.bool("disableBGPExport").unwrap_or(false),
             disabled: pool.bool("disableNewAllocations").unwrap_or(false),
@@ -395,21 +434,39 @@ pub(crate) fn selects(selector: &Selector, labels: &BTreeMap<&str, &str>) -> boo
 #[derive(Debug)]
 pub(crate) struct Facts<'a> {
     pub(crate) gathered: &'a Gathered<'a>,
-    /// Every pool of the run: the IPPool objects, then each Installation's pools (after the
-    /// operator's defaults).
+    /// What validation knows beyond the documents (`Context::node_mtu`, ...).
+    pub(crate) ctx: &'a Context,
+    /// Every pool of the run: the IPPool objects (except the operator's copies of Installation
+    /// pools), then each Installation's pools (after the operator's defaults).
     pub(crate) pools: Vec<Pool<'a>>,
     /// The Node objects; empty when none were given (see [`Facts::has_nodes`]).
     pub(crate) nodes: Vec<Node<'a>>,
 }
 
 impl<'a> Facts<'a> {
-    fn new(gathered: &'a Gathered<'a>) -> Facts<'a> {
-        let mut pools: Vec<Pool<'a>> = gathered.ip_pools.iter().filter_map(ip_pool_of).collect();
+    fn new(gathered: &'a Gathered<'a>, ctx: &'a Context) -> Facts<'a> {
+        let mut managed: Vec<Pool<'a>> = Vec::new();
         for (doc, defaulted) in &gathered.installations {
-            pools.extend(installation_pools(doc.input_idx, defaulted));
+            managed.extend(installation_pools(doc.input_idx, defaulted));
         }
+        // An IPPool with the name of an Installation pool is the operator's copy of it (the
+        // operator reverts edits, `CR8008`): the Installation's entry is the truth.
+        let mut pools: Vec<Pool<'a>> = gathered
+            .ip_pools
+            .iter()
+            .filter(|doc| !managed.iter().any(|pool| pool.name == doc.name))
+            .filter_map(ip_pool_of)
+            // One that overlaps an Installation pool is refused (`CR7001`): not judged again.
+            .filter(|pool| {
+                !managed
+                    .iter()
+                    .any(|owned| cidr::overlaps(&owned.net, &pool.net))
+            })
+            .collect();
+        pools.append(&mut managed);
         Facts {
             gathered,
+            ctx,
             pools,
             nodes: gathered.nodes.iter().map(node_of).collect(),
         }
@@ -455,6 +512,21 @@ impl<'a> Facts<'a> {
             .find(|doc| doc.name == "default")
     }
 
+    /// The node-to-node mesh as BGPConfiguration `default` sets it (on unless it says
+    /// `false`); `None` without that object.
+    pub(crate) fn mesh(&self) -> Option<bool> {
+        self.default_bgp_configuration()
+            .map(|config| config.spec().bool("nodeToNodeMeshEnabled") != Some(false))
+    }
+
+    /// Whether a BGPPeer names a router by address (`peerIP`): routes may leave the cluster.
+    pub(crate) fn peers_with_router(&self) -> bool {
+        self.gathered
+            .bgp_peers
+            .iter()
+            .any(|peer| peer.spec().has("peerIP"))
+    }
+
     /// FelixConfiguration `default`, when the run has one.
     pub(crate) fn default_felix_configuration(&self) -> Option<&Doc<'a>> {
         self.gathered
@@ -497,8 +569,8 @@ impl Findings {
 }
 
 /// Run every operational check over the gathered documents.
-pub(crate) fn check(gathered: &Gathered<'_>) -> Findings {
-    let facts = Facts::new(gathered);
+pub(crate) fn check(gathered: &Gathered<'_>, ctx: &Context) -> Findings {
+    let facts = Facts::new(gathered, ctx);
     let mut out = Findings::default();
     pools::check(&facts, &mut out);
     routing::check(&facts, &mut out);

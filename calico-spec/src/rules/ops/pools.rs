@@ -12,6 +12,158 @@ pub(super) fn check(facts: &Facts<'_>, out: &mut Findings) {
     node_without_pool(facts, out);
     host_local_without_pod_cidr(facts, out);
     fewer_blocks_than_nodes(facts, out);
+    installation_cidr_not_canonical(facts, out);
+    private_pool_without_nat(facts, out);
+    no_tunnel_pool(facts, out);
+    every_pod_pool_disabled(facts, out);
+}
+
+/// `OP0106`: an Installation pool whose CIDR Calico stores in another form.
+fn installation_cidr_not_canonical(facts: &Facts<'_>, out: &mut Findings) {
+    for (doc, _) in &facts.gathered.installations {
+        let network = super::Fields::of(
+            doc.value
+                .get("spec")
+                .and_then(|spec| spec.get("calicoNetwork")),
+            "spec.calicoNetwork",
+        );
+        let path = network.at("ipPools");
+        for (path, value) in super::items(network.list("ipPools"), &path) {
+            let pool = super::Fields::of(Some(value), &path);
+            let Some(text) = pool.str("cidr") else {
+                continue;
+            };
+            let Ok(net) = crate::vocab::cidr::parse_strict_cidr(text) else {
+                continue;
+            };
+            let Some(canonical) = crate::vocab::cidr::canonical(text, &net) else {
+                continue;
+            };
+            out.report(
+                doc.input_idx,
+                &c::OP_INSTALLATION_CIDR_NOT_CANONICAL,
+                pool.at("cidr"),
+                format!(
+                    "the operator matches its pools by the CIDR text: the IPPool it writes is stored as `{canonical}`, never equals `{text}`, and is deleted and written again"
+                ),
+                Some(format!("write `cidr: {canonical}`")),
+            );
+        }
+    }
+}
+
+/// Whether `net` lies in the private IPv4 ranges (RFC 1918) or the shared range of RFC 6598,
+/// which no one routes back from outside the site.
+fn is_private_v4(net: &ipnet::IpNet) -> bool {
+    let ranges = [
+        "10.0.0.0/8",
+        "172.16.0.0/12",
+        "192.168.0.0/16",
+        "100.64.0.0/10",
+    ];
+    ranges.iter().any(|range| {
+        range
+            .parse::<ipnet::IpNet>()
+            .is_ok_and(|range| range.contains(net))
+    })
+}
+
+/// `OP0107`: an IPv4 pod pool of private addresses that does not NAT, with nothing to route it.
+fn private_pool_without_nat(facts: &Facts<'_>, out: &mut Findings) {
+    // Judged on a run that describes the network (an Installation) and peers with no router
+    // that could carry the range (and NAT it at the site's edge).
+    if facts.installation().is_none() || facts.peers_with_router() {
+        return;
+    }
+    for pool in facts.pools.iter().filter(|pool| {
+        pool.pod_pool()
+            && pool.family() == Family::V4
+            && !pool.nat_outgoing
+            && is_private_v4(&pool.net)
+    }) {
+        out.report(
+            pool.input_idx,
+            &c::OP_PRIVATE_POOL_WITHOUT_NAT,
+            pool.at("natOutgoing", "natOutgoing"),
+            format!(
+                "pod pool {} holds private addresses, does not NAT outgoing traffic, and no BGPPeer advertises it to a router: replies from outside the cluster cannot find the pods",
+                pool.describe()
+            ),
+            Some(match pool.source {
+                PoolSource::IpPool => "set `natOutgoing: true`, or peer with the network's router (a BGPPeer with `peerIP`) so that it routes the pool".into(),
+                PoolSource::Installation => "set `natOutgoing: Enabled`, or peer with the network's router (a BGPPeer with `peerIP`) so that it routes the pool".into(),
+            }),
+        );
+    }
+}
+
+/// `OP0108`: pods use an encapsulation, and no pool lets calico-node take the tunnel address
+/// that encapsulation needs.
+fn no_tunnel_pool(facts: &Facts<'_>, out: &mut Findings) {
+    use super::Tunnel;
+    // IP-in-IP carries IPv4 only.
+    let kinds = [
+        (Tunnel::Ipip, Family::V4),
+        (Tunnel::Vxlan, Family::V4),
+        (Tunnel::Vxlan, Family::V6),
+    ];
+    for (tunnel, family) in kinds {
+        let name = tunnel.name();
+        let enabled = |pool: &&super::Pool<'_>| {
+            !pool.disabled && pool.family() == family && pool.encap.tunnel() == Some(tunnel)
+        };
+        let Some(first) = facts
+            .pools
+            .iter()
+            .filter(enabled)
+            .find(|pool| pool.workload && !pool.load_balancer)
+        else {
+            continue;
+        };
+        if facts.pools.iter().filter(enabled).any(|pool| pool.tunnel) {
+            continue;
+        }
+        out.report(
+            first.input_idx,
+            &c::OP_NO_TUNNEL_POOL,
+            first.at("allowedUses", "allowedUses"),
+            format!(
+                "pod pool {} uses {name}, but no enabled {family} {name} pool allows `Tunnel`, so calico-node cannot give the nodes the tunnel address {name} needs",
+                first.describe()
+            ),
+            Some("add `Tunnel` to the pool's `allowedUses` (`[Workload, Tunnel]`, the default), or keep a pool with the same encapsulation that allows it".into()),
+        );
+    }
+}
+
+/// `OP0109`: a family has pod pools, all disabled, in a run with an Installation.
+fn every_pod_pool_disabled(facts: &Facts<'_>, out: &mut Findings) {
+    if facts.installation().is_none() {
+        return;
+    }
+    for family in [Family::V4, Family::V6] {
+        let mut pools = facts
+            .pools
+            .iter()
+            .filter(|pool| pool.workload && pool.family() == family)
+            .peekable();
+        let Some(first) = pools.peek().copied() else {
+            continue;
+        };
+        if pools.any(|pool| !pool.disabled) {
+            continue;
+        }
+        out.report(
+            first.input_idx,
+            &c::OP_EVERY_POD_POOL_DISABLED,
+            first.at("disabled", "disableNewAllocations"),
+            format!(
+                "every {family} pod pool is disabled (pool {} among them), so Calico IPAM has no {family} address for a new pod",
+                first.describe()
+            ),
+            Some("create and enable the new pool before disabling the old one".into()),
+        );
+    }
 }
 
 /// The number of blocks of `pool` (saturating: a pool with more than `u64::MAX` blocks has
