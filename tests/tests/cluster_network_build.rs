@@ -98,7 +98,9 @@ fn everything() -> ClusterNetwork {
     let mut cluster = ClusterNetwork::new(
         "everything",
         ClusterNetworkSpec {
-            kubernetes_provider: KubernetesProvider::Rke2,
+            // Not RKE2: its kube-proxy is a static pod, so `manage_kube_proxy` would leave the
+            // operator Degraded (OP0504).
+            kubernetes_provider: KubernetesProvider::Tkg,
             api_endpoint: Some(ApiEndpoint {
                 port: 443,
                 ..ApiEndpoint::new("10.0.0.10")

@@ -36,6 +36,7 @@ mod krm_function;
 mod lists;
 mod messages;
 mod ops_checks;
+mod ops_checks_runtime;
 mod oracle_diff;
 mod out_dir_writes;
 mod overrides;

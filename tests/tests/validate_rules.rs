@@ -6,7 +6,7 @@ use calico_spec::rules::{self, Context, SourceText};
 use calico_spec::source::Limits;
 
 /// The sorted, distinct codes validation reports for `yaml`.
-fn codes(yaml: &str) -> Vec<&'static str> {
+pub(crate) fn codes(yaml: &str) -> Vec<&'static str> {
     let texts = [SourceText {
         name: "test.yaml",
         text: yaml,

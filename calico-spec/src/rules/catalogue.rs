@@ -570,12 +570,189 @@ rules! {
         fix: "Add a BGPPeer for the router in front of the clients (`peerIP` and its `asNumber`, with a `nodeSelector` for the nodes that should peer), and check the router accepts the routes.";
 
     // OP05xx: eBPF, kube-proxy and the dataplane.
+    OP_BPF_ENABLED_NOT_OWNED = "OP0501", Error, "FelixConfiguration default sets bpfEnabled the operator cannot own",
+        "The tigera-operator writes `bpfEnabled` of FelixConfiguration `default` itself, together with the annotation `operator.tigera.io/bpfEnabled` holding the same value, and before each write it compares the two: when they differ (a value someone else set) it refuses and the Installation does not reconcile (operator v1.42 `pkg/controller/installation/bpf.go`, `bpfValidateAnnotations`). It writes `true` with `linuxDataplane: BPF` (on a fresh install before it renders calico-node, later once the BPF rollout is done) and `false` with any other dataplane while the field is unset or true. So a hand-written `bpfEnabled` without the matching annotation stops the reconcile, unless it is `false` off BPF. An annotation Go's ParseBool cannot read fails the same way. Layer: the operator (Degraded, or a reconcile error before anything is rendered).",
+        reports: [
+            "https://github.com/tigera/operator/issues/1693",
+            "https://github.com/projectcalico/calico/issues/7599",
+        ],
+        fix: "Remove `bpfEnabled` from the FelixConfiguration and choose the dataplane with the Installation's `spec.calicoNetwork.linuxDataplane`.";
+    OP_NFTABLES_MODE_OVERWRITTEN = "OP0502", Warning, "FelixConfiguration default sets an nftablesMode the operator overwrites",
+        "Whenever the Installation has a `linuxDataplane` (always, after its defaults) the operator writes `nftablesMode` of FelixConfiguration `default` on every reconcile: `Disabled` for Iptables and VPP in every supported release, a value other than `Disabled` for Nftables (`Enabled` in v3.31, `Auto` in v3.32; operator `core_controller.go`, `setNftablesMode`). A contradicting value in Git is reverted, and a GitOps tool puts it back, forever.",
+        reports: [
+            "https://github.com/kubernetes-sigs/kubespray/issues/12198",
+            "https://github.com/tigera/operator/pull/4389",
+        ],
+        fix: "Remove `nftablesMode`; choose the nftables dataplane with `spec.calicoNetwork.linuxDataplane: Nftables`.";
+    OP_KUBE_PROXY_MANAGED_ELSEWHERE = "OP0503", Error, "kubeProxyManagement on a kube-proxy DaemonSet another tool manages",
+        "With `kubeProxyManagement: Enabled` the operator's kube-proxy controller patches DaemonSet `kube-system/kube-proxy`, but first refuses one that carries the label `app.kubernetes.io/managed-by` or `addonmanager.kubernetes.io/mode`, or the annotation `argocd.argoproj.io/tracking-id` (operator v1.42 `pkg/controller/kubeproxy/controller.go`, `validateDaemonSetUnmanaged`, added by operator PR #4058). Its status goes Degraded and kube-proxy is neither removed for BPF nor restored. Needs kube-proxy's DaemonSet as context. Layer: the operator.",
+        reports: [
+            "https://github.com/tigera/operator/pull/4058",
+        ],
+        fix: "Disable kube-proxy through the tool that owns its DaemonSet (Argo CD, the addon manager, Helm) and leave `kubeProxyManagement` Disabled.";
+    OP_KUBE_PROXY_MANAGEMENT_NO_DAEMONSET = "OP0504", Error, "kubeProxyManagement on a platform without a kube-proxy DaemonSet",
+        "The kube-proxy controller reads DaemonSet `kube-system/kube-proxy` and goes Degraded when it is missing (operator `pkg/controller/kubeproxy/controller.go`). RKE2 runs kube-proxy as a static pod and OpenShift in its own namespace, so with `kubernetesProvider: RKE2` or `OpenShift` there is no such DaemonSet: the status stays Degraded and kube-proxy keeps running beside the BPF dataplane. Said only when no kube-proxy DaemonSet is given as context. Layer: the operator.",
+        reports: [
+            "https://github.com/rancher/rke2/issues/751",
+            "https://github.com/rancher/rke2/issues/2728",
+        ],
+        fix: "Stop kube-proxy the platform's way (RKE2: `disable-kube-proxy: true`; OpenShift: `deployKubeProxy: false`) and leave `kubeProxyManagement` Disabled.";
+    OP_BPF_BESIDE_KUBE_PROXY = "OP0505", Warning, "BPF dataplane while kube-proxy still runs",
+        "In BPF mode Felix removes kube-proxy's iptables rules (`bpfKubeProxyIptablesCleanupEnabled`, true by default) and a running kube-proxy writes them back, so the two fight on every sync; users saw calico-node stuck not ready. Nothing stops kube-proxy unless `kubeProxyManagement: Enabled` or you do it. The DaemonSet counts as running when its pod nodeSelector has only OS and architecture keys and it has no node affinity. Needs kube-proxy's DaemonSet as context.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/10538",
+            "https://github.com/projectcalico/calico/issues/10748",
+        ],
+        fix: "Set `kubeProxyManagement: Enabled`, or give kube-proxy a nodeSelector no node matches, or keep it on purpose with `bpfKubeProxyIptablesCleanupEnabled: false` (then see OP0506).";
+    OP_BPF_KUBE_PROXY_HEALTHZ_PORT = "OP0506", Warning, "BPF keeps kube-proxy on kube-proxy's health-check port",
+        "With kube-proxy kept beside the BPF dataplane (`bpfKubeProxyIptablesCleanupEnabled: false`) both serve health checks: kube-proxy on its `healthzBindAddress` (0.0.0.0:10256 by default) and Felix's BPF proxy on `bpfKubeProxyHealthzPort` (10256 by default). Felix cannot bind the port and logs \"BPF Proxy Healthz server failed, restarting\" in a loop. Needs kube-proxy's DaemonSet (and its ConfigMap when the port is set there) as context.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/10748",
+            "https://github.com/tigera/docs/pull/2575",
+        ],
+        fix: "Set `bpfKubeProxyHealthzPort` in FelixConfiguration `default` to a port nothing else uses.";
+    OP_BPF_FROM_IPVS = "OP0507", Warning, "BPF dataplane on a cluster whose kube-proxy runs in IPVS mode",
+        "IPVS mode leaves the `kube-ipvs0` device holding every Service address, which the eBPF dataplane does not expect; Calico does not support moving from IPVS straight to eBPF, and users who did lost all node connectivity (SSH too) until they rebooted, or saw Felix restart in a loop (\"kube-proxy mode changed\"). Read from the DaemonSet's `--proxy-mode` or `mode` in kube-proxy's ConfigMap, given as context.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/12476",
+            "https://github.com/projectcalico/calico/issues/8530",
+            "https://github.com/tigera/docs/pull/1634",
+        ],
+        fix: "Switch kube-proxy to iptables mode and let the nodes drop `kube-ipvs0` (a reboot) before setting `linuxDataplane: BPF`.";
+    OP_NFTABLES_WITHOUT_KUBE_PROXY_NFTABLES = "OP0508", Warning, "nftables dataplane while kube-proxy is not in nftables mode",
+        "The nftables dataplane expects kube-proxy in nftables mode. In v3.32 the operator sets `nftablesMode: Auto` and Felix follows kube-proxy, so with kube-proxy in iptables or IPVS mode the nodes silently stay on iptables (Felix `dataplane/linux/int_dataplane.go`); in v3.31 it sets `Enabled` and Felix runs nftables beside kube-proxy's iptables rules. Read from kube-proxy's context documents.",
+        reports: [
+            "https://github.com/tigera/docs/pull/2347",
+            "https://github.com/projectcalico/calico/pull/11629",
+        ],
+        fix: "Set `mode: nftables` in kube-proxy's KubeProxyConfiguration (kubeadm: the `kube-proxy` ConfigMap) and restart kube-proxy.";
+    OP_KUBE_PROXY_LEFT_DISABLED = "OP0509", Warning, "kube-proxy left disabled after leaving the BPF dataplane",
+        "The operator stops kube-proxy for BPF with the pod nodeSelector `operator.tigera.io/disable-kube-proxy: \"true\"` and removes it only while `kubeProxyManagement: Enabled` (operator `pkg/controller/kubeproxy/controller.go`). With the dataplane no longer BPF and management off, the selector stays and no kube-proxy serves Services once Felix leaves BPF: kube-proxy may only be off under the BPF dataplane. Needs kube-proxy's DaemonSet as context.",
+        reports: [
+            "https://github.com/gardener/gardener-extension-networking-calico/pull/179",
+            "https://github.com/tigera/docs/pull/3009",
+        ],
+        fix: "Keep `kubeProxyManagement: Enabled` while switching back, or remove the nodeSelector from kube-proxy's DaemonSet first.";
+    OP_DSR_ON_EKS = "OP0510", Warning, "eBPF direct server return on EKS",
+        "With `bpfExternalServiceMode: DSR` the node that hosts the backend answers external clients directly, with the Service address as source. AWS drops packets whose source is not the sending interface's address unless the Source/Dest check is disabled on every node, so replies vanish.",
+        reports: [
+            "https://github.com/projectcalico/calico/pull/4047",
+        ],
+        fix: "Disable the Source/Dest check on the nodes' network interfaces, or keep `bpfExternalServiceMode: Tunnel`.";
+    OP_BPF_OUTSIDE_DEFAULT = "OP0511", Warning, "BPF turned on in a per-node or selector FelixConfiguration",
+        "The operator renders calico-node for the Installation's `linuxDataplane` (the bpffs mount and the bootstrap only for BPF) and owns `bpfEnabled` only in FelixConfiguration `default`. A FelixConfiguration `node.<name>` or one with a `nodeSelector` that sets `bpfEnabled: true` switches its nodes to BPF behind the operator's back, with kube-proxy still running there.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/7599",
+        ],
+        fix: "Switch the whole cluster with `spec.calicoNetwork.linuxDataplane: BPF` and drop `bpfEnabled` from the other FelixConfigurations.";
+    OP_KUBE_PROXY_CLUSTER_CIDR = "OP0512", Warning, "pod pool outside kube-proxy's clusterCIDR",
+        "kube-proxy marks traffic to Service addresses from sources outside its `clusterCIDR` for masquerade (when it detects local traffic by cluster CIDR, the default). Pods of a pool outside it reach Services with the node's address as source, so backends lose the client address and policies that select the client pod stop matching. Read from `--cluster-cidr` or `clusterCIDR` (kubeadm's podSubnet) in kube-proxy's context documents, per family.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/683",
+            "https://github.com/projectcalico/calico/issues/6545",
+            "https://github.com/projectcalico/calico/issues/8812",
+        ],
+        fix: "Make kube-proxy's `clusterCIDR` cover every pod pool, or choose pools inside it.";
+    OP_KUBE_PROXY_NFTABLES_BESIDE_IPTABLES = "OP0513", Warning, "kube-proxy in nftables mode beside the iptables dataplane",
+        "With `linuxDataplane: Iptables` the operator writes `nftablesMode: Disabled`, so Felix programs iptables while kube-proxy programs nftables: the mix the Calico docs rule out, which broke Calico when installers moved kube-proxy to nftables. Read from kube-proxy's context documents.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/8025",
+            "https://github.com/kubernetes-sigs/kubespray/issues/12198",
+        ],
+        fix: "Set `spec.calicoNetwork.linuxDataplane: Nftables`, or put kube-proxy back in iptables mode.";
 
     // OP06xx: operator ownership, GitOps and chart values.
+    OP_PROGRAM_CLUSTER_ROUTES_OVERWRITTEN = "OP0601", Warning, "programClusterRoutes that clusterRoutingMode overwrites",
+        "With `clusterRoutingMode` set in the Installation the operator writes `programClusterRoutes` on every reconcile: on FelixConfiguration `default` `Enabled` for `Felix` and `Disabled` otherwise, on BGPConfiguration `default` the opposite (operator `core_controller.go`, `setClusterRoutingOnFelixConfiguration`, `setClusterRoutingOnBGPConfiguration`). A different value in Git is reverted and fought over by a GitOps tool, and BIRD and Felix disagree about who programs the routes in between.",
+        reports: [
+            "https://github.com/tigera/operator/issues/1693",
+            "https://github.com/projectcalico/calico/issues/10735",
+        ],
+        fix: "Remove `programClusterRoutes` and choose who programs the routes with `spec.calicoNetwork.clusterRoutingMode`.";
+    OP_OPERATOR_POOL_NOT_LISTED = "OP0602", Warning, "IPPool labelled as the operator's but not in the Installation",
+        "The IP pool controller owns every IPPool labelled `app.kubernetes.io/managed-by: tigera-operator` and deletes the ones whose `cidr` is not, character for character, the `cidr` of a pool in `spec.calicoNetwork.ipPools` (operator `pkg/controller/ippool/pool_controller.go`). Pools exported from a live cluster keep the label, so re-applying them beside an Installation that lists other pools deletes them again. Said only when the Installation lists its pools.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/9100",
+            "https://github.com/projectcalico/calico/issues/11311",
+            "https://github.com/tigera/operator/issues/3494",
+        ],
+        fix: "Remove the label from pools you manage yourself, or list the pool, spelt the same, in the Installation.";
 
     // OP07xx: nodes and address autodetection.
+    OP_AUTODETECTION_WITHOUT_POOL = "OP0701", Warning, "IPv6 address autodetection without an IPv6 pool",
+        "`nodeAddressAutodetectionV6` makes the operator set `IP6=autodetect` (operator `pkg/render/node.go`), and calico-node then requires an IPv6 address on every node: where it finds none it exits with \"failed to autodetect an IPv6 address\" (`node/pkg/lifecycle/startup/startup.go`). Without an IPv6 pool nothing uses the address. Silent when the Nodes are given and each has an IPv6 address.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/6443",
+            "https://github.com/rancher/rke2/issues/7454",
+        ],
+        fix: "Remove `nodeAddressAutodetectionV6`, or add the IPv6 pool it is meant for.";
+    OP_AUTODETECTION_NO_METHOD = "OP0702", Warning, "node address autodetection block that names no method",
+        "Validation counts `firstFound` as a method only when true, so `{firstFound: false}` or an empty block passes, but the operator then finds no method and sets `IP=none` (or `IP6=none`): autodetection is off (operator `pkg/render/node.go`, `getAutodetectionMethod`). Nodes get no Calico address of that family although a pool of it exists, so BGP and the routes to them are missing, and a node left with no address at all makes calico-node exit (\"No IP Addresses configured, and autodetection is not enabled\").",
+        reports: [
+            "https://github.com/projectcalico/node/pull/569",
+            "https://github.com/projectcalico/node/pull/513",
+        ],
+        fix: "Name one method: `kubernetes: NodeInternalIP`, `interface`, `cidrs`, `canReach` or `firstFound: true`.";
+    OP_NODE_INTERNAL_IP_MISSING = "OP0703", Error, "kubernetes: NodeInternalIP on a Node without an InternalIP of the family",
+        "With `kubernetes: NodeInternalIP` calico-node takes the Node's InternalIP of the family (`autodetection_methods.go`, `autoDetectUsingK8sInternalIP`); a Node whose `status.addresses` has none gives it nothing, and calico-node exits on that node. Needs the Node objects as context. Layer: calico-node.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/7341",
+            "https://github.com/projectcalico/calico/issues/8941",
+        ],
+        fix: "Give the kubelet a `--node-ip` of that family on those nodes, or use another method (`cidrs`, `interface`).";
+    OP_NODES_SHARE_ADDRESS = "OP0704", Error, "two Nodes would use one Calico address",
+        "calico-node refuses to start on a node whose address another Node already uses (\"Calico node 'x' is already using the IPv4 address\", `startup.go`, `checkConflictingNodes`). Read from the Nodes' `projectcalico.org/IPv4Address`/`IPv6Address` annotations, and with `kubernetes: NodeInternalIP` from the Nodes' InternalIPs (every Vagrant VM has 10.0.2.15; first-found likes a Docker bridge or a node-local DNS address that is the same on each node). Needs the Node objects as context. Layer: calico-node.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/1628",
+            "https://github.com/projectcalico/calico/issues/2521",
+            "https://github.com/projectcalico/calico/issues/5851",
+        ],
+        fix: "Choose an autodetection method that yields each node's own address (`cidrs` or `interface` naming the node network).";
+    OP_FIRST_FOUND_ELSEWHERE = "OP0705", Warning, "first-found chose an address the Node does not report",
+        "First-found takes the first interface not on its short exclusion list; on nodes with several networks that can be a bridge, a VPN, a management network or a node-local DNS address. The Node's Calico annotation then names an address that is none of the kubelet's, and IPIP/VXLAN tunnels and BGP run over the wrong network. Needs the Node objects (with Calico's annotations) as context.",
+        reports: [
+            "https://github.com/k0sproject/k0s/issues/3711",
+            "https://github.com/projectcalico/calico/issues/6910",
+            "https://github.com/projectcalico/node/issues/255",
+        ],
+        fix: "Use `kubernetes: NodeInternalIP`, or `interface`/`cidrs` naming the node network.";
+    OP_FIRST_FOUND_AMBIGUOUS = "OP0706", Warning, "first-found on Nodes with several InternalIPs of a family",
+        "When a Node reports several InternalIPs of a family, which one first-found takes depends on interface order, not on the network you meant, and it can differ from node to node. Needs the Node objects as context.",
+        reports: [
+            "https://github.com/poseidon/typhoon/issues/124",
+            "https://github.com/poseidon/terraform-render-bootstrap/pull/60",
+        ],
+        fix: "Use `kubernetes: NodeInternalIP`, `interface` or `cidrs` to name the node network.";
+    OP_AUTODETECTION_OTHER_FAMILY = "OP0707", Error, "autodetection target of the other IP family",
+        "`canReach` with an IPv6 literal in `nodeAddressAutodetectionV4` (or an IPv4 one in V6), or `cidrs` all of the other family, can never yield an address of the family being detected (\"dial udp4: ... no suitable address found\"), so calico-node exits. The operator checks that the CIDRs parse, not their family. Layer: calico-node.",
+        reports: [
+            "https://github.com/canonical/microk8s/issues/3804",
+        ],
+        fix: "Give `canReach` or `cidrs` a target of the family being detected.";
 
     // OP08xx: platform and release (Kubernetes, kernel, runtime).
+    OP_BPF_UNSUPPORTED_NODE = "OP0801", Error, "BPF dataplane on a node where Felix turns BPF off",
+        "Before enabling BPF Felix checks the kernel (at least 5.3.0, or 4.18.0-193 on a Red Hat kernel) and that the machine is little-endian; otherwise it logs \"BPF dataplane mode enabled but not supported by the kernel\" and runs without BPF (Felix v3.32 `felix/bpf/bpf.go`, `SupportsBPFDataplane`; `felix/daemon/daemon.go`). With kube-proxy removed for BPF, Services then stop working on those nodes. Read from the Nodes' `status.nodeInfo.kernelVersion` (a `.el<digit>` release is a Red Hat kernel) and `architecture` (s390x is big-endian). Layer: Felix.",
+        reports: [
+            "https://github.com/xunholy/k8s-gitops/pull/98",
+            "https://github.com/projectcalico/calico/pull/4047",
+        ],
+        fix: "Upgrade those nodes' kernels, or keep the iptables dataplane until every node qualifies.";
+    OP_NODE_ARCHITECTURE = "OP0802", Error, "Node architecture Calico publishes no image for",
+        "Calico's images are built for amd64, arm64, ppc64le and s390x (`lib.Makefile`, `ARCHES`). On a Linux node of another architecture (32-bit `arm` on a Raspberry Pi OS, for one) the pull fails with \"no matching manifest\" and the node gets no pod network. Read from the Nodes' `status.nodeInfo.architecture`. Layer: the container runtime.",
+        reports: [
+            "https://github.com/projectcalico/cni-plugin/issues/869",
+            "https://github.com/projectcalico/calico/issues/6267",
+            "https://github.com/raspbernetes/k8s-cluster-installation/issues/119",
+        ],
+        fix: "Run a 64-bit OS (arm64) on those nodes, or keep them out of the cluster.";
+    OP_NFTABLES_OLD_KERNEL = "OP0803", Warning, "nftables dataplane on a kernel older than 5.13",
+        "Calico documents Linux 5.13 or later with nft 1.0.1 for the nftables dataplane, the same floor as kube-proxy's nftables mode; older kernels (RHEL 8's 4.18) stay on iptables or miss the nftables features both need. Read from the Nodes' `status.nodeInfo.kernelVersion`.",
+        reports: [
+            "https://github.com/projectcalico/calico/pull/13176",
+            "https://github.com/tigera/docs/pull/2347",
+        ],
+        fix: "Upgrade those nodes' kernels, or stay on `linuxDataplane: Iptables` until they are.";
 }
 
 /// Find a rule by code (case-insensitive).

@@ -13,6 +13,10 @@
 //! | `routing.rs` | `OP02xx` | MTU, encapsulation and routing |
 //! | `bgp.rs` | `OP03xx` | BGP and peering |
 //! | `lb.rs` | `OP04xx` | LoadBalancer and service advertisement |
+//! | `dataplane.rs` | `OP05xx` | eBPF, kube-proxy and the dataplane |
+//! | `ownership.rs` | `OP06xx` | what the operator owns and rewrites, GitOps |
+//! | `autodetect.rs` | `OP07xx` | node address autodetection |
+//! | `platform.rs` | `OP08xx` | the nodes' kernel and architecture |
 //!
 //! `OP05xx` eBPF, kube-proxy and the dataplane, `OP06xx` operator ownership, GitOps and chart
 //! values, `OP07xx` nodes and address autodetection, `OP08xx` platform and release: the same
@@ -26,8 +30,12 @@
 //! instead, when the objects it would judge are there; `validate` lists those checks
 //! ([`Unchecked`]).
 
+mod autodetect;
 mod bgp;
+mod dataplane;
 mod lb;
+mod ownership;
+mod platform;
 mod pools;
 mod routing;
 
@@ -584,5 +592,9 @@ pub(crate) fn check(gathered: &Gathered<'_>, ctx: &Context) -> Findings {
     routing::check(&facts, &mut out);
     bgp::check(&facts, &mut out);
     lb::check(&facts, &mut out);
+    dataplane::check(&facts, &mut out);
+    ownership::check(&facts, &mut out);
+    autodetect::check(&facts, &mut out);
+    platform::check(&facts, &mut out);
     out
 }
