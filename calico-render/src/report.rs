@@ -235,14 +235,8 @@ struct JsonReport<'a> {
     diagnostics: &'a [Diagnostic],
     skipped: &'a [Skipped],
     /// Operational checks that could not run for lack of a context document; absent when none.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    unchecked: Vec<JsonUnchecked>,
-}
-
-#[derive(Serialize)]
-struct JsonUnchecked {
-    code: &'static str,
-    needs: &'static str,
+    #[serde(skip_serializing_if = "<[_]>::is_empty")]
+    unchecked: &'a [rules::Unchecked],
 }
 
 /// The `-o json` object: `{"diagnostics":[...],"skipped":[...]}` (and `"unchecked":[...]`, the
@@ -258,17 +252,12 @@ pub fn render_json(
     skipped: &[Skipped],
     unchecked: &[rules::Unchecked],
 ) -> String {
-    // The derived forms of calico-spec's types (`Diagnostic`, `Skipped`) are the JSON form.
+    // The derived forms of calico-spec's types (`Diagnostic`, `Skipped`, `Unchecked`) are the
+    // JSON form.
     let report = JsonReport {
         diagnostics,
         skipped,
-        unchecked: unchecked
-            .iter()
-            .map(|item| JsonUnchecked {
-                code: item.code,
-                needs: item.needs.as_str(),
-            })
-            .collect(),
+        unchecked,
     };
     // Serializing plain strings and numbers into a String cannot fail.
     let mut out = serde_json::to_string_pretty(&report).expect("report serializes");

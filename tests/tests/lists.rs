@@ -343,10 +343,14 @@ fn library_diagnostics_serialize_as_the_cli_prints_them() {
     ];
     let outcome =
         rules::validate_texts(&inputs, &Context::assumed(), &Limits::MANIFESTS).expect("YAML");
-    let library = serde_json::json!({
+    let mut library = serde_json::json!({
         "diagnostics": outcome.diagnostics,
         "skipped": outcome.skipped,
     });
+    // `unchecked` is printed only when a check lacked its context document.
+    if !outcome.unchecked.is_empty() {
+        library["unchecked"] = serde_json::json!(outcome.unchecked);
+    }
     let dir = tempfile::tempdir().expect("a temporary directory");
     let service_path = dir.path().join("service.yaml");
     std::fs::write(&service_path, service).expect("written");

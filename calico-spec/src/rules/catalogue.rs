@@ -511,7 +511,7 @@ rules! {
         ],
         fix: "Compare the selector with `kubectl get nodes --show-labels` and label the nodes (or fix the selector); Calico selectors quote string values: `route-reflector == 'true'`.";
     OP_MESH_AND_NODE_PEERS = "OP0303", Warning, "node-to-node BGPPeers while the mesh is still on",
-        "A BGPPeer with `peerSelector` peers nodes with other nodes: route reflector topologies and in-cluster peering with non-default parameters. Calico's documentation asks for the node-to-node mesh to be disabled first (`nodeToNodeMeshEnabled: false`), because with the mesh on every pair of nodes already has a session and the BGPPeer's sessions to the same nodes duplicate them instead of replacing them, so its settings (password, restart time, reflection) do not take hold as intended.",
+        "A BGPPeer with `peerSelector` peers nodes with other nodes: route reflector topologies and in-cluster peering with non-default parameters. With the node-to-node mesh still on, confd keeps a mesh session to every node the BGPPeer does not name and replaces only the sessions to the named ones (calico's confd test `mesh/route-reflector-mesh-enabled` shows both kinds side by side), so every node still holds a session to almost every other: the route reflectors save nothing, and the session count and BIRD's load keep growing with the square of the node count, which is what the reflectors were added to stop. Calico's documentation disables the mesh (`nodeToNodeMeshEnabled: false`) once the reflectors' sessions are established; a rollout that stops halfway leaves this state.",
         reports: [
             "https://github.com/tigera/docs/pull/745",
             "https://github.com/projectcalico/calico/issues/1579",

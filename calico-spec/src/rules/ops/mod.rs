@@ -87,13 +87,20 @@ impl ContextDocument {
     }
 }
 
-/// An operational check that did not run because the run lacks a context document.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// An operational check that did not run because the run lacks a context document
+/// (serialized as `{"code": ..., "needs": ...}`, the form `validate -o json` prints).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, serde::Serialize)]
 pub struct Unchecked {
     /// The check's code.
     pub code: &'static str,
     /// The document it needs.
     pub needs: ContextDocument,
+}
+
+impl serde::Serialize for ContextDocument {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
 }
 
 /// One document of the run: where it is, its name and its value as written.
