@@ -581,7 +581,10 @@ fn escape_markdown(line: &str) -> String {
     loop {
         let mut chars = rest.chars();
         let Some(ch) = chars.next() else { break };
-        let at_word_start = out.is_empty() || out.ends_with(char::is_whitespace);
+        // A URL starts a word, or sits in parentheses (the target of a Markdown link, whose
+        // brackets are escaped below, so rustdoc would see it bare).
+        let at_word_start =
+            out.is_empty() || out.ends_with(char::is_whitespace) || out.ends_with('(');
         if !in_code
             && at_word_start
             && (rest.starts_with("https://") || rest.starts_with("http://"))

@@ -162,9 +162,9 @@ impl Release {
     }
 
     /// The release a ClusterNetwork without `calicoVersion`, `validate` without
-    /// `--calico-version` and the chart facts target: v3.32 (the release of
-    /// [`crate::cluster_network::spec::DEFAULT_CALICO_VERSION`]). Moving it to v3.33 is the
-    /// next step (docs/releases.md); it rewrites every snapshot.
+    /// `--calico-version` and the chart facts target: v3.32 (the release of a ClusterNetwork's
+    /// default `calicoVersion`, v3.32.1). Moving it to v3.33 is the next step (the repository's
+    /// `docs/releases.md`); it rewrites every snapshot.
     pub fn default_target() -> &'static Release {
         let [.., default, _] = &RELEASES;
         default

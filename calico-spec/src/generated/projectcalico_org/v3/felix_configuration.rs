@@ -1668,9 +1668,9 @@ pub struct FelixConfigurationSpec {
     /// WireguardThreadingEnabled controls whether Wireguard has Threaded NAPI enabled. \[Default: false\]
     /// This increases the maximum number of packets a Wireguard interface can process.
     /// Consider threaded NAPI only if you have high packets per second workloads that are causing dropping packets due to a saturated `softirq` CPU core.
-    /// There is a \[known issue\](https://lore.kernel.org/netdev/CALrw=nEoT2emQ0OAYCjM1d_6Xe_kNLSZ6dhjb5FxrLFYh4kozA@mail.gmail.com/T/) with this setting
+    /// There is a \[known issue\](<https://lore.kernel.org/netdev/CALrw=nEoT2emQ0OAYCjM1d_6Xe_kNLSZ6dhjb5FxrLFYh4kozA@mail.gmail.com/T/>) with this setting
     /// that may cause NAPI to get stuck holding the global `rtnl_mutex` when a peer is removed.
-    /// Workaround: Make sure your Linux kernel \[includes this patch\](https://github.com/torvalds/linux/commit/56364c910691f6d10ba88c964c9041b9ab777bd6) to unwedge NAPI.
+    /// Workaround: Make sure your Linux kernel \[includes this patch\](<https://github.com/torvalds/linux/commit/56364c910691f6d10ba88c964c9041b9ab777bd6>) to unwedge NAPI.
     ///
     /// `wireguardThreadingEnabled`: boolean.
     #[serde(
