@@ -323,6 +323,9 @@ pub struct Node {
     pub minimum: Option<f64>,
     /// `maximum`.
     pub maximum: Option<f64>,
+    /// `format` of a number (`int32`, `int64`): the API server refuses an integer outside
+    /// the format's range.
+    pub format: Option<String>,
     /// `maxLength`.
     pub max_length: Option<u64>,
     /// `maxItems`.
@@ -759,6 +762,24 @@ impl Walk<'_> {
                             ),
                         });
                     }
+                }
+                // The API server checks an integer against its declared format (v3.32's
+                // `iptablesMarkMask` is an int32, v3.33's an int64 with its own maximum).
+                let range = match node.format.as_deref() {
+                    Some("int32") => Some((i64::from(i32::MIN), i64::from(i32::MAX))),
+                    _ => None,
+                };
+                if let Some((min, max)) = range
+                    && number.as_i64().is_none_or(|n| n < min || n > max)
+                    && (number.is_i64() || number.is_u64())
+                {
+                    out.push(Finding::OutOfBounds {
+                        path: path.to_owned(),
+                        message: format!(
+                            "{number} is outside the int32 range ({min}..{max}) that {} declares",
+                            self.release
+                        ),
+                    });
                 }
                 self.enum_value(value, &number.to_string(), node, path, schema_path, out);
             }
@@ -1457,6 +1478,23 @@ mod tests {
             matches!(&findings[..], [Finding::UnknownValue { first, value, .. }] if value == "Kind" && std::ptr::eq(*first, &RELEASES[1])),
             "{findings:?}"
         );
+    }
+
+    #[test]
+    fn an_integer_outside_the_targets_format_is_out_of_bounds() {
+        // v3.32.1 declares `iptablesMarkMask` an int32; the v3.33 branch an int64 up to
+        // 4294967295 (both CRD files in crds/).
+        let v3_32 = Release::for_version("v3.32.1").expect("supported");
+        let mask = |n: u64| json!({"spec": {"iptablesMarkMask": n}});
+        let findings = check_object(v3_32, "FelixConfiguration", &mask(4_294_967_295));
+        assert!(
+            matches!(&findings[..], [Finding::OutOfBounds { path, .. }] if path == "spec.iptablesMarkMask"),
+            "{findings:?}"
+        );
+        for n in [2_147_483_647, 0xffff_0000 >> 1] {
+            assert!(check_object(v3_32, "FelixConfiguration", &mask(n)).is_empty());
+        }
+        assert!(check_object(v3_32, "FelixConfiguration", &mask(2_147_483_648)).len() == 1);
     }
 
     #[test]

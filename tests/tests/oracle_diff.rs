@@ -692,10 +692,33 @@ struct Ours {
 }
 
 fn ours(object: &Value, ctx: &Context) -> Ours {
-    let diagnostics = rules::validate_values(std::slice::from_ref(object), ctx);
+    // The oracle holds the default release's validators (v3.32.1). When the generated types
+    // are a newer release's, `validate` adds the target's own schema verdicts (CR0007/CR0008)
+    // after the catalogue, and so does this harness, through the same call on the object's
+    // JSON text (JSON is YAML).
+    let diagnostics = match ctx.release {
+        Some(release) if !release.is_newest() => {
+            let limits = calico_spec::source::Limits::MANIFESTS;
+            let text = object.to_string();
+            let texts = [rules::SourceText {
+                name: "oracle.json",
+                text: &text,
+            }];
+            match rules::validate_texts(&texts, ctx, &limits) {
+                Ok(mut outcome) => {
+                    calico_spec::release::apply_to_texts(release, &texts, &limits, &mut outcome);
+                    outcome.diagnostics
+                }
+                Err(err) => panic!("a generated object does not read back: {err}"),
+            }
+        }
+        _ => rules::validate_values(std::slice::from_ref(object), ctx),
+    };
+    // Operational checks (`OP` codes) judge what every upstream layer accepts and breaks the
+    // cluster later; the oracle's validators accept those objects by design.
     let errors: Vec<_> = diagnostics
         .iter()
-        .filter(|diag| diag.severity == Severity::Error)
+        .filter(|diag| diag.severity == Severity::Error && !diag.code.starts_with("OP"))
         .collect();
     let mut codes: Vec<&'static str> = errors.iter().map(|diag| diag.code).collect();
     codes.sort_unstable();
