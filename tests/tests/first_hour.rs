@@ -3,8 +3,8 @@
 //! helm-values` with `--stage` is a usage error; a patch body handed to `validate` is
 //! recognised, with why a merge patch replaces whole pool lists.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::Output;
 
 use serde_json::Value;
 
@@ -12,20 +12,7 @@ const ROOT: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/..");
 const EXAMPLE: &str = "examples/iptables-ipip/cluster.yaml";
 
 fn run(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(calico_render_tests::calico_render())
-        .args(args)
-        .current_dir(ROOT)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("calico-render starts");
-    let _ = child
-        .stdin
-        .take()
-        .expect("stdin is piped")
-        .write_all(stdin.as_bytes());
-    child.wait_with_output().expect("calico-render finishes")
+    calico_render_tests::run_calico_render(args, Path::new(ROOT), stdin.as_bytes())
 }
 
 #[test]

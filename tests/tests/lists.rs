@@ -4,8 +4,8 @@
 //! nothing was checked fails unless `--allow-empty` says that is fine; old dumps (unquoted
 //! timestamps, the `projectcalico.org/metadata` annotation) read as they are.
 
-use std::io::Write;
-use std::process::{Command, Output, Stdio};
+use std::path::Path;
+use std::process::Output;
 
 use serde_json::Value;
 
@@ -22,20 +22,7 @@ const KUBECTL_POOLS: &str = "tests/cases/lists/kubectl-ippools.yaml";
 const EXAMPLE: &str = "examples/bgp-loadbalancer/cluster.yaml";
 
 fn run(args: &[&str], stdin: &str) -> Output {
-    let mut child = Command::new(calico_render_tests::calico_render())
-        .args(args)
-        .current_dir(ROOT)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("calico-render starts");
-    let _ = child
-        .stdin
-        .take()
-        .expect("stdin is piped")
-        .write_all(stdin.as_bytes());
-    child.wait_with_output().expect("calico-render finishes")
+    calico_render_tests::run_calico_render(args, Path::new(ROOT), stdin.as_bytes())
 }
 
 fn pools_text() -> String {
