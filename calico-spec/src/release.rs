@@ -979,34 +979,6 @@ pub fn diagnostic(release: &Release, finding: &Finding) -> Option<Diagnostic> {
     })
 }
 
-/// [`apply_to_outcome`] for the manifests of `texts`, as `calico-render validate` applies it
-/// after [`crate::rules::validate_texts`]: each text is read again (Lists expanded) and its
-/// documents judged for `release`. A text that does not parse was reported already and is
-/// passed over.
-pub fn apply_to_texts(
-    release: &'static Release,
-    texts: &[crate::rules::SourceText<'_>],
-    limits: &crate::source::Limits,
-    outcome: &mut ValidationOutcome,
-) {
-    let parsed: Vec<(&str, Vec<crate::source::Document>)> = texts
-        .iter()
-        .filter_map(|text| {
-            crate::source::parse_stream(text.text, limits)
-                .ok()
-                .map(|docs| (text.name, crate::rules::expand_lists(docs)))
-        })
-        .collect();
-    let inputs: Vec<InputDocument<'_>> = parsed
-        .iter()
-        .flat_map(|(file, docs)| {
-            docs.iter()
-                .map(move |document| InputDocument { file, document })
-        })
-        .collect();
-    apply_to_outcome(release, &inputs, outcome);
-}
-
 /// Validation for a target release: `outcome` is the rule catalogue's verdict on `inputs` (the
 /// newest release's); this adds what the target release does not accept (CR0007, CR0008) and
 /// removes the newest release's errors at paths only the target knows (a field or enum value
@@ -1051,6 +1023,19 @@ pub fn apply_to_outcome(
             }
             .unwrap_or(document.start);
             diag.path = document.spans.full_path(&diag.path);
+            // A bound the catalogue already refuses at this field (CR3011's int32 AS number,
+            // CR1008's block size) is said once, in the catalogue's more precise words.
+            let said = matches!(finding, Finding::OutOfBounds { .. })
+                && outcome.diagnostics.iter().any(|other| {
+                    other.severity == Severity::Error
+                        && other.path == diag.path
+                        && other.location.as_ref().is_some_and(|loc| {
+                            loc.file == input.file && loc.document == document.index
+                        })
+                });
+            if said {
+                continue;
+            }
             diag.location = Some(Location {
                 file: input.file.to_owned(),
                 document: document.index,

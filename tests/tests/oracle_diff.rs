@@ -693,9 +693,9 @@ struct Ours {
 
 fn ours(object: &Value, ctx: &Context) -> Ours {
     // The oracle holds the default release's validators (v3.32.1). When the generated types
-    // are a newer release's, `validate` adds the target's own schema verdicts (CR0007/CR0008)
-    // after the catalogue, and so does this harness, through the same call on the object's
-    // JSON text (JSON is YAML).
+    // are a newer release's, `validate_texts` adds the target's own schema verdicts
+    // (CR0007/CR0008) after the catalogue, so this harness validates the object's JSON text
+    // (JSON is YAML) as `validate` does.
     let diagnostics = match ctx.release {
         Some(release) if !release.is_newest() => {
             let limits = calico_spec::source::Limits::MANIFESTS;
@@ -705,10 +705,7 @@ fn ours(object: &Value, ctx: &Context) -> Ours {
                 text: &text,
             }];
             match rules::validate_texts(&texts, ctx, &limits) {
-                Ok(mut outcome) => {
-                    calico_spec::release::apply_to_texts(release, &texts, &limits, &mut outcome);
-                    outcome.diagnostics
-                }
+                Ok(outcome) => outcome.diagnostics,
                 Err(err) => panic!("a generated object does not read back: {err}"),
             }
         }

@@ -161,16 +161,8 @@ fn validate(files: &[(&str, &str)]) -> Result<ValidationOutcome, String> {
         release: Some(release),
         ..Context::assumed()
     };
-    let mut outcome = chart_values::validate_texts_for(
-        release,
-        &texts,
-        &ctx,
-        &Limits::MANIFESTS,
-        Reading::Detect,
-    )
-    .map_err(|err| err.to_string())?;
-    calico_spec::release::apply_to_texts(release, &texts, &Limits::MANIFESTS, &mut outcome);
-    Ok(outcome)
+    chart_values::validate_texts_for(release, &texts, &ctx, &Limits::MANIFESTS, Reading::Detect)
+        .map_err(|err| err.to_string())
 }
 
 /// A table of (file, code) pairs with a reason each: `expected-errors.tsv` or

@@ -72,8 +72,7 @@ pub fn validate_texts(
 /// defaults, a top-level key of its values file is the chart's, and the objects the chart
 /// renders are checked against the release's schema as well (CR0007/CR0008, placed at the
 /// values key; see `calico_spec::release`). The manifests of `texts` are checked as
-/// [`rules::validate_texts`] checks them; [`calico_spec::release::apply_to_outcome`] is the
-/// caller's, as for any manifest.
+/// [`rules::validate_texts`] checks them, the target release's own verdicts included.
 ///
 /// # Errors
 /// [`TextError`] for a text that is not YAML or exceeds `limits`.

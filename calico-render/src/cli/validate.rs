@@ -132,8 +132,6 @@ pub fn run(args: Args) -> super::Outcome {
         }
     };
     let mut outcome = outcome;
-    // The newest release too: its operator's verdicts (defaults::apply_operator_verdicts).
-    calico_spec::release::apply_to_texts(release, &texts, &Limits::MANIFESTS, &mut outcome);
     let checked = outcome.checked;
     let unchecked = std::mem::take(&mut outcome.unchecked);
     let (diagnostics, skipped) = report::leveled(outcome, &levels);

@@ -185,7 +185,10 @@ pub struct TextError {
 /// per file) and ClusterNetwork files. A ClusterNetwork goes through [`cluster_network::load`],
 /// as in `render`: checked by its own parser, compiled, and its compiled objects validated with
 /// the rule catalogue under the context the ClusterNetwork declares; the diagnostics are
-/// reported at the ClusterNetwork field they came from. `ctx` applies to the manifests.
+/// reported at the ClusterNetwork field they came from. `ctx` applies to the manifests; with
+/// `ctx.release` set, the manifests are also judged as that release judges them
+/// ([`crate::release::apply_to_outcome`]: its schema where the generated types are a newer
+/// release's, its operator's verdicts), which [`validate`] leaves to its caller.
 ///
 /// # Errors
 /// [`TextError`] for the first text that is not YAML or exceeds `limits`.
@@ -240,6 +243,11 @@ pub fn validate_texts(
         }
     }
     let mut outcome = validate(&inputs, ctx);
+    // The target release's own verdicts (its schema where the generated types are a newer
+    // release's, its operator's), on the documents read once above.
+    if let Some(release) = ctx.release {
+        crate::release::apply_to_outcome(release, &inputs, &mut outcome);
+    }
     outcome.checked += checked_cluster_networks;
     outcome.diagnostics.extend(extra);
     crate::diag::sort_diagnostics(&mut outcome.diagnostics);
