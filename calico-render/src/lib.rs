@@ -168,6 +168,7 @@ pub mod import;
 pub mod krm;
 pub mod merge;
 pub mod patch;
+pub mod plan;
 pub mod post_render;
 pub mod report;
 // Not API: the post-render scanner, public only for its differential test in tests/.

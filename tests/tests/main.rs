@@ -45,6 +45,7 @@ mod patch_property;
 mod patch_snapshots;
 mod patch_table;
 mod patch_unstated;
+mod plan;
 mod post_render_cli;
 mod post_render_stream;
 mod post_render_tools;

@@ -21,6 +21,7 @@ mod input;
 mod krm;
 mod man;
 mod patch;
+mod plan;
 mod post_render;
 mod render;
 mod schema;
@@ -75,6 +76,8 @@ enum Command {
     Validate(validate::Args),
     /// Compute a guarded RFC 6902 JSON patch from a live object to the desired state.
     Patch(patch::Args),
+    /// Plan a change one patch cannot make (a pool's CIDR or block size): guarded, resumable steps.
+    Plan(plan::Args),
     /// Plan a move to another Calico release: CRDs, operator, then the objects that change.
     Upgrade(upgrade::Args),
     /// Write the ClusterNetwork that renders a cluster's live objects.
@@ -122,6 +125,7 @@ pub fn main() -> ExitCode {
         Command::Render(args) => render::run(args),
         Command::Validate(args) => validate::run(args),
         Command::Patch(args) => patch::run(args),
+        Command::Plan(args) => plan::run(args),
         Command::Upgrade(args) => upgrade::run(args),
         Command::Import(args) => import::run(args),
         Command::Codegen(args) => codegen::run(args),

@@ -192,7 +192,7 @@ fn report_patch_error(err: &PatchError) -> ExitCode {
 }
 
 /// Why an input could not be turned into objects; printed by [`Failure::report`].
-enum Failure {
+pub(super) enum Failure {
     /// Not YAML at all, or beyond the size budgets: exit 2.
     NotYaml(String),
     /// YAML, but not valid input: exit 1, one line per problem.
@@ -202,7 +202,7 @@ enum Failure {
 }
 
 impl Failure {
-    fn report(self) -> ExitCode {
+    pub(super) fn report(self) -> ExitCode {
         match self {
             Failure::NotYaml(message) => {
                 eprintln!("error: {message}");
@@ -227,7 +227,7 @@ impl Failure {
 /// are. Their lints go to standard error; any error refuses the run.
 /// For a ClusterNetwork, the objects as it states them ([`cluster_network::stated_objects`])
 /// come along.
-fn desired_objects(
+pub(super) fn desired_objects(
     file: &str,
     text: &str,
     levels: &LintLevels,
@@ -306,7 +306,7 @@ fn parse_documents(file: &str, text: &str) -> Result<Vec<Document>, Failure> {
 
 /// Parse a YAML (or JSON) stream into its non-empty documents (the live side: read as the
 /// server wrote it, not validated).
-fn upstream_objects(file: &str, text: &str) -> Result<Vec<Value>, Failure> {
+pub(super) fn upstream_objects(file: &str, text: &str) -> Result<Vec<Value>, Failure> {
     let documents = parse_documents(file, text)?;
     let mut problems = Vec::new();
     let mut objects = Vec::new();

@@ -47,7 +47,7 @@
 mod day_two;
 mod diff;
 mod kubectl;
-mod object;
+pub(crate) mod object;
 mod rules;
 mod unstated;
 mod verify;
@@ -70,6 +70,15 @@ pub struct ObjectPatch {
 }
 
 impl ObjectPatch {
+    /// A patch made elsewhere in the crate (a `plan` step), without notes.
+    pub(crate) fn from_parts(id: ObjectId, patch: json_patch::Patch) -> ObjectPatch {
+        ObjectPatch {
+            id,
+            patch,
+            notes: Vec::new(),
+        }
+    }
+
     /// The object the patch applies to.
     pub fn id(&self) -> &ObjectId {
         &self.id

@@ -380,14 +380,17 @@ fn migration_hint(field: &str, pool: &str, is_v3: bool) -> String {
         format!(
             "Calico cannot change a pool's {field} in place; migrate instead: create a new IPPool \
              with the new {field}, set disabled: true on IPPool {pool}, move the workloads off it \
-             (restart their pods), then delete IPPool {pool}"
+             (restart their pods), then delete IPPool {pool}; with the new IPPool under another \
+             name in DESIRED, `calico-render plan` (same flags) prints these steps, guarded, with \
+             what to wait for and how to undo each"
         )
     } else {
         format!(
             "Calico cannot change a pool's {field} in place; migrate instead: add a new pool with \
              the new {field} under another name, set disableNewAllocations: true on pool {pool}, \
              move the workloads off it (restart their pods), then remove pool {pool} from the \
-             list; run calico-render patch after each step"
+             list; with the new pool under another name in DESIRED, `calico-render plan` (same \
+             flags) prints these steps, guarded, with what to wait for and how to undo each"
         )
     }
 }

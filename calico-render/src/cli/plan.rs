@@ -1,0 +1,149 @@
+//! The `plan` subcommand: the ordered, guarded steps from the live objects to the desired
+//! state when one patch cannot get there (a pool's CIDR or block size).
+//!
+//! DESIRED and LIVE are read as `patch` reads them. Standard output carries only the plan;
+//! notes and errors go to standard error.
+
+use std::io::{self, Write};
+use std::process::ExitCode;
+
+use anyhow::Context;
+use calico_render::patch::{self, PatchError};
+use calico_render::plan::{self, PlanError};
+
+use super::input::{LintArgs, ReleaseArgs, display_name, note, read_input};
+use super::patch::{desired_objects, upstream_objects};
+
+// Plan a change that one patch cannot make, as ordered, guarded, resumable steps.
+#[derive(Debug, clap::Args)]
+#[command(after_long_help = AFTER_HELP)]
+pub struct Args {
+    /// The desired state: a ClusterNetwork, or upstream objects, as `patch -f` takes it; `-`
+    /// reads standard input.
+    #[arg(
+        short = 'f',
+        long = "filename",
+        visible_alias = "file",
+        value_name = "DESIRED"
+    )]
+    file: String,
+    /// The live objects, as `kubectl get ... -o yaml` or `-o json` prints them (the
+    /// Installation, the IPPools); `-` reads standard input.
+    #[arg(long, value_name = "LIVE")]
+    live: String,
+    /// text: numbered steps to read and run one at a time. json: the same plan as data
+    /// (each step's change, wait conditions and undo).
+    #[arg(
+        short = 'o',
+        long = "output",
+        value_name = "FORMAT",
+        value_enum,
+        default_value_t = Format::Text
+    )]
+    output: Format,
+    /// As `patch --revert-unstated`, for the last step's patch.
+    #[arg(long)]
+    revert_unstated: bool,
+    #[command(flatten)]
+    release: ReleaseArgs,
+    #[command(flatten)]
+    lints: LintArgs,
+}
+
+/// The long help's closing section.
+const AFTER_HELP: &str = "\
+A pool's CIDR or block size cannot change in place. The plan migrates to the new pool, which \
+DESIRED names differently (both exist for a while): add the new pool, stop allocating from the old one (disableNewAllocations in the Installation for the \
+operator's pools, disabled on a standalone IPPool), move the workloads off it, check it holds \
+no address, remove it; then one patch for whatever else differs. Pools are matched by CIDR in \
+canonical form, and every CIDR the plan writes is canonical.
+
+Every step says why, what to wait for before the next (a command, and data with -o json) and \
+how to undo it. Steps are guarded (JSON patch `test`s, `kubectl create`, a checked delete), so \
+a step applied twice or out of order fails instead of doing harm. Run `plan` again with the \
+live objects at any point: it prints the steps left. What the objects cannot show (workloads \
+moved, a pool empty) is a check you make by reading a command's output; that step stays in \
+the plan until the step after it is applied.
+
+Exit codes: 0 plan printed (no steps when LIVE matches DESIRED); 1 invalid input or a change \
+that cannot be planned; 2 usage, IO, or text that is not YAML.
+
+Example:
+  { kubectl get installation default -o yaml; echo ---; \
+    kubectl get ippools.projectcalico.org -o yaml; } > live.yaml
+  calico-render plan -f cluster.yaml --live live.yaml";
+
+/// How the plan is printed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    /// Numbered steps for a person.
+    Text,
+    /// The plan as one JSON document.
+    Json,
+}
+
+/// Run the subcommand.
+pub fn run(args: Args) -> super::Outcome {
+    let levels = args.lints.levels()?;
+    if args.file == "-" && args.live == "-" {
+        eprintln!("error: -f and --live cannot both read standard input; give one of them a file");
+        return Ok(ExitCode::from(super::EXIT_USAGE));
+    }
+    let (desired_name, live_name) = (display_name(&args.file), display_name(&args.live));
+    let desired_text =
+        read_input(&args.file).with_context(|| format!("cannot read -f {desired_name}"))?;
+    let live_text =
+        read_input(&args.live).with_context(|| format!("cannot read --live {live_name}"))?;
+    let (desired, stated) =
+        match desired_objects(desired_name, &desired_text, &levels, args.release.target()) {
+            Ok(objects) => objects,
+            Err(failure) => return Ok(failure.report()),
+        };
+    let live = match upstream_objects(live_name, &live_text) {
+        Ok(objects) => objects,
+        Err(failure) => return Ok(failure.report()),
+    };
+    let options = patch::DayTwoOptions::revert_unstated(args.revert_unstated);
+    let plan = match plan::plan(&desired, stated.as_deref(), &live, &options) {
+        Ok(plan) => plan,
+        Err(err) if err.is_internal() => return Err(err.into()),
+        Err(err) => return Ok(report_plan_error(&err)),
+    };
+    let text = match args.output {
+        Format::Text => plan::render_text(&plan),
+        Format::Json => {
+            let mut json =
+                serde_json::to_string_pretty(&plan).context("cannot serialize the plan")?;
+            json.push('\n');
+            json
+        }
+    };
+    if plan.steps.is_empty() {
+        note("LIVE already matches DESIRED; nothing to plan");
+    }
+    let mut stdout = io::stdout().lock();
+    stdout
+        .write_all(text.as_bytes())
+        .context("cannot write to standard output")?;
+    stdout.flush().context("cannot write to standard output")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Print a plan error the way the user can act on it.
+fn report_plan_error(err: &PlanError) -> ExitCode {
+    match err {
+        PlanError::Patch(PatchError::Refused { refusals }) => {
+            for refusal in refusals {
+                eprintln!("error: {refusal}");
+                eprintln!("  hint: {}", refusal.hint);
+            }
+        }
+        other => {
+            eprintln!("error: {other}");
+            if let Some(hint) = other.hint() {
+                eprintln!("  hint: {hint}");
+            }
+        }
+    }
+    ExitCode::from(super::EXIT_INVALID)
+}

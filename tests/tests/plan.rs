@@ -1,0 +1,419 @@
+//! `calico-render plan`: snapshots of the plan (text and `-o json`) for every example pair of
+//! live and desired objects in `tests/` (`tests/cases/plan/`, `tests/cases/patch/`, and
+//! `tests/cases/patch-examples/` against their `examples/`), and the state machine as a table:
+//! each case's steps as the documented pool migration orders them, and from every intermediate
+//! state (the steps so far applied to LIVE) the plan is exactly the steps left, each guard
+//! refuses a repeat or a skip, and finishing reaches a state `patch` leaves alone.
+
+use std::path::{Path, PathBuf};
+
+use calico_render::patch::{DayTwoOptions, day_two_objects};
+use calico_render::plan::{self, Change, Plan, Step};
+use calico_render_tests::workspace_root;
+use calico_spec::cluster_network;
+use calico_spec::source::{self, Limits};
+use serde_json::Value;
+
+fn snapshot(name: &str, text: &str) {
+    let mut settings = insta::Settings::clone_current();
+    settings.set_snapshot_path(workspace_root().join("snapshots/plan"));
+    settings.set_prepend_module_to_snapshot(false);
+    settings.set_omit_expression(true);
+    settings.bind(|| insta::assert_snapshot!(name, text));
+}
+
+/// The objects of a file, `List`s expanded (as a user reading the cluster again after a step
+/// would get them, whatever the grouping).
+fn load(path: &Path) -> Vec<Value> {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+    source::parse_stream(&text, &Limits::MANIFESTS)
+        .unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+        .into_iter()
+        .filter(|document| !document.is_empty())
+        .flat_map(
+            |document| match calico_spec::rules::list_items(&document.value) {
+                Some(items) => items.into_iter().map(|item| item.into_owned()).collect(),
+                None => vec![document.value],
+            },
+        )
+        .collect()
+}
+
+/// A ClusterNetwork compiled as `plan -f` compiles it: its objects and its stated objects.
+fn compile(path: &Path) -> (Vec<Value>, Vec<Value>) {
+    let text =
+        std::fs::read_to_string(path).unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+    let parsed = cluster_network::parse(&path.display().to_string(), &text)
+        .unwrap_or_else(|err| panic!("{}: {err}", path.display()));
+    let objects = cluster_network::compile_unchecked(&parsed.cluster_network)
+        .unwrap_or_else(|err| panic!("{}: {err}", path.display()))
+        .iter()
+        .map(|object| object.to_value())
+        .collect();
+    (
+        objects,
+        cluster_network::stated_objects(&parsed.cluster_network),
+    )
+}
+
+/// One pair: desired objects, the stated ones for a ClusterNetwork, live objects.
+struct Pair {
+    name: String,
+    desired: Vec<Value>,
+    stated: Option<Vec<Value>>,
+    live: Vec<Value>,
+}
+
+impl Pair {
+    fn plan(&self, live: &[Value]) -> Result<Plan, plan::PlanError> {
+        plan::plan(
+            &self.desired,
+            self.stated.as_deref(),
+            live,
+            &DayTwoOptions::default(),
+        )
+    }
+}
+
+fn dirs(under: &str) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::fs::read_dir(workspace_root().join(under))
+        .expect("case directory")
+        .map(|entry| entry.expect("entry").path())
+        .filter(|path| path.is_dir())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// Every example pair in `tests/`.
+fn pairs() -> Vec<Pair> {
+    let mut pairs = Vec::new();
+    for (prefix, under) in [("plan", "tests/cases/plan"), ("patch", "tests/cases/patch")] {
+        for dir in dirs(under) {
+            let name = dir.file_name().and_then(|n| n.to_str()).expect("name");
+            pairs.push(Pair {
+                name: format!("{prefix}-{name}"),
+                desired: load(&dir.join("desired.yaml")),
+                stated: None,
+                live: load(&dir.join("live.yaml")),
+            });
+        }
+    }
+    let mut examples: Vec<PathBuf> =
+        std::fs::read_dir(workspace_root().join("tests/cases/patch-examples"))
+            .expect("patch-examples")
+            .map(|entry| entry.expect("entry").path())
+            .collect();
+    examples.sort();
+    for path in examples {
+        let file = path.file_name().and_then(|n| n.to_str()).expect("name");
+        let Some(example) = file.strip_suffix(".live.yaml") else {
+            continue;
+        };
+        let (desired, stated) = compile(
+            &workspace_root()
+                .join("examples")
+                .join(example)
+                .join("cluster.yaml"),
+        );
+        pairs.push(Pair {
+            name: format!("example-{example}"),
+            desired,
+            stated: Some(stated),
+            live: load(&path),
+        });
+    }
+    pairs
+}
+
+#[test]
+fn plan_snapshots_for_every_pair() {
+    let pairs = pairs();
+    assert!(pairs.len() >= 15, "{} pairs", pairs.len());
+    for pair in &pairs {
+        let text = match pair.plan(&pair.live) {
+            Ok(plan) => {
+                let json = serde_json::to_string_pretty(&plan).expect("serializes");
+                format!("# text\n{}# -o json\n{json}\n", plan::render_text(&plan))
+            }
+            Err(err) => format!(
+                "# refused (exit 1)\nerror: {err}\n  hint: {}\n",
+                err.hint().unwrap_or("-")
+            ),
+        };
+        snapshot(&pair.name, &text);
+    }
+}
+
+/// The step ids each pair's plan must have, from the documented order (add the new pools,
+/// stop allocating from the old, move the workloads, remove the old; then one patch for the
+/// rest), or the refusal it must give.
+const EXPECTED: &[(&str, Result<&[&str], &str>)] = &[
+    (
+        "plan-operator-ipv4-migrate",
+        Ok(&[
+            "add-pools",
+            "disable-pool/default-ipv4-ippool",
+            "move-workloads/default-ipv4-ippool",
+            "remove-pool/default-ipv4-ippool",
+        ]),
+    ),
+    (
+        "plan-operator-dual-stack-migrate",
+        Ok(&[
+            "add-pools",
+            "disable-pool/default-ipv4-ippool",
+            "disable-pool/default-ipv6-ippool",
+            "move-workloads/default-ipv4-ippool",
+            "remove-pool/default-ipv4-ippool",
+            "move-workloads/default-ipv6-ippool",
+            "remove-pool/default-ipv6-ippool",
+        ]),
+    ),
+    (
+        "plan-standalone-migrate",
+        Ok(&[
+            "create-pool/pool-b",
+            "create-pool/pool-b6",
+            "disable-pool/pool-a",
+            "disable-pool/pool-a6",
+            "move-workloads/pool-a",
+            "remove-pool/pool-a",
+            "move-workloads/pool-a6",
+            "remove-pool/pool-a6",
+        ]),
+    ),
+    // The same pool in another text form is the same pool: nothing to do.
+    ("plan-ipv6-text-form", Ok(&[])),
+    ("plan-refused-block-size", Err("changes blockSize 26 -> 24")),
+    (
+        "plan-refused-overlap",
+        Err("overlaps pool default-ipv4-ippool"),
+    ),
+    ("patch-add-pool", Ok(&["add-pools"])),
+    // The live pool not in DESIRED is already disabled: straight to moving and removing.
+    (
+        "patch-remove-pool",
+        Ok(&[
+            "move-workloads/old-default-pool",
+            "remove-pool/old-default-pool",
+        ]),
+    ),
+    ("patch-refused-cidr", Err("under the same name")),
+    (
+        "patch-article-disable-bgp-export",
+        Ok(&["patch/Installation/default"]),
+    ),
+];
+
+fn ids(steps: &[Step]) -> Vec<&str> {
+    steps.iter().map(|step| step.id.as_str()).collect()
+}
+
+#[test]
+fn step_order_per_pair() {
+    let pairs = pairs();
+    for (name, expected) in EXPECTED {
+        let pair = pairs
+            .iter()
+            .find(|pair| pair.name == *name)
+            .unwrap_or_else(|| panic!("no pair {name}"));
+        match (pair.plan(&pair.live), expected) {
+            (Ok(plan), Ok(want)) => assert_eq!(ids(&plan.steps), *want, "{name}"),
+            (Err(err), Err(want)) => {
+                assert!(err.to_string().contains(want), "{name}: {err}");
+                assert!(!err.is_internal(), "{name}: {err}");
+            }
+            (got, _) => panic!("{name}: {got:?}"),
+        }
+    }
+}
+
+/// The state after applying the first `count` steps' changes to LIVE.
+fn state_after(live: &[Value], steps: &[Step], count: usize) -> Vec<Value> {
+    let mut state = live.to_vec();
+    for step in &steps[..count] {
+        plan::apply_change(&mut state, step)
+            .unwrap_or_else(|err| panic!("step {} does not apply: {err}", step.id));
+    }
+    state
+}
+
+/// The steps a resumed plan must give after `count` steps: the rest, except that a step
+/// that changes nothing (moving workloads) cannot be seen done, so it stays until the change
+/// after it is applied.
+fn remaining(steps: &[Step], count: usize) -> &[Step] {
+    let mut start = count;
+    while start > 0 && steps[start - 1].change.changes_nothing() {
+        start -= 1;
+    }
+    &steps[start..]
+}
+
+#[test]
+fn every_intermediate_state_plans_the_steps_left() {
+    let mut checked = 0;
+    for pair in pairs() {
+        let Ok(full) = pair.plan(&pair.live) else {
+            continue;
+        };
+        let steps = &full.steps;
+        for count in 0..=steps.len() {
+            let state = state_after(&pair.live, steps, count);
+            let resumed = pair
+                .plan(&state)
+                .unwrap_or_else(|err| panic!("{} after {count} steps: {err}", pair.name));
+            let want = remaining(steps, count);
+            assert_eq!(
+                ids(&resumed.steps),
+                ids(want),
+                "{} after {count} steps",
+                pair.name
+            );
+            for (got, step) in resumed.steps.iter().zip(want) {
+                let json = |step: &Step| serde_json::to_string_pretty(step).expect("JSON");
+                assert_eq!(
+                    json(got),
+                    json(step),
+                    "{} after {count} steps: step {} differs",
+                    pair.name,
+                    step.id
+                );
+            }
+            checked += 1;
+        }
+        // The end state: `patch` has nothing left to do.
+        let end = state_after(&pair.live, steps, steps.len());
+        let day_two = day_two_objects(
+            &pair.desired,
+            pair.stated.as_deref(),
+            &end,
+            &DayTwoOptions::default(),
+        )
+        .unwrap_or_else(|err| panic!("{}: {err}", pair.name));
+        assert_eq!(
+            day_two.stream.changed().count(),
+            0,
+            "{}: patch still differs at the end",
+            pair.name
+        );
+    }
+    assert!(checked >= 30, "{checked} states checked");
+}
+
+/// A step applied twice fails or changes nothing; a step applied before the change that
+/// must precede it fails (the guards).
+#[test]
+fn guards_refuse_repeats_and_skips() {
+    for pair in pairs() {
+        let Ok(full) = pair.plan(&pair.live) else {
+            continue;
+        };
+        let steps = &full.steps;
+        for (index, step) in steps.iter().enumerate() {
+            if step.change.changes_nothing() {
+                continue;
+            }
+            let once = state_after(&pair.live, steps, index + 1);
+            let mut twice = once.clone();
+            if plan::apply_change(&mut twice, step).is_ok() {
+                assert_eq!(
+                    twice, once,
+                    "{}: step {} applied twice changed the state again",
+                    pair.name, step.id
+                );
+            }
+            // Skips: this step on a state where an earlier change is missing.
+            for skipped in 0..index {
+                let earlier = &steps[skipped];
+                if earlier.change.changes_nothing() || !depends(step, earlier) {
+                    continue;
+                }
+                let mut state = pair.live.clone();
+                for (at, other) in steps[..index].iter().enumerate() {
+                    if at != skipped {
+                        let _ = plan::apply_change(&mut state, other);
+                    }
+                }
+                assert!(
+                    plan::apply_change(&mut state, step).is_err(),
+                    "{}: step {} applied without step {} did not fail",
+                    pair.name,
+                    step.id,
+                    earlier.id
+                );
+            }
+        }
+    }
+}
+
+/// Whether `step` needs `earlier` first, by the migration's rule: stopping allocation needs
+/// the new pools of its family (added in an earlier step), removal needs the pool disabled.
+fn depends(step: &Step, earlier: &Step) -> bool {
+    let pool = |id: &str, prefix: &str| id.strip_prefix(prefix).map(str::to_owned);
+    if let Some(name) = pool(&step.id, "remove-pool/") {
+        return pool(&earlier.id, "disable-pool/").as_deref() == Some(name.as_str());
+    }
+    if step.id.starts_with("disable-pool/") {
+        return earlier.id == "add-pools"
+            || (earlier.id.starts_with("create-pool/") && mentions(step, &earlier.id[12..]));
+    }
+    false
+}
+
+/// Whether a step's change names a pool (its guard tests it).
+fn mentions(step: &Step, pool: &str) -> bool {
+    match &step.change {
+        Change::Patch { requires, .. } => requires.iter().any(|object| object.name == pool),
+        _ => false,
+    }
+}
+
+#[test]
+fn help() {
+    let out = std::process::Command::new(calico_render_tests::calico_render())
+        .args(["plan", "--help"])
+        .env("COLUMNS", "100")
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(0));
+    snapshot("help-plan", &String::from_utf8(out.stdout).expect("UTF-8"));
+}
+
+/// The CLI prints what the library plans, and refuses what cannot be planned with exit 1 and
+/// nothing on standard output; `patch`'s refusal of a new CIDR points to `plan`.
+#[test]
+fn cli_prints_the_plan_and_patch_points_to_it() {
+    let case = workspace_root().join("tests/cases/plan/operator-ipv4-migrate");
+    let run = |args: &[&str]| {
+        std::process::Command::new(calico_render_tests::calico_render())
+            .args(args)
+            .output()
+            .expect("runs")
+    };
+    let desired = case.join("desired.yaml");
+    let live = case.join("live.yaml");
+    let (desired, live) = (desired.to_str().unwrap(), live.to_str().unwrap());
+    let out = run(&["plan", "-f", desired, "--live", live, "-o", "json"]);
+    assert_eq!(out.status.code(), Some(0));
+    let printed: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let steps = printed["steps"].as_array().expect("steps");
+    assert_eq!(steps.len(), 4);
+    assert_eq!(steps[2]["change"]["kind"], "userAction");
+    assert_eq!(steps[2]["wait"][0]["userChecked"], true);
+
+    let refused = workspace_root().join("tests/cases/patch/refused-cidr");
+    let (desired, live) = (refused.join("desired.yaml"), refused.join("live.yaml"));
+    let (desired, live) = (desired.to_str().unwrap(), live.to_str().unwrap());
+    let out = run(&["plan", "-f", desired, "--live", live]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(out.stdout.is_empty());
+    let out = run(&["patch", "-f", desired, "--live", live]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("`calico-render plan`"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
