@@ -27,6 +27,7 @@ mod day_two;
 mod e2e_k8s;
 mod e2e_operator;
 mod e2e_operator_patch;
+mod e2e_plan;
 mod e2e_releases;
 mod first_hour;
 mod fuzz_corpus;
