@@ -63,6 +63,7 @@ struct Pair {
     desired: Vec<Value>,
     stated: Option<Vec<Value>>,
     live: Vec<Value>,
+    facts: plan::Facts,
 }
 
 impl Pair {
@@ -71,7 +72,7 @@ impl Pair {
             &self.desired,
             self.stated.as_deref(),
             live,
-            &DayTwoOptions::default(),
+            &plan::PlanOptions::new(DayTwoOptions::default(), self.facts),
         )
     }
 }
@@ -86,6 +87,28 @@ fn dirs(under: &str) -> Vec<PathBuf> {
     dirs
 }
 
+/// The facts a case gives as flags, from its `facts` file (`kube-proxy-mode: ipvs`,
+/// `kube-proxy-manager: kubeadm`, one a line); none without it.
+fn facts(dir: &Path) -> plan::Facts {
+    let text = std::fs::read_to_string(dir.join("facts")).unwrap_or_default();
+    let mut mode = None;
+    let mut manager = None;
+    for line in text.lines() {
+        match line.split_once(": ") {
+            Some(("kube-proxy-mode", "iptables")) => mode = Some(plan::KubeProxyMode::Iptables),
+            Some(("kube-proxy-mode", "ipvs")) => mode = Some(plan::KubeProxyMode::Ipvs),
+            Some(("kube-proxy-manager", "kubeadm")) => {
+                manager = Some(plan::KubeProxyManager::Kubeadm)
+            }
+            Some(("kube-proxy-manager", "gitops")) => {
+                manager = Some(plan::KubeProxyManager::Gitops)
+            }
+            _ => {}
+        }
+    }
+    plan::Facts::new(mode, manager)
+}
+
 /// Every example pair in `tests/`.
 fn pairs() -> Vec<Pair> {
     let mut pairs = Vec::new();
@@ -97,6 +120,7 @@ fn pairs() -> Vec<Pair> {
                 desired: load(&dir.join("desired.yaml")),
                 stated: None,
                 live: load(&dir.join("live.yaml")),
+                facts: facts(&dir),
             });
         }
     }
@@ -122,6 +146,7 @@ fn pairs() -> Vec<Pair> {
             desired,
             stated: Some(stated),
             live: load(&path),
+            facts: plan::Facts::default(),
         });
     }
     pairs
@@ -190,6 +215,52 @@ const EXPECTED: &[(&str, Result<&[&str], &str>)] = &[
     (
         "plan-refused-overlap",
         Err("overlaps pool default-ipv4-ippool"),
+    ),
+    // To eBPF (Calico's documented order): the endpoint first, kube-proxy off IPVS right
+    // before the switch, kube-proxy stopped only once Calico serves the Services.
+    (
+        "plan-dataplane-to-ebpf-ipvs",
+        Ok(&[
+            "create-endpoint-configmap",
+            "kube-proxy-iptables-mode",
+            "patch/Installation/default",
+            "disable-kube-proxy",
+        ]),
+    ),
+    // bpfNetworkBootstrap and the ConfigMap are never combined: the ConfigMap goes first.
+    (
+        "plan-dataplane-to-ebpf-bootstrap",
+        Ok(&["delete-endpoint-configmap", "patch/Installation/default"]),
+    ),
+    // From eBPF: kube-proxy back before the Installation leaves BPF.
+    (
+        "plan-dataplane-from-ebpf",
+        Ok(&["enable-kube-proxy", "patch/Installation/default"]),
+    ),
+    (
+        "plan-dataplane-gitops-refused",
+        Err("GitOps tool manages it"),
+    ),
+    // BGP: peers with the change, the mesh only after they are established.
+    (
+        "plan-bgp-enable",
+        Ok(&[
+            "create-bgp-configuration",
+            "create-peer/router-a",
+            "patch/Installation/default",
+            "peers-established",
+            "disable-mesh",
+        ]),
+    ),
+    (
+        "plan-bgp-enable-mesh-live",
+        Ok(&[
+            "create-peer/router-a",
+            "patch/Installation/default",
+            "patch/BGPConfiguration/default",
+            "peers-established",
+            "disable-mesh",
+        ]),
     ),
     ("patch-add-pool", Ok(&["add-pools"])),
     // The live pool not in DESIRED is already disabled: straight to moving and removing.
@@ -355,6 +426,12 @@ fn depends(step: &Step, earlier: &Step) -> bool {
     if let Some(name) = pool(&step.id, "remove-pool/") {
         return pool(&earlier.id, "disable-pool/").as_deref() == Some(name.as_str());
     }
+    if step.id == "disable-kube-proxy" {
+        return earlier.id == "patch/Installation/default";
+    }
+    if step.id == "disable-mesh" {
+        return earlier.id.starts_with("create-peer/");
+    }
     if step.id.starts_with("disable-pool/") {
         return earlier.id == "add-pools"
             || (earlier.id.starts_with("create-pool/") && mentions(step, &earlier.id[12..]));
@@ -365,7 +442,7 @@ fn depends(step: &Step, earlier: &Step) -> bool {
 /// Whether a step's change names a pool (its guard tests it).
 fn mentions(step: &Step, pool: &str) -> bool {
     match &step.change {
-        Change::Patch { requires, .. } => requires.iter().any(|object| object.name == pool),
+        Change::Patch { requires, .. } => requires.iter().any(|needed| needed.object.name == pool),
         _ => false,
     }
 }

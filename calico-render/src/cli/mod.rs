@@ -76,7 +76,7 @@ enum Command {
     Validate(validate::Args),
     /// Compute a guarded RFC 6902 JSON patch from a live object to the desired state.
     Patch(patch::Args),
-    /// Plan a change one patch cannot make (a pool's CIDR or block size): guarded, resumable steps.
+    /// Plan what one patch cannot do (pool migration, dataplane switch, BGP): guarded, resumable steps.
     Plan(plan::Args),
     /// Plan a move to another Calico release: CRDs, operator, then the objects that change.
     Upgrade(upgrade::Args),

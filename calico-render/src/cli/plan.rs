@@ -14,7 +14,8 @@ use calico_render::plan::{self, PlanError};
 use super::input::{LintArgs, ReleaseArgs, display_name, note, read_input};
 use super::patch::{desired_objects, upstream_objects};
 
-// Plan a change that one patch cannot make, as ordered, guarded, resumable steps.
+// Plan a change that one patch cannot make, as ordered, guarded, resumable steps: a pool
+// migration, a dataplane switch, BGP enablement.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = AFTER_HELP)]
 pub struct Args {
@@ -44,6 +45,14 @@ pub struct Args {
     /// As `patch --revert-unstated`, for the last step's patch.
     #[arg(long)]
     revert_unstated: bool,
+    /// The mode kube-proxy runs in, for a switch to or from eBPF (IPVS needs a step of its
+    /// own). Without it the plan states the check as a precondition.
+    #[arg(long, value_name = "MODE", value_enum)]
+    kube_proxy_mode: Option<ProxyMode>,
+    /// Who manages kube-proxy (puts it back when changed), for a switch to or from eBPF.
+    /// Without it the plan states the check as a precondition.
+    #[arg(long, value_name = "MANAGER", value_enum)]
+    kube_proxy_manager: Option<ProxyManager>,
     #[command(flatten)]
     release: ReleaseArgs,
     #[command(flatten)]
@@ -57,6 +66,15 @@ DESIRED names differently (both exist for a while): add the new pool, stop alloc
 operator's pools, disabled on a standalone IPPool), move the workloads off it, check it holds \
 no address, remove it; then one patch for whatever else differs. Pools are matched by CIDR in \
 canonical form, and every CIDR the plan writes is canonical.
+
+A switch to the eBPF dataplane creates the endpoint ConfigMap first (or removes it when DESIRED \
+uses bpfNetworkBootstrap: the two are never combined) and restarts the operator, moves \
+kube-proxy off IPVS right before the switch, and stops kube-proxy only once Calico serves the \
+Services (with kube-proxy's DaemonSet in LIVE); leaving eBPF runs kube-proxy again first. \
+Enabling BGP towards a router creates the BGPConfiguration (mesh still on) and the peers, and \
+removes the node-to-node mesh only after you checked the sessions are Established. What the \
+objects do not show (the kube-proxy mode and manager, the kernel) comes from the flags or is \
+printed as a precondition with the command that checks it.
 
 Every step says why, what to wait for before the next (a command, and data with -o json) and \
 how to undo it. Steps are guarded (JSON patch `test`s, `kubectl create`, a checked delete), so \
@@ -72,6 +90,32 @@ Example:
   { kubectl get installation default -o yaml; echo ---; \
     kubectl get ippools.projectcalico.org -o yaml; } > live.yaml
   calico-render plan -f cluster.yaml --live live.yaml";
+
+/// `--kube-proxy-mode`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ProxyMode {
+    /// kube-proxy in iptables mode.
+    Iptables,
+    /// kube-proxy in IPVS mode.
+    Ipvs,
+    /// kube-proxy in nftables mode.
+    Nftables,
+    /// No kube-proxy in the cluster.
+    None,
+}
+
+/// `--kube-proxy-manager`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum ProxyManager {
+    /// kubeadm (re-applies its kube-proxy addon on upgrade).
+    Kubeadm,
+    /// The Kubernetes addon manager.
+    AddonManager,
+    /// A GitOps tool (Argo CD, Flux).
+    Gitops,
+    /// Nothing reconciles it.
+    None,
+}
 
 /// How the plan is printed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
@@ -103,7 +147,22 @@ pub fn run(args: Args) -> super::Outcome {
         Ok(objects) => objects,
         Err(failure) => return Ok(failure.report()),
     };
-    let options = patch::DayTwoOptions::revert_unstated(args.revert_unstated);
+    let mode = args.kube_proxy_mode.map(|mode| match mode {
+        ProxyMode::Iptables => plan::KubeProxyMode::Iptables,
+        ProxyMode::Ipvs => plan::KubeProxyMode::Ipvs,
+        ProxyMode::Nftables => plan::KubeProxyMode::Nftables,
+        ProxyMode::None => plan::KubeProxyMode::Absent,
+    });
+    let manager = args.kube_proxy_manager.map(|manager| match manager {
+        ProxyManager::Kubeadm => plan::KubeProxyManager::Kubeadm,
+        ProxyManager::AddonManager => plan::KubeProxyManager::AddonManager,
+        ProxyManager::Gitops => plan::KubeProxyManager::Gitops,
+        ProxyManager::None => plan::KubeProxyManager::Unmanaged,
+    });
+    let options = plan::PlanOptions::new(
+        patch::DayTwoOptions::revert_unstated(args.revert_unstated),
+        plan::Facts::new(mode, manager),
+    );
     let plan = match plan::plan(&desired, stated.as_deref(), &live, &options) {
         Ok(plan) => plan,
         Err(err) if err.is_internal() => return Err(err.into()),

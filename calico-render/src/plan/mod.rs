@@ -25,6 +25,7 @@
 
 mod pools;
 mod render;
+mod staged;
 
 use serde::Serialize;
 use serde_json::Value;
@@ -32,6 +33,25 @@ use serde_json::Value;
 use crate::patch::{DayTwoOptions, ObjectId, PatchError};
 
 pub use render::render_text;
+pub use staged::{Facts, KubeProxyManager, KubeProxyMode};
+
+/// How [`plan`] works: the options of the remaining patch and the facts the objects do not
+/// show.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct PlanOptions {
+    /// As `patch` takes them, for the remaining patch.
+    pub day_two: DayTwoOptions,
+    /// The kube-proxy mode and manager, when known.
+    pub facts: Facts,
+}
+
+impl PlanOptions {
+    /// The options as given.
+    pub fn new(day_two: DayTwoOptions, facts: Facts) -> PlanOptions {
+        PlanOptions { day_two, facts }
+    }
+}
 
 /// The ordered steps from the live objects to the desired state.
 #[derive(Debug, Clone, PartialEq, Serialize)]
@@ -41,6 +61,9 @@ pub struct Plan {
     /// The transitions the steps carry out, one line each (`pool default-ipv4-ippool
     /// 172.20.0.0/16 retired`).
     pub transitions: Vec<String>,
+    /// What must hold before the first step that the plan cannot see (the kernel, facts not
+    /// given), each with the command that checks it.
+    pub preconditions: Vec<Check>,
     /// The steps still to do, in order; empty when LIVE already matches DESIRED.
     pub steps: Vec<Step>,
     /// What the user should know about the plan as a whole.
@@ -78,10 +101,10 @@ pub enum Change {
         object: ObjectRef,
         /// The operations, `test`s first.
         patch: Value,
-        /// Objects that must exist first (a guard a JSON patch cannot express; the command
+        /// Conditions on other objects (a guard a JSON patch cannot express; the command
         /// checks them before patching).
         #[serde(skip_serializing_if = "Vec::is_empty")]
-        requires: Vec<ObjectRef>,
+        requires: Vec<Requirement>,
         /// The `kubectl patch` command line.
         command: String,
     },
@@ -89,6 +112,9 @@ pub enum Change {
     Create {
         /// The object, as it is to be created.
         object: Value,
+        /// Conditions on other objects (the command checks them before creating).
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        requires: Vec<Requirement>,
         /// The command line.
         command: String,
     },
@@ -114,6 +140,27 @@ impl Change {
     /// True when the step changes no object (a user action or a wait).
     pub fn changes_nothing(&self) -> bool {
         matches!(self, Change::UserAction { .. } | Change::Wait)
+    }
+}
+
+/// A condition on another object that a step needs: the object exists and passes the `test`
+/// operations.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Requirement {
+    /// The object.
+    pub object: ObjectRef,
+    /// RFC 6902 `test` operations on it (`[]`: it exists).
+    pub test: Value,
+}
+
+impl Requirement {
+    /// The object must exist.
+    pub fn exists(object: ObjectRef) -> Requirement {
+        Requirement {
+            object,
+            test: Value::Array(Vec::new()),
+        }
     }
 }
 
@@ -233,8 +280,10 @@ pub fn plan(
     desired: &[Value],
     stated: Option<&[Value]>,
     live: &[Value],
-    options: &DayTwoOptions,
+    options: &PlanOptions,
 ) -> Result<Plan, PlanError> {
+    let facts = &options.facts;
+    let options = &options.day_two;
     let desired_flat: Vec<Value> = crate::patch::object::flatten(desired)
         .into_iter()
         .map(std::borrow::Cow::into_owned)
@@ -244,9 +293,17 @@ pub fn plan(
         .map(std::borrow::Cow::into_owned)
         .collect();
     let mut plan = pools::pool_steps(&desired_flat, &live_flat)?;
-    let simulated = plan_simulated_live(&plan, &live_flat)?;
-    let day_two = crate::patch::day_two_objects(&desired_flat, stated, &simulated, options)?;
-    let mut after = simulated.clone();
+    let mut after = plan_simulated_live(&plan, &live_flat)?;
+    let staging = staged::stage(&desired_flat, &after, facts)?;
+    plan.transitions.extend(staging.transitions);
+    plan.preconditions.extend(staging.preconditions);
+    plan.notes.extend(staging.notes);
+    for step in staging.before {
+        apply_change(&mut after, &step)?;
+        plan.steps.push(step);
+    }
+    let day_two =
+        crate::patch::day_two_objects(&staging.desired_for_patch, stated, &after, options)?;
     let object_notes = day_two
         .stream
         .changed()
@@ -281,6 +338,10 @@ pub fn plan(
         apply_change(&mut after, &step)?;
         plan.steps.push(step);
     }
+    for step in staging.after {
+        apply_change(&mut after, &step)?;
+        plan.steps.push(step);
+    }
     // The end the plan promises: nothing left for `patch` to do.
     let rest = crate::patch::day_two_objects(&desired_flat, stated, &after, options)?;
     if let Some(left) = rest.stream.changed().next() {
@@ -293,7 +354,7 @@ pub fn plan(
 }
 
 /// The wait after a patch step: the object's controller has seen it.
-fn patch_wait(id: &ObjectId) -> Vec<Check> {
+pub(crate) fn patch_wait(id: &ObjectId) -> Vec<Check> {
     if id.api_version == "operator.tigera.io/v1" {
         return vec![operator_settled()];
     }
@@ -362,21 +423,23 @@ pub fn apply_change(state: &mut Vec<Value>, step: &Step) -> Result<(), PlanError
             .is_ok_and(|id| ObjectRef::from(&id) == *object)
     };
     match &step.change {
-        Change::Patch {
-            object,
-            patch,
-            requires,
-            ..
-        } => {
-            if let Some(missing) = requires
-                .iter()
-                .find(|needed| !state.iter().any(|value| same(value, needed)))
-            {
-                return Err(fail(format!(
-                    "{} {} is missing",
-                    missing.kind, missing.name
-                )));
-            }
+        Change::Patch { requires, .. } | Change::Create { requires, .. }
+            if !requires.iter().all(|needed| {
+                let ops = serde_json::from_value::<json_patch::Patch>(needed.test.clone());
+                state.iter().any(|value| {
+                    let mut probe = value.clone();
+                    same(value, &needed.object)
+                        && ops
+                            .as_ref()
+                            .is_ok_and(|ops| json_patch::patch(&mut probe, ops).is_ok())
+                })
+            }) =>
+        {
+            return Err(fail(
+                "an object it requires is missing or not as required".to_owned(),
+            ));
+        }
+        Change::Patch { object, patch, .. } => {
             let ops: json_patch::Patch = serde_json::from_value(patch.clone())
                 .map_err(|err| fail(format!("not a JSON patch: {err}")))?;
             let target = state

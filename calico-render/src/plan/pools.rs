@@ -259,6 +259,7 @@ fn classify(desired: &[Pool], live: &[Pool]) -> Result<Sides, PlanError> {
 pub(super) fn pool_steps(desired: &[Value], live: &[Value]) -> Result<Plan, PlanError> {
     let mut plan = Plan {
         transitions: Vec::new(),
+        preconditions: Vec::new(),
         steps: Vec::new(),
         notes: Vec::new(),
     };
@@ -723,7 +724,11 @@ fn create_change(object: Value) -> Change {
         "printf '%s\\n' {} | kubectl create -f -",
         shell_quote(&object.to_string())
     );
-    Change::Create { object, command }
+    Change::Create {
+        object,
+        requires: Vec::new(),
+        command,
+    }
 }
 
 fn pool_ref(pool: &Pool) -> ObjectRef {
@@ -832,7 +837,10 @@ fn requiring(change: Change, pools: &[&Pool]) -> Change {
             Change::Patch {
                 object,
                 patch,
-                requires: pools.iter().map(|pool| pool_ref(pool)).collect(),
+                requires: pools
+                    .iter()
+                    .map(|pool| super::Requirement::exists(pool_ref(pool)))
+                    .collect(),
                 command: guarded,
             }
         }

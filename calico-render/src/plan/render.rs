@@ -24,6 +24,13 @@ pub fn render_text(plan: &Plan) -> String {
             let _ = writeln!(text, "  - {transition}");
         }
     }
+    if !plan.preconditions.is_empty() {
+        text.push_str("\nBefore the first step, check (the plan cannot see these):\n");
+        for check in &plan.preconditions {
+            let _ = writeln!(text, "  - {}", check.description);
+            let _ = writeln!(text, "    $ {}", check.command);
+        }
+    }
     for (number, step) in plan.steps.iter().enumerate() {
         let _ = writeln!(
             text,

@@ -1,0 +1,740 @@
+//! The dataplane switch (iptables/IPVS <-> eBPF) and BGP enablement: what must happen before
+//! the one remaining patch and what only after it.
+//!
+//! - To eBPF: kube-proxy in IPVS mode goes to iptables mode first (Calico's eBPF mode does not
+//!   take over from IPVS); the endpoint ConfigMap is created before the Installation asks for
+//!   BPF (and the operator restarted, which reads it into its environment at start), or, with
+//!   `bpfNetworkBootstrap`, removed first (the operator refuses that mode while the ConfigMap
+//!   exists); kube-proxy is switched off only after the switch, while Calico already serves
+//!   the Services, and only where its manager (kubeadm, an addon manager, GitOps) will not put
+//!   it back.
+//! - From eBPF: kube-proxy runs again on every node before the Installation leaves BPF.
+//! - BGP towards a router: the peers are created with the rest of the change, the node-to-node
+//!   mesh goes only after the peers are established (a user-checked step), and pod pools that
+//!   are announced are named.
+//!
+//! What the objects cannot tell (the kube-proxy mode and manager, the kernel) comes from
+//! [`Facts`] or is a precondition with the command that checks it.
+
+use serde_json::{Value, json};
+
+use super::{Change, Check, ObjectRef, PlanError, Requirement, Step, Undo};
+use crate::patch::{ObjectId, ObjectPatch, Side, kubectl_command, shell_quote};
+
+/// The mode kube-proxy runs in (`--kube-proxy-mode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KubeProxyMode {
+    /// iptables mode.
+    Iptables,
+    /// IPVS mode.
+    Ipvs,
+    /// nftables mode.
+    Nftables,
+    /// No kube-proxy in the cluster.
+    Absent,
+}
+
+/// Who puts kube-proxy back when it is changed (`--kube-proxy-manager`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum KubeProxyManager {
+    /// kubeadm (its `upgrade` re-applies the kube-proxy addon).
+    Kubeadm,
+    /// The Kubernetes addon manager (label `addonmanager.kubernetes.io/mode`).
+    AddonManager,
+    /// A GitOps tool (Argo CD, Flux) that syncs the DaemonSet from git.
+    Gitops,
+    /// Nothing reconciles it.
+    Unmanaged,
+}
+
+/// Facts about the cluster the objects do not show, given by the user.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct Facts {
+    /// The kube-proxy mode, when known.
+    pub kube_proxy_mode: Option<KubeProxyMode>,
+    /// Who manages kube-proxy, when known.
+    pub kube_proxy_manager: Option<KubeProxyManager>,
+}
+
+impl Facts {
+    /// The facts as given.
+    pub fn new(
+        kube_proxy_mode: Option<KubeProxyMode>,
+        kube_proxy_manager: Option<KubeProxyManager>,
+    ) -> Facts {
+        Facts {
+            kube_proxy_mode,
+            kube_proxy_manager,
+        }
+    }
+}
+
+/// What the staged transitions add around the remaining patch.
+#[derive(Default)]
+pub(super) struct Staging {
+    pub before: Vec<Step>,
+    pub after: Vec<Step>,
+    /// The desired objects as the patch step is to reach them (the mesh held back).
+    pub desired_for_patch: Vec<Value>,
+    pub transitions: Vec<String>,
+    pub preconditions: Vec<Check>,
+    pub notes: Vec<String>,
+}
+
+fn is(value: &Value, api_version: &str, kind: &str) -> bool {
+    value.get("apiVersion").and_then(Value::as_str) == Some(api_version)
+        && value.get("kind").and_then(Value::as_str) == Some(kind)
+}
+
+fn named<'a>(objects: &'a [Value], api_version: &str, kind: &str, name: &str) -> Option<&'a Value> {
+    objects.iter().find(|value| {
+        is(value, api_version, kind)
+            && value.pointer("/metadata/name").and_then(Value::as_str) == Some(name)
+    })
+}
+
+fn installation(objects: &[Value]) -> Option<&Value> {
+    objects
+        .iter()
+        .find(|value| is(value, "operator.tigera.io/v1", "Installation"))
+}
+
+fn network_field<'a>(objects: &'a [Value], field: &str) -> Option<&'a str> {
+    installation(objects)?
+        .pointer(&format!("/spec/calicoNetwork/{field}"))
+        .and_then(Value::as_str)
+}
+
+fn endpoint_config_map(objects: &[Value]) -> Option<&Value> {
+    named(objects, "v1", "ConfigMap", "kubernetes-services-endpoint")
+}
+
+fn kube_proxy(objects: &[Value]) -> Option<&Value> {
+    objects.iter().find(|value| {
+        is(value, "apps/v1", "DaemonSet")
+            && value.pointer("/metadata/name").and_then(Value::as_str) == Some("kube-proxy")
+            && value.pointer("/metadata/namespace").and_then(Value::as_str) == Some("kube-system")
+    })
+}
+
+fn object_ref(value: &Value) -> Result<ObjectRef, PlanError> {
+    Ok(ObjectRef::from(&ObjectId::of(value, Side::Desired, 0)?))
+}
+
+/// An object as it is to be created: identity, labels, and everything but status.
+fn creatable(value: &Value) -> Value {
+    let mut object = value.clone();
+    if let Some(fields) = object.as_object_mut() {
+        fields.remove("status");
+        if let Some(metadata) = fields.get_mut("metadata").and_then(Value::as_object_mut) {
+            metadata.retain(|key, _| {
+                matches!(
+                    key.as_str(),
+                    "name" | "namespace" | "labels" | "annotations"
+                )
+            });
+        }
+    }
+    object
+}
+
+fn create_step(
+    id: String,
+    title: String,
+    why: String,
+    value: &Value,
+    wait: Vec<Check>,
+) -> Result<Step, PlanError> {
+    let object = creatable(value);
+    let reference = object_ref(&object)?;
+    let command = format!(
+        "printf '%s\\n' {} | kubectl create -f -",
+        shell_quote(&object.to_string())
+    );
+    let mut delete = format!(
+        "kubectl delete {} {}",
+        resource(&reference),
+        shell_quote(&reference.name)
+    );
+    if let Some(namespace) = &reference.namespace {
+        delete.push_str(&format!(" -n {}", shell_quote(namespace)));
+    }
+    Ok(Step {
+        id,
+        title,
+        why,
+        change: Change::Create {
+            object,
+            requires: Vec::new(),
+            command,
+        },
+        wait,
+        undo: Undo {
+            description: format!("delete {} {} again", reference.kind, reference.name),
+            change: Some(Change::Delete {
+                object: reference,
+                test: json!([]),
+                command: delete,
+            }),
+        },
+    })
+}
+
+fn resource(reference: &ObjectRef) -> String {
+    let id = ObjectId {
+        api_version: reference.api_version.clone(),
+        kind: reference.kind.clone(),
+        namespace: reference.namespace.clone(),
+        name: reference.name.clone(),
+    };
+    crate::patch::kubectl_resource(&id).map_or_else(
+        || format!("{}s", reference.kind.to_ascii_lowercase()),
+        str::to_owned,
+    )
+}
+
+fn user_check(description: String, command: &str, data: Value) -> Check {
+    Check {
+        description,
+        command: command.to_owned(),
+        user_checked: true,
+        data,
+    }
+}
+
+/// The staged steps for the dataplane switch and BGP enablement, from the live objects as the
+/// pool steps leave them.
+pub(super) fn stage(
+    desired: &[Value],
+    live: &[Value],
+    facts: &Facts,
+) -> Result<Staging, PlanError> {
+    let mut staging = Staging {
+        desired_for_patch: desired.to_vec(),
+        ..Staging::default()
+    };
+    dataplane(desired, live, facts, &mut staging)?;
+    bgp(desired, live, &mut staging)?;
+    Ok(staging)
+}
+
+const KERNEL_CHECK: &str = "kubectl get nodes -o custom-columns=NAME:.metadata.name,KERNEL:.status.nodeInfo.kernelVersion,OS:.status.nodeInfo.osImage";
+const MODE_CHECK: &str = "kubectl -n kube-system get configmap kube-proxy -o jsonpath='{.data.config\\.conf}' | grep -E '^mode:'";
+const MANAGER_CHECK: &str = "kubectl -n kube-system get daemonset kube-proxy -o jsonpath='{.metadata.labels}{\"\\n\"}{.metadata.annotations}'";
+
+fn dataplane(
+    desired: &[Value],
+    live: &[Value],
+    facts: &Facts,
+    staging: &mut Staging,
+) -> Result<(), PlanError> {
+    let (Some(_), Some(_)) = (installation(desired), installation(live)) else {
+        return Ok(());
+    };
+    let want = network_field(desired, "linuxDataplane").unwrap_or("Iptables");
+    let have = network_field(live, "linuxDataplane").unwrap_or("Iptables");
+    let operator_manages = network_field(desired, "kubeProxyManagement") == Some("Enabled");
+    // kube-proxy follows the dataplane whether or not the switch is still to come: off once
+    // eBPF runs, on again before it goes (so a resumed plan still has these steps).
+    if !operator_manages && facts.kube_proxy_mode != Some(KubeProxyMode::Absent) {
+        let selected = |daemon_set: &Value| {
+            daemon_set
+                .pointer("/spec/template/spec/nodeSelector/non-calico")
+                .is_some()
+        };
+        match kube_proxy(live) {
+            Some(daemon_set) if want == "BPF" && !selected(daemon_set) => {
+                let step = kube_proxy_step(daemon_set, true, facts.kube_proxy_manager)?;
+                staging.after.push(step);
+            }
+            Some(daemon_set) if want != "BPF" && selected(daemon_set) => {
+                let step = kube_proxy_step(daemon_set, false, facts.kube_proxy_manager)?;
+                staging.before.push(step);
+            }
+            Some(_) => {}
+            None if want == "BPF" && have != "BPF" => staging.notes.push(
+                "kube-proxy must stop once Calico serves the Services: add `kubectl -n \
+                 kube-system get daemonset kube-proxy -o yaml` to LIVE for that step"
+                    .to_owned(),
+            ),
+            None if want != "BPF" && have == "BPF" => staging.preconditions.push(user_check(
+                "kube-proxy runs on every node again before the Installation leaves BPF \
+                 (otherwise Services stop answering)"
+                    .to_owned(),
+                "kubectl -n kube-system get daemonset kube-proxy",
+                json!({"condition": "kubeProxyRunning"}),
+            )),
+            None => {}
+        }
+    }
+    if want == have || (want != "BPF" && have != "BPF") {
+        return Ok(());
+    }
+    staging
+        .transitions
+        .push(format!("dataplane {have} -> {want}"));
+    if want == "BPF" {
+        staging.preconditions.push(user_check(
+            "every node's kernel runs Calico's eBPF dataplane (see the Calico release's eBPF \
+             requirements; an older kernel leaves the node without a dataplane)"
+                .to_owned(),
+            KERNEL_CHECK,
+            json!({"condition": "kernelSupportsEbpf"}),
+        ));
+        // Moving kube-proxy off IPVS comes right before the switch (a user-checked step stays
+        // in the plan until the change after it is applied).
+        let mut ipvs = None;
+        match facts.kube_proxy_mode {
+            None => staging.preconditions.push(user_check(
+                "the kube-proxy mode is known (pass --kube-proxy-mode): IPVS needs a step of \
+                 its own before the switch"
+                    .to_owned(),
+                MODE_CHECK,
+                json!({"condition": "kubeProxyModeKnown"}),
+            )),
+            Some(KubeProxyMode::Ipvs) => {
+                ipvs = Some(Step {
+                    id: "kube-proxy-iptables-mode".to_owned(),
+                    title: "move kube-proxy from IPVS to iptables mode".to_owned(),
+                    why: "Calico's eBPF dataplane takes Services over from kube-proxy's iptables \
+                      rules, not from IPVS; the IPVS state left on the nodes would keep \
+                      answering beside it. This step stays in the plan until the change after \
+                      it is applied"
+                        .to_owned(),
+                    change: Change::UserAction {
+                        commands: vec![
+                            "kubectl -n kube-system edit configmap kube-proxy (set mode: \
+                         iptables)"
+                                .to_owned(),
+                            "kubectl -n kube-system rollout restart daemonset/kube-proxy"
+                                .to_owned(),
+                            "on each node, clear the IPVS state: kube-proxy --cleanup, or reboot \
+                         the node"
+                                .to_owned(),
+                        ],
+                    },
+                    wait: vec![user_check(
+                        "kube-proxy runs in iptables mode on every node".to_owned(),
+                        MODE_CHECK,
+                        json!({"condition": "kubeProxyMode", "mode": "iptables"}),
+                    )],
+                    undo: Undo {
+                        description: "set mode: ipvs again and restart kube-proxy".to_owned(),
+                        change: None,
+                    },
+                })
+            }
+            Some(_) => {}
+        }
+        let manager = facts.kube_proxy_manager;
+        if manager.is_none() && facts.kube_proxy_mode != Some(KubeProxyMode::Absent) {
+            staging.preconditions.push(user_check(
+                "who manages kube-proxy is known (pass --kube-proxy-manager): kubeadm, an \
+                 addon manager or a GitOps tool puts a changed kube-proxy back"
+                    .to_owned(),
+                MANAGER_CHECK,
+                json!({"condition": "kubeProxyManagerKnown"}),
+            ));
+        }
+        if operator_manages
+            && matches!(
+                manager,
+                Some(KubeProxyManager::AddonManager | KubeProxyManager::Gitops)
+            )
+        {
+            return Err(PlanError::Unplannable {
+                message: "DESIRED lets the operator manage kube-proxy, but an addon manager or \
+                          a GitOps tool manages it; the operator refuses such a DaemonSet \
+                          (tigera/operator PR #4058) and the manager would undo the change"
+                    .to_owned(),
+                hint: "switch kube-proxy off where it is managed (its manifest or its git \
+                       source), and leave kubeProxyManagement unset in DESIRED"
+                    .to_owned(),
+            });
+        }
+        // The endpoint: the ConfigMap before the switch, or gone before bpfNetworkBootstrap.
+        let bootstrap = network_field(desired, "bpfNetworkBootstrap") == Some("Enabled");
+        if let Some(config_map) = endpoint_config_map(desired)
+            && endpoint_config_map(live).is_none()
+        {
+            staging.before.push(create_step(
+                "create-endpoint-configmap".to_owned(),
+                "create the kubernetes-services-endpoint ConfigMap".to_owned(),
+                "in eBPF mode nothing resolves the kubernetes Service before Calico runs, so \
+                 Calico needs the API server's real address first; the operator reads the \
+                 ConfigMap into its environment when it starts, so it is restarted"
+                    .to_owned(),
+                config_map,
+                super::patch_wait(&ObjectId::of(config_map, Side::Desired, 0)?),
+            )?);
+        } else if bootstrap
+            && endpoint_config_map(desired).is_none()
+            && let Some(config_map) = endpoint_config_map(live)
+        {
+            let reference = object_ref(config_map)?;
+            let namespace = reference.namespace.clone().unwrap_or_default();
+            staging.before.push(Step {
+                id: "delete-endpoint-configmap".to_owned(),
+                title: "delete the kubernetes-services-endpoint ConfigMap".to_owned(),
+                why: "DESIRED finds the API server with bpfNetworkBootstrap, and the operator \
+                      refuses that while the ConfigMap exists: the two are never combined"
+                    .to_owned(),
+                change: Change::Delete {
+                    object: reference,
+                    test: json!([]),
+                    command: format!(
+                        "kubectl delete configmap kubernetes-services-endpoint -n {}",
+                        shell_quote(&namespace)
+                    ),
+                },
+                wait: Vec::new(),
+                undo: Undo {
+                    description: "create it again from the LIVE of this run".to_owned(),
+                    change: None,
+                },
+            });
+        }
+        staging.before.extend(ipvs);
+    } else {
+        staging
+            .notes
+            .push("leaving eBPF drops the connections its NAT tracks; plan a window".to_owned());
+    }
+    Ok(())
+}
+
+/// Switch kube-proxy off (`off`) or on with the reversible node selector Calico documents.
+fn kube_proxy_step(
+    daemon_set: &Value,
+    off: bool,
+    manager: Option<KubeProxyManager>,
+) -> Result<Step, PlanError> {
+    let reference = object_ref(daemon_set)?;
+    let has_selector = daemon_set
+        .pointer("/spec/template/spec/nodeSelector")
+        .is_some();
+    let mut ops = vec![json!({"op": "test", "path": "/metadata/name", "value": "kube-proxy"})];
+    let undo_ops = if off {
+        if has_selector {
+            ops.push(json!({"op": "add", "path": "/spec/template/spec/nodeSelector/non-calico", "value": "true"}));
+        } else {
+            ops.push(json!({"op": "add", "path": "/spec/template/spec/nodeSelector", "value": {"non-calico": "true"}}));
+        }
+        json!([{"op": "remove", "path": "/spec/template/spec/nodeSelector/non-calico"}])
+    } else {
+        ops.push(json!({"op": "test", "path": "/spec/template/spec/nodeSelector/non-calico", "value": "true"}));
+        ops.push(json!({"op": "remove", "path": "/spec/template/spec/nodeSelector/non-calico"}));
+        json!([{"op": "add", "path": "/spec/template/spec/nodeSelector/non-calico", "value": "true"}])
+    };
+    let patch = Value::Array(ops);
+    let command = |patch: &Value| {
+        format!(
+            "kubectl -n kube-system patch daemonset kube-proxy --type=json -p {}",
+            shell_quote(&patch.to_string())
+        )
+    };
+    let keeper = match manager {
+        Some(KubeProxyManager::Kubeadm) => {
+            " kubeadm re-applies its kube-proxy addon on `kubeadm upgrade apply`: skip that \
+             phase (--skip-phases=addon/kube-proxy) or repeat this step after an upgrade."
+        }
+        Some(KubeProxyManager::AddonManager) => {
+            " The addon manager reverts this edit: change kube-proxy's manifest in the addons \
+             directory of the control-plane nodes instead."
+        }
+        Some(KubeProxyManager::Gitops) => {
+            " A GitOps tool reverts this edit: make it in the git source (or stop syncing \
+             kube-proxy) instead."
+        }
+        Some(KubeProxyManager::Unmanaged) => "",
+        None => " Check first that nothing reconciles kube-proxy (precondition above).",
+    };
+    let (id, title, why) = if off {
+        (
+            "disable-kube-proxy",
+            "stop kube-proxy on the nodes Calico serves",
+            format!(
+                "Calico's eBPF dataplane now serves the Services; kube-proxy beside it only \
+                 costs, and stopping it before the switch would leave Services unanswered. The \
+                 node selector is the reversible way Calico documents.{keeper} Guard: the step \
+                 tests the DaemonSet's name"
+            ),
+        )
+    } else {
+        (
+            "enable-kube-proxy",
+            "run kube-proxy on every node again",
+            format!(
+                "the iptables and nftables dataplanes need kube-proxy for Services: it must \
+                 run before the Installation leaves BPF.{keeper} Guard: the step tests the \
+                 node selector it removes"
+            ),
+        )
+    };
+    let wait = vec![Check {
+        description: if off {
+            "no kube-proxy pod runs (the DaemonSet schedules none)".to_owned()
+        } else {
+            "kube-proxy runs on every node".to_owned()
+        },
+        command: "kubectl -n kube-system rollout status daemonset/kube-proxy --timeout=5m"
+            .to_owned(),
+        user_checked: false,
+        data: json!({"condition": "kubeProxyRolledOut", "running": !off}),
+    }];
+    Ok(Step {
+        id: id.to_owned(),
+        title: title.to_owned(),
+        why,
+        change: Change::Patch {
+            object: reference.clone(),
+            command: if off {
+                format!(
+                    "[ \"$(kubectl get installations.operator.tigera.io default -o \
+                     jsonpath='{{.spec.calicoNetwork.linuxDataplane}}')\" = BPF ] && {}",
+                    command(&patch)
+                )
+            } else {
+                command(&patch)
+            },
+            patch,
+            requires: if off {
+                vec![Requirement {
+                    object: ObjectRef {
+                        api_version: "operator.tigera.io/v1".to_owned(),
+                        kind: "Installation".to_owned(),
+                        name: "default".to_owned(),
+                        namespace: None,
+                    },
+                    test: json!([{"op": "test", "path": "/spec/calicoNetwork/linuxDataplane", "value": "BPF"}]),
+                }]
+            } else {
+                Vec::new()
+            },
+        },
+        wait,
+        undo: Undo {
+            description: if off {
+                "let kube-proxy run again".to_owned()
+            } else {
+                "stop kube-proxy again".to_owned()
+            },
+            change: Some(Change::Patch {
+                object: reference,
+                command: command(&undo_ops),
+                patch: undo_ops,
+                requires: Vec::new(),
+            }),
+        },
+    })
+}
+
+const PEERS_CHECK: &str =
+    "kubectl -n calico-system exec ds/calico-node -c calico-node -- birdcl show protocols";
+
+fn bgp(desired: &[Value], live: &[Value], staging: &mut Staging) -> Result<(), PlanError> {
+    let peers: Vec<&Value> = desired
+        .iter()
+        .filter(|value| is(value, "projectcalico.org/v3", "BGPPeer"))
+        .collect();
+    let new_peers: Vec<&Value> = peers
+        .iter()
+        .copied()
+        .filter(|peer| {
+            let name = peer
+                .pointer("/metadata/name")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            named(live, "projectcalico.org/v3", "BGPPeer", name).is_none()
+        })
+        .collect();
+    let bgp_on = network_field(desired, "bgp") == Some("Enabled");
+    if bgp_on && network_field(live, "bgp") != Some("Enabled") && installation(live).is_some() {
+        staging.transitions.push("BGP enabled".to_owned());
+        let announced: Vec<&str> = installation(desired)
+            .and_then(|value| value.pointer("/spec/calicoNetwork/ipPools"))
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter(|pool| pool.get("disableBGPExport").and_then(Value::as_bool) != Some(true))
+            .filter_map(|pool| pool.get("name").and_then(Value::as_str))
+            .collect();
+        if !announced.is_empty() && !peers.is_empty() {
+            staging.notes.push(format!(
+                "pod pool(s) {} will be announced to the BGP peers; set disableBGPExport: true \
+                 unless the router is to route pod addresses",
+                announced.join(", ")
+            ));
+        }
+    }
+    // The BGP settings (the AS number) before the peers, the mesh after them.
+    mesh(desired, live, &peers, staging)?;
+    for peer in &new_peers {
+        let name = peer
+            .pointer("/metadata/name")
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        staging.transitions.push(format!("BGPPeer {name} created"));
+        staging.before.push(create_step(
+            format!("create-peer/{name}"),
+            format!("create BGPPeer {name}"),
+            "the peering must exist, and be established, before the node-to-node mesh goes; \
+             a peer alone changes no route of the cluster. Guard: `kubectl create` fails when \
+             it exists"
+                .to_owned(),
+            peer,
+            Vec::new(),
+        )?);
+    }
+    Ok(())
+}
+
+/// The node-to-node mesh: removed only once the peers are established.
+fn mesh(
+    desired: &[Value],
+    live: &[Value],
+    peers: &[&Value],
+    staging: &mut Staging,
+) -> Result<(), PlanError> {
+    // The mesh goes last, after the peers are established.
+    let Some(want) = named(
+        desired,
+        "projectcalico.org/v3",
+        "BGPConfiguration",
+        "default",
+    ) else {
+        return Ok(());
+    };
+    if want.pointer("/spec/nodeToNodeMeshEnabled") != Some(&Value::Bool(false)) || peers.is_empty()
+    {
+        return Ok(());
+    }
+    let have = named(live, "projectcalico.org/v3", "BGPConfiguration", "default");
+    let mesh_on = have.is_none_or(|have| {
+        have.pointer("/spec/nodeToNodeMeshEnabled") != Some(&Value::Bool(false))
+    });
+    if !mesh_on {
+        return Ok(());
+    }
+    staging
+        .transitions
+        .push("node-to-node mesh removed".to_owned());
+    // Until the peers are up the mesh stays: the patch step reaches DESIRED's BGPConfiguration
+    // with the mesh on, and one that LIVE lacks is created first that way (its AS number is
+    // what the peers must see from the start).
+    let mut held = want.clone();
+    if let Some(spec) = held.get_mut("spec").and_then(Value::as_object_mut) {
+        spec.insert("nodeToNodeMeshEnabled".to_owned(), Value::Bool(true));
+    }
+    staging.desired_for_patch.retain(|value| {
+        !(is(value, "projectcalico.org/v3", "BGPConfiguration")
+            && value.pointer("/metadata/name").and_then(Value::as_str) == Some("default"))
+    });
+    staging.desired_for_patch.push(held.clone());
+    if have.is_none() {
+        staging.before.push(create_step(
+            "create-bgp-configuration".to_owned(),
+            "create BGPConfiguration default, the mesh still on".to_owned(),
+            "the nodes' AS number and the rest of the BGP settings must be in place before the \
+             peers come up; the mesh stays until they are established. Guard: `kubectl create` \
+             fails when it exists"
+                .to_owned(),
+            &held,
+            Vec::new(),
+        )?);
+    }
+    let have = have.unwrap_or(&held);
+    let peer_refs: Vec<Requirement> = peers
+        .iter()
+        .map(|peer| object_ref(peer).map(Requirement::exists))
+        .collect::<Result<_, _>>()?;
+    let names: Vec<String> = peer_refs
+        .iter()
+        .map(|peer| peer.object.name.clone())
+        .collect();
+    staging.after.push(Step {
+        id: "peers-established".to_owned(),
+        title: format!(
+            "check the BGP sessions to {} are Established",
+            names.join(", ")
+        ),
+        why: "the node-to-node mesh carries the routes until the peers do; removing it before \
+              the sessions are up cuts nodes off each other. The plan cannot see BGP sessions, \
+              so this step stays in the plan until the mesh is removed"
+            .to_owned(),
+        change: Change::UserAction {
+            commands: vec![
+                "configure the router side (the peers' AS numbers and addresses)".to_owned(),
+            ],
+        },
+        wait: vec![user_check(
+            "every node's sessions to the peers show Established".to_owned(),
+            PEERS_CHECK,
+            json!({"condition": "bgpPeersEstablished", "peers": names}),
+        )],
+        undo: Undo {
+            description: "nothing to undo".to_owned(),
+            change: None,
+        },
+    });
+    let guard: String = names
+        .iter()
+        .map(|name| {
+            format!(
+                "kubectl get bgppeers.projectcalico.org {} >/dev/null && ",
+                shell_quote(name)
+            )
+        })
+        .collect();
+    let step = {
+        let id = ObjectId::of(have, Side::Live, 0)?;
+        let mut ops = Vec::new();
+        if let Some(value) = have.pointer("/spec/nodeToNodeMeshEnabled") {
+            ops.push(json!({"op": "test", "path": "/spec/nodeToNodeMeshEnabled", "value": value}));
+        }
+        ops.push(json!({"op": "add", "path": "/spec/nodeToNodeMeshEnabled", "value": false}));
+        let patch: json_patch::Patch =
+            serde_json::from_value(Value::Array(ops.clone())).map_err(|err| {
+                PlanError::SelfCheck {
+                    step: "disable-mesh".to_owned(),
+                    detail: err.to_string(),
+                }
+            })?;
+        let command = kubectl_command(&ObjectPatch::from_parts(id.clone(), patch))?;
+        let undo = json!([{"op": "replace", "path": "/spec/nodeToNodeMeshEnabled", "value": true}]);
+        let undo_patch: json_patch::Patch =
+            serde_json::from_value(undo.clone()).map_err(|err| PlanError::SelfCheck {
+                step: "disable-mesh".to_owned(),
+                detail: err.to_string(),
+            })?;
+        let undo_command = kubectl_command(&ObjectPatch::from_parts(id.clone(), undo_patch))?;
+        Step {
+            id: "disable-mesh".to_owned(),
+            title: "remove the node-to-node mesh".to_owned(),
+            why: "the peers carry the routes now. Guard: the mesh's current value is tested \
+              and the command first checks that the peers exist"
+                .to_owned(),
+            change: Change::Patch {
+                object: ObjectRef::from(&id),
+                patch: Value::Array(ops),
+                requires: peer_refs,
+                command: format!("{guard}{command}"),
+            },
+            wait: Vec::new(),
+            undo: Undo {
+                description: "turn the mesh on again".to_owned(),
+                change: Some(Change::Patch {
+                    object: ObjectRef::from(&id),
+                    patch: undo,
+                    requires: Vec::new(),
+                    command: undo_command,
+                }),
+            },
+        }
+    };
+    staging.after.push(step);
+    Ok(())
+}
