@@ -130,6 +130,19 @@ const TRANSITIONS: &[(&str, State, State)] = &[
         },
     ),
     (
+        "eBPF back to iptables",
+        State {
+            dataplane: "BPF",
+            bgp: false,
+            pools: &[V4],
+        },
+        State {
+            dataplane: "Iptables",
+            bgp: false,
+            pools: &[V4],
+        },
+    ),
+    (
         "VXLAN without BGP to BGP towards a router, pod pool not exported, no mesh",
         State {
             dataplane: "Iptables",
