@@ -23,6 +23,7 @@ mod man;
 mod patch;
 mod post_render;
 mod render;
+mod router;
 mod schema;
 mod upgrade;
 mod validate;
@@ -79,6 +80,8 @@ enum Command {
     Upgrade(upgrade::Args),
     /// Write the ClusterNetwork that renders a cluster's live objects.
     Import(import::Args),
+    /// Render the FRR configuration of the routers the ClusterNetwork's BGPPeers point at.
+    Router(router::Args),
     /// Generate Rust types from CustomResourceDefinition schemas.
     Codegen(codegen::Args),
     /// Print the JSON Schema of the ClusterNetwork input kind.
@@ -124,6 +127,7 @@ pub fn main() -> ExitCode {
         Command::Patch(args) => patch::run(args),
         Command::Upgrade(args) => upgrade::run(args),
         Command::Import(args) => import::run(args),
+        Command::Router(args) => router::run(args),
         Command::Codegen(args) => codegen::run(args),
         Command::Schema(args) => schema::run(args),
         Command::Explain(args) => explain::run(args),
