@@ -54,6 +54,7 @@ mod releases;
 mod render_cli;
 mod render_examples;
 mod render_parse;
+mod router_daemons;
 mod router_render;
 mod scan_differential;
 mod tidy;
