@@ -171,6 +171,7 @@ pub mod patch;
 pub mod plan;
 pub mod post_render;
 pub mod report;
+pub mod router;
 // Not API: the post-render scanner, public only for its differential test in tests/.
 #[doc(hidden)]
 pub mod scan;

@@ -141,6 +141,7 @@ pub mod generated;
 pub mod live;
 pub mod objects;
 pub mod release;
+pub mod router;
 pub mod rules;
 pub mod source;
 mod suggest;

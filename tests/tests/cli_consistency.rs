@@ -663,6 +663,7 @@ fn man_pages() {
             "calico-render-plan.1",
             "calico-render-post-render.1",
             "calico-render-render.1",
+            "calico-render-router.1",
             "calico-render-schema.1",
             "calico-render-upgrade.1",
             "calico-render-validate.1",

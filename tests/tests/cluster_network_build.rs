@@ -124,6 +124,7 @@ fn everything() -> ClusterNetwork {
                     service_load_balancer_ips: vec!["192.168.50.0/24".parse().unwrap()],
                     ..Advertise::default()
                 },
+                api_vip: None,
             },
             pod_pools: vec![
                 PodPool {

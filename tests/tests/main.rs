@@ -56,6 +56,8 @@ mod releases;
 mod render_cli;
 mod render_examples;
 mod render_parse;
+mod router_daemons;
+mod router_render;
 mod scan_differential;
 mod tidy;
 mod upgrade;

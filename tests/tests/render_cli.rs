@@ -251,6 +251,7 @@ fn help_of_every_subcommand() {
         Some("validate"),
         Some("patch"),
         Some("import"),
+        Some("router"),
         Some("codegen"),
         Some("schema"),
         Some("explain"),

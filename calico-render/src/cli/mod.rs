@@ -24,6 +24,7 @@ mod patch;
 mod plan;
 mod post_render;
 mod render;
+mod router;
 mod schema;
 mod upgrade;
 mod validate;
@@ -82,6 +83,8 @@ enum Command {
     Upgrade(upgrade::Args),
     /// Write the ClusterNetwork that renders a cluster's live objects.
     Import(import::Args),
+    /// Render the FRR configuration of the routers the ClusterNetwork's BGPPeers point at.
+    Router(router::Args),
     /// Generate Rust types from CustomResourceDefinition schemas.
     Codegen(codegen::Args),
     /// Print the JSON Schema of the ClusterNetwork input kind.
@@ -128,6 +131,7 @@ pub fn main() -> ExitCode {
         Command::Plan(args) => plan::run(args),
         Command::Upgrade(args) => upgrade::run(args),
         Command::Import(args) => import::run(args),
+        Command::Router(args) => router::run(args),
         Command::Codegen(args) => codegen::run(args),
         Command::Schema(args) => schema::run(args),
         Command::Explain(args) => explain::run(args),

@@ -70,6 +70,11 @@ pub struct Args {
     /// check of a pod MTU that leaves no room for the tunnel's overhead
     #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u32).range(68..=65535))]
     node_mtu: Option<u32>,
+    /// Check a hand-written FRR configuration (`frr.conf`) against the one ClusterNetwork given
+    /// with `-f`: AS numbers, listen ranges, inbound policy, multihop, BFD, graceful restart
+    /// and forwarding (the RT codes)
+    #[arg(long, value_name = "FRR_CONF", conflicts_with = "chart_values")]
+    router: Option<String>,
     #[command(flatten)]
     release: ReleaseArgs,
     #[command(flatten)]
@@ -87,6 +92,14 @@ pub fn run(args: Args) -> super::Outcome {
         return Ok(ExitCode::SUCCESS);
     }
     let levels = args.lints.levels()?;
+    if let Some(router) = &args.router {
+        return super::router::validate(
+            &args.files,
+            router,
+            matches!(args.output, Format::Json),
+            &levels,
+        );
+    }
     let release = args.release.target();
     let mut sources: BTreeMap<String, String> = BTreeMap::new();
     let mut order: Vec<String> = Vec::new();

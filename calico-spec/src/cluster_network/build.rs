@@ -150,6 +150,7 @@ impl BgpPeer {
             keepalive_time: None,
             max_restart_time: None,
             next_hop_mode: None,
+            router: None,
         }
     }
 }

@@ -24,5 +24,5 @@ pub use compile::{
     stated_objects,
 };
 pub use load::{Loaded, context, load, load_for, validate_objects};
-pub use parse::{ParseError, Parsed, parse};
+pub use parse::{ParseError, Parsed, locate, parse};
 pub use spec::*;

@@ -155,7 +155,7 @@ pub fn parse(file: &str, text: &str) -> Result<Parsed, ParseError> {
 /// Fill in file, line and column of diagnostics whose path names a ClusterNetwork field (the
 /// position of the field's value, or of its closest ancestor in the text), then sort them:
 /// errors first, then by position.
-pub(super) fn locate(file: &str, spans: &SpanMap, diagnostics: &mut [Diagnostic]) {
+pub fn locate(file: &str, spans: &SpanMap, diagnostics: &mut [Diagnostic]) {
     for diag in diagnostics.iter_mut() {
         if diag.location.is_none() {
             diag.location = Some(location(file, 0, spans.locate_value(&diag.path)));

@@ -323,6 +323,68 @@ pub struct Bgp {
     /// Which Service address ranges the nodes announce.
     #[serde(default, skip_serializing_if = "is_default")]
     pub advertise: Advertise,
+    /// The Kubernetes API virtual address announced over BGP, and which speaker announces it.
+    /// Nothing is rendered for it on the node side; `calico-render router` admits it (as a
+    /// /32 or /128) and checks the speakers' sessions. Default: no VIP.
+    #[serde(default, rename = "apiVIP", skip_serializing_if = "Option::is_none")]
+    pub api_vip: Option<ApiVip>,
+}
+
+/// The API server's virtual address and its BGP speaker.
+#[derive(Debug, Clone, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct ApiVip {
+    /// The virtual address.
+    pub address: IpAddr,
+    /// Who announces it: `Calico` (a Service external IP that Calico advertises) or
+    /// `KubeVip` (kube-vip's own BGP session to the same routers).
+    pub speaker: VipSpeaker,
+    /// With `KubeVip`: the node address kube-vip opens its session from (`bgp_sourceip`). It
+    /// must differ from the address calico-node peers from, or the router sees two sessions
+    /// from one neighbour and resets them both. Default: the node's address (Calico's too).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source_address: Option<IpAddr>,
+}
+
+/// The speaker that announces the API VIP.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+pub enum VipSpeaker {
+    /// calico-node's BIRD (the VIP is a Service external IP within `serviceExternalIPs`).
+    Calico,
+    /// kube-vip in BGP mode, with its own session to each router.
+    KubeVip,
+}
+
+/// The router at the far end of a BGPPeer, as `calico-render router` renders it. Nothing here
+/// changes the node side.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+#[serde(deny_unknown_fields, rename_all = "camelCase")]
+pub struct PeerRouter {
+    /// The router's host name. BGPPeers with the same host name are one router (an IPv4 and
+    /// an IPv6 session, for example). Default: the BGPPeer's name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hostname: Option<String>,
+    /// Whether `peerIP` is on the nodes' own subnet (one hop from every node). A router
+    /// further away needs `ebgp-multihop`. Default: true when every node subnet of the peer's
+    /// family (`network.nodeSubnets`) holds `peerIP`, false otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub on_link: Option<bool>,
+    /// The nodes' addresses, one explicit neighbour each. Default: a `bgp listen range` per
+    /// node subnet of the peer's address family.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub nodes: Vec<IpAddr>,
+    /// Run BFD on the sessions (a profile that works with Calico's multihop sessions).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub bfd: bool,
+    /// The nodes have their own AS numbers (Calico Node `spec.bgp.asNumber`), so the router
+    /// takes any AS but its own (`remote-as external`). Default: false, every node speaks with
+    /// the cluster's AS.
+    #[serde(
+        default,
+        rename = "perNodeAS",
+        skip_serializing_if = "std::ops::Not::not"
+    )]
+    pub per_node_as: bool,
 }
 
 /// One external BGP peer.
@@ -355,6 +417,10 @@ pub struct BgpPeer {
     /// `Self` (always the node itself) or `Keep` (the original next hop). Default: `Auto`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub next_hop_mode: Option<NextHopMode>,
+    /// The router's side of this session, for `calico-render router`. Not rendered into the
+    /// BGPPeer.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub router: Option<PeerRouter>,
 }
 
 /// A key of a Kubernetes Secret.

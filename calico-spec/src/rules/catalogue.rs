@@ -13,6 +13,8 @@
 //! `OP03xx` BGP and peering, `OP04xx` LoadBalancer and service advertisement, `OP05xx` eBPF,
 //! kube-proxy and the dataplane, `OP06xx` operator ownership, GitOps and chart values, `OP07xx`
 //! nodes and address autodetection, `OP08xx` platform and release (Kubernetes, kernel, runtime).
+//! `RT0xxx` compare the ClusterNetwork with the router at the far end of its BGP sessions
+//! (`crate::router`).
 //! A code is never reused for a different meaning.
 //!
 //! This table is the only definition of a code: checks report `&catalogue::NAME`, never a code
@@ -753,6 +755,71 @@ rules! {
             "https://github.com/tigera/docs/pull/2347",
         ],
         fix: "Upgrade those nodes' kernels, or stay on `linuxDataplane: Iptables` until they are.";
+
+    // RT0xxx: the router at the other end of the BGP sessions (`calico-render router`,
+    // `validate --router`): the ClusterNetwork against the router's FRR configuration. FRR is
+    // not an upstream layer of Calico, so every entry is a warning. Measured with FRR 8.4.4 and
+    // BIRD 2.0.12 (tests/tests/router_daemons.rs).
+    ROUTER_AS_MISMATCH = "RT0001", Warning, "router and cluster disagree on the AS numbers",
+        "The router's `router bgp` must be the BGPPeer's `asNumber`, and its `remote-as` for the nodes the cluster's AS (BGPConfiguration `asNumber`, 64512 when unset), or `external` when nodes have their own AS numbers. Otherwise the OPEN is refused with a NOTIFICATION (OPEN Message Error / Bad Peer AS): a listen-range neighbour is deleted again at once, no session comes up and nothing is learnt.",
+        reports: [],
+        fix: "Make `router bgp` the BGPPeer's `asNumber` and `neighbor <group> remote-as` the cluster's AS (or `external` with per-node AS numbers).";
+    ROUTER_NO_INBOUND_POLICY = "RT0002", Warning, "eBGP peer group without an inbound policy",
+        "FRR 7.4 and later follow RFC 8212 (`bgp ebgp-requires-policy`, on with `frr defaults traditional`): an eBGP session without a `route-map ... in` comes up and then refuses every route (\"inbound policy missing\", the summary shows `(Policy)`), so no LoadBalancer address is reachable. The tempting fix `no bgp ebgp-requires-policy` without a route-map accepts everything the nodes send, pod blocks and a default route included (RT0003).",
+        reports: [
+            "https://github.com/FRRouting/frr/issues/5565",
+        ],
+        fix: "Give the group a `route-map <name> in` whose prefix-list permits exactly the advertised ranges (`le 32`) and the VIP, and a `route-map <name> out`.";
+    ROUTER_ADMITS_REFUSED = "RT0003", Warning, "router policy admits what the cluster must not send",
+        "The router's inbound policy admits a route that must never come from the nodes: a pod pool's blocks (the nodes announce them unless the pool has `disableBGPExport: true`) or a default route. The router then routes pod addresses to whichever node announced them and can pull outside traffic into the cluster.",
+        reports: [],
+        fix: "End the prefix-list with `deny any` and permit only the advertised Service ranges and the VIP; keep pod pools out of BGP towards the router with `disableBGPExport: true` where their routes do not depend on BGP.";
+    ROUTER_REFUSES_ANNOUNCED = "RT0004", Warning, "router policy refuses what the cluster announces",
+        "Calico announces each advertised Service range whole and, for Services with `externalTrafficPolicy: Local`, as single addresses, so the router must permit the range with `le 32` (`le 128`); an exact-only entry drops the /32s, `ge 32` drops the aggregate, and a missing entry drops the range. The API VIP needs its own /32.",
+        reports: [
+            "https://github.com/metallb/metallb/pull/1103",
+        ],
+        fix: "Permit every `serviceLoadBalancerIPs`, `serviceClusterIPs` and `serviceExternalIPs` range with `le 32` (`le 128` for IPv6) and the VIP as a /32, in the prefix-list of the family's inbound route-map.";
+    ROUTER_POD_POOL_EXPORTED = "RT0005", Warning, "pod pool announced to a router that refuses it",
+        "A pod pool without `disableBGPExport: true` has its blocks announced to every BGP peer, the router included, where the rendered policy drops them: nothing works better for it, and a router whose policy is loosened later takes them in. For a VXLAN pool the flag costs nothing (Felix programs VXLAN routes without BGP); for IP-in-IP or unencapsulated pools it would also stop the routes between nodes (OP0201 explains), so only VXLAN pools are reported.",
+        reports: [],
+        fix: "Set `disableBGPExport: true` on the VXLAN pod pool.";
+    ROUTER_ADVERTISED_WITHOUT_POOL = "RT0006", Warning, "advertised LoadBalancer range that no LoadBalancer pool covers",
+        "Every node announces each `serviceLoadBalancerIPs` range, but kube-controllers assign LoadBalancer addresses only from IPPools with `allowedUses: [LoadBalancer]`: a range outside every such pool is announced and admitted by the router while no Service can get an address from it, and traffic the router sends there ends in the nodes' blackhole route.",
+        reports: [],
+        fix: "Add a LoadBalancer pool for the range, or remove the range from `serviceLoadBalancerIPs`.";
+    ROUTER_SHARED_SOURCE = "RT0007", Warning, "kube-vip and Calico peer with the router from one address",
+        "A router keeps one BGP session per neighbour address. kube-vip in BGP mode and calico-node both open a session to the same router from the node's address, so the router resets one on connection collision (Cease / Connection Collision Resolution) and both flap; measured: kube-vip never got established and the Calico session dropped every few seconds, so the VIP was never accepted.",
+        reports: [
+            "https://github.com/kube-vip/kube-vip/issues/398",
+            "https://github.com/metallb/metallb/issues/114",
+            "https://github.com/metallb/metallb/issues/117",
+        ],
+        fix: "Give kube-vip a second node address (`bgp_sourceip`, `spec.bgp.apiVIP.sourceAddress`) inside the router's listen range, or let Calico announce the VIP (`speaker: Calico`), or run kube-vip in ARP mode.";
+    ROUTER_BFD_SINGLE_HOP = "RT0008", Warning, "BFD on the router cannot pair with Calico's multihop sessions",
+        "Calico's BIRD peers in multihop mode, so its BFD sessions are multihop too. FRR makes a single-hop BFD session unless the neighbour has `ebgp-multihop`, and a multihop profile expects a minimum TTL of 254 by default, which BIRD's packets do not carry: measured, BFD stayed down in both cases and came up only with `ebgp-multihop` and a profile with `minimum-ttl 1`. A BFD session that never comes up protects nothing.",
+        reports: [],
+        fix: "Add `neighbor <group> ebgp-multihop` and `neighbor <group> bfd profile <name>` with `bfd` / `profile <name>` / `minimum-ttl 1`.";
+    ROUTER_OFF_LINK_NO_MULTIHOP = "RT0009", Warning, "router off the node subnet without ebgp-multihop",
+        "When the router is not on the nodes' subnet, the next hops the nodes announce (their own addresses) are not connected to the router; without `ebgp-multihop` (or `disable-connected-check`) FRR marks every path invalid (`show bgp nexthop`: invalid) while the sessions look established, and installs nothing.",
+        reports: [
+            "https://github.com/metallb/metallb/issues/1980",
+        ],
+        fix: "Add `neighbor <group> ebgp-multihop` to the node peer group.";
+    ROUTER_LISTEN_RANGE_MISSES = "RT0010", Warning, "router accepts no session from some nodes",
+        "A `bgp listen range` accepts sessions only from addresses inside it, and explicit neighbours only from those addresses. A node subnet (or listed node) outside all of them gets no session at all, and FRR logs nothing about it at the usual log level: the nodes keep retrying and their addresses are never announced.",
+        reports: [
+            "https://github.com/metallb/metallb/issues/1980",
+        ],
+        fix: "Add `bgp listen range <node subnet> peer-group <group>` for every node subnet (or a `neighbor <node> peer-group <group>` per node).";
+    ROUTER_GRACEFUL_RESTART_STALE = "RT0011", Warning, "router keeps a dead node's routes",
+        "Calico's BIRD announces graceful restart with a 120 s restart time, and FRR is a graceful-restart helper by default: when a node's speaker dies the router keeps that node's paths as stale, still selected and still a kernel ECMP next hop, for the restart time, and a share of the traffic to every LoadBalancer address goes to the dead node. `neighbor <group> graceful-restart-disable` did not help for listen-range peers in FRR 8.4.4; `bgp graceful-restart-disable` withdrew them within 1.5 s.",
+        reports: [],
+        fix: "Add `bgp graceful-restart-disable` to `router bgp`, or a short `bgp graceful-restart stalepath-time` (at most 30 s).";
+    ROUTER_NO_FORWARDING = "RT0012", Warning, "router does not forward",
+        "A fresh Linux router has forwarding off; FRR installs the routes and the traffic to the LoadBalancer addresses then dies at the router. `ip forwarding` (and `ipv6 forwarding`) in the FRR configuration makes zebra turn it on.",
+        reports: [],
+        fix: "Add `ip forwarding` (and `ipv6 forwarding` for IPv6 sessions) to the configuration.";
 }
 
 /// Find a rule by code (case-insensitive).
@@ -777,7 +844,7 @@ mod tests {
             );
         }
         for rule in CATALOGUE {
-            let digits = ["CR", "CN", "KRM", "OP"]
+            let digits = ["CR", "CN", "KRM", "OP", "RT"]
                 .iter()
                 .find_map(|prefix| rule.code.strip_prefix(prefix));
             assert!(
