@@ -123,3 +123,80 @@ fn a_patch_body_given_to_validate_is_recognised() {
         }
     }
 }
+
+/// `cargo add calico-render` writes `calico-render = "0.1"`, default features on. Those must not
+/// include the binary's: its `k8s-openapi/latest` meets the dependent's own version feature and
+/// k8s-openapi's build script fails with a message that does not name us (issue 35, item 4).
+/// The dependent CI builds (`tests/consumer-v1_35`) depends on us exactly that way.
+#[test]
+fn cargo_add_gives_the_library_without_the_cli() {
+    let manifest: toml_lite::Table = toml_lite::parse(
+        &std::fs::read_to_string(Path::new(ROOT).join("calico-render/Cargo.toml")).unwrap(),
+    );
+    let default = manifest.array("features", "default");
+    assert!(
+        default.iter().all(|feature| feature != "cli"),
+        "calico-render's default features hold `cli`: {default:?}"
+    );
+    let cli = manifest.array("features", "cli");
+    assert!(
+        cli.iter()
+            .any(|feature| feature.starts_with("k8s-openapi/")),
+        "the `cli` feature is where the binary picks its Kubernetes version: {cli:?}"
+    );
+    // Nothing on by default may reach a k8s-openapi version feature.
+    assert!(
+        default.iter().all(|f| !f.starts_with("k8s-openapi/")),
+        "{default:?}"
+    );
+    let consumer =
+        std::fs::read_to_string(Path::new(ROOT).join("tests/consumer-v1_35/Cargo.toml")).unwrap();
+    let line = consumer
+        .lines()
+        .find(|line| line.starts_with("calico-render ="))
+        .unwrap();
+    assert!(
+        !line.contains("default-features") && !line.contains("features"),
+        "the consumer must depend on calico-render as `cargo add` writes it: {line}"
+    );
+    // README's library section says the same.
+    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    assert!(
+        readme.contains("calico-render = \"0.1\""),
+        "README's toml snippet"
+    );
+    assert!(
+        readme.contains("`cargo install calico-render\n--features cli`"),
+        "README says how to install the binary"
+    );
+}
+
+/// A tiny reader of the two `[features]` arrays this test needs (no TOML crate in the suite).
+mod toml_lite {
+    pub struct Table(String);
+
+    pub fn parse(text: &str) -> Table {
+        Table(text.to_owned())
+    }
+
+    impl Table {
+        /// The strings of `key = [ ... ]` in `[section]`.
+        pub fn array(&self, section: &str, key: &str) -> Vec<String> {
+            let header = format!("[{section}]");
+            let body = self.0.split(&header).nth(1).unwrap_or("");
+            let body = body.split("\n[").next().unwrap_or("");
+            let start = body
+                .find(&format!("\n{key} = ["))
+                .or_else(|| body.find(&format!("{key} = [")))
+                .unwrap_or_else(|| panic!("no `{key}` in [{section}]"));
+            let rest = &body[start..];
+            let open = rest.find('[').unwrap();
+            let close = rest.find(']').unwrap();
+            rest[open + 1..close]
+                .split(',')
+                .map(|item| item.trim().trim_matches('"').to_owned())
+                .filter(|item| !item.is_empty())
+                .collect()
+        }
+    }
+}
