@@ -957,7 +957,15 @@ impl Conversion<'_> {
                         "{name} on the {container} container: the operator's migration refuses a \
                          variable it does not check (`unexpected env vars`, {CONVERT}/convert.go)"
                     ),
-                    &format!("remove {name} from the {container} container, or say it in a FelixConfiguration"),
+                    &if name.starts_with("KUBERNETES_SERVICE_") {
+                        format!(
+                            "remove {name} from the {container} container; the API server's \
+                             address belongs in the kubernetes-services-endpoint ConfigMap, which \
+                             the migration copies to the operator"
+                        )
+                    } else {
+                        format!("remove {name} from the {container} container")
+                    },
                 );
             }
         }
