@@ -200,3 +200,28 @@ mod toml_lite {
         }
     }
 }
+
+/// README's import recipe reads the endpoint ConfigMap too (without it, an eBPF cluster's
+/// import has no `apiEndpoint` and says the Installation is inexpressible), the same commands
+/// `import --help` gives, and names the manifest-install path.
+#[test]
+fn readmes_import_recipe_includes_the_endpoint_config_map() {
+    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    let endpoint =
+        "kubectl -n tigera-operator get cm kubernetes-services-endpoint -o yaml > endpoint.yaml";
+    assert!(readme.contains(endpoint), "README lacks `{endpoint}`");
+    assert!(
+        readme.contains("calico-render import -f live.yaml -f endpoint.yaml --out cluster.yaml"),
+        "README's import line does not read endpoint.yaml"
+    );
+    assert!(readme.contains("calico-render import -f calico.yaml"));
+    let help = run(&["import", "--help"], "");
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        help.contains(
+            "kubectl -n tigera-operator get cm kubernetes-services-endpoint -o yaml > endpoint.yaml"
+        ),
+        "{help}"
+    );
+    assert!(help.contains("calico-render import -f live.yaml -f endpoint.yaml --out cluster.yaml"));
+}
