@@ -88,8 +88,8 @@ struct Env {
 /// Installation, the first-start IPPools, FelixConfiguration `default` from `FELIX_`
 /// variables, the endpoint ConfigMap), every other object kept.
 pub(super) fn convert(sources: Vec<Source>, release: &Release, report: &mut Report) -> Vec<Source> {
-    let mut docs: Vec<(Doc, Option<usize>)> = Vec::new();
-    for (idx, source) in sources.iter().enumerate() {
+    let mut docs: Vec<Doc> = Vec::new();
+    for source in &sources {
         let at = At {
             file: source.file.clone(),
             document: source.document,
@@ -103,55 +103,41 @@ pub(super) fn convert(sources: Vec<Source>, release: &Release, report: &mut Repo
                         prefix: format!("items[{item_idx}]."),
                         ..at.clone()
                     };
-                    docs.push((
-                        Doc {
-                            value: item.clone().into_owned(),
-                            at,
-                        },
-                        Some(idx),
-                    ));
+                    docs.push(Doc {
+                        value: item.clone().into_owned(),
+                        at,
+                    });
                 }
             }
-            None => docs.push((
-                Doc {
-                    value: source.value.clone(),
-                    at,
-                },
-                Some(idx),
-            )),
+            None => docs.push(Doc {
+                value: source.value.clone(),
+                at,
+            }),
         }
     }
     let is = |doc: &Doc, kind: &str, name: &str| {
         doc.value.get("kind").and_then(Value::as_str) == Some(kind)
             && doc.value.pointer("/metadata/name").and_then(Value::as_str) == Some(name)
     };
-    let Some(node) = docs
-        .iter()
-        .map(|(doc, _)| doc)
-        .find(|doc| is(doc, "DaemonSet", "calico-node"))
-    else {
+    let Some(node) = docs.iter().find(|doc| is(doc, "DaemonSet", "calico-node")) else {
         return sources;
     };
     let config = docs
         .iter()
-        .map(|(doc, _)| doc)
         .find(|doc| is(doc, "ConfigMap", "calico-config"));
     let kube_controllers = docs
         .iter()
-        .map(|(doc, _)| doc)
         .find(|doc| is(doc, "Deployment", "calico-kube-controllers"));
     let typha = docs
         .iter()
-        .map(|(doc, _)| doc)
         .find(|doc| is(doc, "Deployment", "calico-typha"));
     let endpoint = docs
         .iter()
-        .map(|(doc, _)| doc)
         .find(|doc| is(doc, "ConfigMap", ENDPOINT_CONFIG_MAP));
     // The cluster's IPPools, when the input holds them (v3 or crd.projectcalico.org/v1).
     let cluster_pools: Vec<Value> = docs
         .iter()
-        .map(|(doc, _)| &doc.value)
+        .map(|doc| &doc.value)
         .filter(|value| {
             value.get("kind").and_then(Value::as_str) == Some("IPPool")
                 && !is_manifest_object(value)
@@ -173,7 +159,7 @@ pub(super) fn convert(sources: Vec<Source>, release: &Release, report: &mut Repo
 
     // The manifest's other objects: named, replaced by the operator's own.
     let mut replaced: BTreeMap<String, (Vec<String>, &At)> = BTreeMap::new();
-    for (doc, _) in &docs {
+    for doc in &docs {
         if !is_manifest_object(&doc.value) {
             continue;
         }
@@ -824,7 +810,7 @@ impl Conversion<'_> {
             for (family, enabled, why) in [("4", v4, "IP=none"), ("6", v6, "IP6 is not autodetect")]
             {
                 if enabled {
-                    pools.extend(self.first_start_pool(family, &env, bgp == Some("Enabled")));
+                    pools.extend(self.first_start_pool(family, &env));
                     continue;
                 }
                 let unused: Vec<String> = pool_vars
@@ -1430,7 +1416,7 @@ impl Conversion<'_> {
     }
 
     /// The pool calico-node creates at its first start from the variables of one family.
-    fn first_start_pool(&mut self, family: &str, env: &[Env], _bgp: bool) -> Option<Value> {
+    fn first_start_pool(&mut self, family: &str, env: &[Env]) -> Option<Value> {
         let at = self.node.at.clone();
         let get = |suffix: &str| {
             env.iter()
