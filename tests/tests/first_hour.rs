@@ -225,3 +225,19 @@ fn readmes_import_recipe_includes_the_endpoint_config_map() {
     );
     assert!(help.contains("calico-render import -f live.yaml -f endpoint.yaml --out cluster.yaml"));
 }
+
+/// The quick start says how long the first build takes, right after its first command (a
+/// newcomer watching a silent `cargo run -q` for minutes otherwise thinks it hangs).
+#[test]
+fn readme_says_how_long_the_first_build_takes() {
+    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    let command = "cargo run -q -p calico-render --features cli -- render";
+    let at = readme.find(command).expect("README's first command");
+    let after = &readme[at..];
+    let next_step = after.find("**2.").expect("README's second step");
+    let between = &after[..next_step];
+    assert!(
+        between.contains("first build") && between.contains("minutes"),
+        "no build time between the first and the second step: {between}"
+    );
+}
