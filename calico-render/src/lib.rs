@@ -2,10 +2,10 @@
 //!
 //! # Quick start
 //!
-//! As a library, depend on calico-render with `default-features = false`: the default `cli`
-//! feature builds the binary (clap, the code generator) and picks k8s-openapi's `latest`
-//! Kubernetes version, and a dependent picks its own (`k8s-openapi = { version = "0.29",
-//! features = ["v1_35"] }`). The model, [`calico_spec`], is re-exported, with [`k8s_openapi`]
+//! As a library, depend on calico-render as `cargo add calico-render` writes it: the binary is
+//! the `cli` feature, off by default (it brings clap and the code generator and picks
+//! k8s-openapi's `latest` Kubernetes version), and a dependent picks its own
+//! (`k8s-openapi = { version = "0.29", features = ["v1_35"] }`). The model, [`calico_spec`], is re-exported, with [`k8s_openapi`]
 //! and [`ipnet`]; its own crate documentation shows building a ClusterNetwork in Rust, the
 //! generated types and reading live objects from a newer operator.
 //!

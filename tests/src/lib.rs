@@ -3,8 +3,8 @@
 //! Cargo hands `CARGO_BIN_EXE_<name>` only to tests of the package that owns the binary, so
 //! this crate's tests find `calico-render` themselves: next to the test executable
 //! (`target/<profile>/calico-render`), after a `cargo build -p calico-render --bin
-//! calico-render` for the same profile, target and target directory, which is a no-op when the
-//! binary is fresh. That way a test never runs a stale binary. `CALICO_RENDER_E2E_BIN` points the
+//! calico-render --features cli` for the same profile, target and target directory, which is a
+//! no-op when the binary is fresh. That way a test never runs a stale binary. `CALICO_RENDER_E2E_BIN` points the
 //! tests at another binary instead.
 // Test code: an unwrap or a panic is a failing test, which is what a test should do.
 #![allow(
@@ -85,6 +85,8 @@ fn build_calico_render() -> Result<PathBuf, String> {
             "calico-render",
             "--bin",
             "calico-render",
+            "--features",
+            "cli",
         ])
         .args(["--profile", cargo_profile])
         .env("CARGO_TARGET_DIR", target_dir)

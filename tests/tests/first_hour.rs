@@ -123,3 +123,121 @@ fn a_patch_body_given_to_validate_is_recognised() {
         }
     }
 }
+
+/// `cargo add calico-render` writes `calico-render = "0.1"`, default features on. Those must not
+/// include the binary's: its `k8s-openapi/latest` meets the dependent's own version feature and
+/// k8s-openapi's build script fails with a message that does not name us (issue 35, item 4).
+/// The dependent CI builds (`tests/consumer-v1_35`) depends on us exactly that way.
+#[test]
+fn cargo_add_gives_the_library_without_the_cli() {
+    let manifest: toml_lite::Table = toml_lite::parse(
+        &std::fs::read_to_string(Path::new(ROOT).join("calico-render/Cargo.toml")).unwrap(),
+    );
+    let default = manifest.array("features", "default");
+    assert!(
+        default.iter().all(|feature| feature != "cli"),
+        "calico-render's default features hold `cli`: {default:?}"
+    );
+    let cli = manifest.array("features", "cli");
+    assert!(
+        cli.iter()
+            .any(|feature| feature.starts_with("k8s-openapi/")),
+        "the `cli` feature is where the binary picks its Kubernetes version: {cli:?}"
+    );
+    // Nothing on by default may reach a k8s-openapi version feature.
+    assert!(
+        default.iter().all(|f| !f.starts_with("k8s-openapi/")),
+        "{default:?}"
+    );
+    let consumer =
+        std::fs::read_to_string(Path::new(ROOT).join("tests/consumer-v1_35/Cargo.toml")).unwrap();
+    let line = consumer
+        .lines()
+        .find(|line| line.starts_with("calico-render ="))
+        .unwrap();
+    assert!(
+        !line.contains("default-features") && !line.contains("features"),
+        "the consumer must depend on calico-render as `cargo add` writes it: {line}"
+    );
+    // README's library section says the same.
+    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    assert!(
+        readme.contains("calico-render = \"0.1\""),
+        "README's toml snippet"
+    );
+    assert!(
+        readme.contains("`cargo install calico-render\n--features cli`"),
+        "README says how to install the binary"
+    );
+}
+
+/// A tiny reader of the two `[features]` arrays this test needs (no TOML crate in the suite).
+mod toml_lite {
+    pub struct Table(String);
+
+    pub fn parse(text: &str) -> Table {
+        Table(text.to_owned())
+    }
+
+    impl Table {
+        /// The strings of `key = [ ... ]` in `[section]`.
+        pub fn array(&self, section: &str, key: &str) -> Vec<String> {
+            let header = format!("[{section}]");
+            let body = self.0.split(&header).nth(1).unwrap_or("");
+            let body = body.split("\n[").next().unwrap_or("");
+            let start = body
+                .find(&format!("\n{key} = ["))
+                .or_else(|| body.find(&format!("{key} = [")))
+                .unwrap_or_else(|| panic!("no `{key}` in [{section}]"));
+            let rest = &body[start..];
+            let open = rest.find('[').unwrap();
+            let close = rest.find(']').unwrap();
+            rest[open + 1..close]
+                .split(',')
+                .map(|item| item.trim().trim_matches('"').to_owned())
+                .filter(|item| !item.is_empty())
+                .collect()
+        }
+    }
+}
+
+/// README's import recipe reads the endpoint ConfigMap too (without it, an eBPF cluster's
+/// import has no `apiEndpoint` and says the Installation is inexpressible), the same commands
+/// `import --help` gives, and names the manifest-install path.
+#[test]
+fn readmes_import_recipe_includes_the_endpoint_config_map() {
+    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    let endpoint =
+        "kubectl -n tigera-operator get cm kubernetes-services-endpoint -o yaml > endpoint.yaml";
+    assert!(readme.contains(endpoint), "README lacks `{endpoint}`");
+    assert!(
+        readme.contains("calico-render import -f live.yaml -f endpoint.yaml --out cluster.yaml"),
+        "README's import line does not read endpoint.yaml"
+    );
+    assert!(readme.contains("calico-render import -f calico.yaml"));
+    let help = run(&["import", "--help"], "");
+    let help = String::from_utf8_lossy(&help.stdout);
+    assert!(
+        help.contains(
+            "kubectl -n tigera-operator get cm kubernetes-services-endpoint -o yaml > endpoint.yaml"
+        ),
+        "{help}"
+    );
+    assert!(help.contains("calico-render import -f live.yaml -f endpoint.yaml --out cluster.yaml"));
+}
+
+/// The quick start says how long the first build takes, right after its first command (a
+/// newcomer watching a silent `cargo run -q` for minutes otherwise thinks it hangs).
+#[test]
+fn readme_says_how_long_the_first_build_takes() {
+    let readme = std::fs::read_to_string(Path::new(ROOT).join("README.md")).unwrap();
+    let command = "cargo run -q -p calico-render --features cli -- render";
+    let at = readme.find(command).expect("README's first command");
+    let after = &readme[at..];
+    let next_step = after.find("**2.").expect("README's second step");
+    let between = &after[..next_step];
+    assert!(
+        between.contains("first build") && between.contains("minutes"),
+        "no build time between the first and the second step: {between}"
+    );
+}

@@ -33,6 +33,7 @@ mod first_hour;
 mod fuzz_corpus;
 mod hostile_input;
 mod import;
+mod import_manifests;
 mod krm_function;
 mod lists;
 mod messages;

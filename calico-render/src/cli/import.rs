@@ -27,6 +27,11 @@ Read the live objects, then import them:
   calico-render import -f live.yaml -f endpoint.yaml --out cluster.yaml
 (leave out the endpoint ConfigMap when the cluster has none).
 
+A cluster installed from a manifest (calico.yaml) is imported from that manifest, or from
+  kubectl -n kube-system get ds/calico-node,cm/calico-config,deploy -o yaml
+as the operator's migration would take it over: what it refuses is refused (CN0410), what it
+changes is named (CN0411), settings nothing says are named too (CN0412).
+
 What the API server and the operator write (status, server-set metadata, the operator's
 write-back defaults, its own FelixConfiguration fields and IPPool copies) is dropped; the
 vocabulary gets what it can say, spec.overrides and spec.extraObjects the rest. Every drop and

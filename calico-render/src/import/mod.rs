@@ -49,6 +49,7 @@
 //! ```
 
 mod installation;
+mod manifest;
 mod objects;
 mod read;
 mod verify;
@@ -206,6 +207,11 @@ pub fn import_values(objects: &[Value], options: &Options) -> Result<Imported, I
 
 fn run(sources: Vec<read::Source>, options: &Options) -> Result<Imported, ImportError> {
     let mut report = Report::default();
+    // A manifest install (`calico.yaml`) becomes the objects of its migration to the operator.
+    let sources = manifest::convert(sources, options.release, &mut report);
+    if report.has_errors() {
+        return Err(report.into_error());
+    }
     let lives = read::collect(sources, &mut report);
     let mut cluster_network = ClusterNetwork {
         metadata: Metadata {
