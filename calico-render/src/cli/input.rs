@@ -122,6 +122,9 @@ pub(super) struct Compiled {
     pub(super) warnings: Vec<Diagnostic>,
     /// The release of its `spec.calicoVersion`.
     pub(super) release: &'static calico_spec::release::Release,
+    /// The API mode and install order the bundle assumes, as comment lines
+    /// ([`calico_render::bundle::mode_header`]).
+    pub(super) mode_header: Option<String>,
 }
 
 /// Why a ClusterNetwork could not be turned into objects.
@@ -150,6 +153,7 @@ pub(super) fn compile_text(
             )
             .unwrap_or_else(|_| calico_spec::release::Release::default_target());
             Ok(Compiled {
+                mode_header: calico_render::bundle::mode_header(&loaded.cluster_network),
                 objects: loaded.objects,
                 warnings: diagnostics,
                 release,

@@ -115,14 +115,15 @@ pub fn run(args: Args) -> super::Outcome {
     }
     // `load` parses, checks, compiles and runs the rule catalogue: it only returns objects
     // calico-render would accept, so nothing invalid is ever printed.
-    let (objects, release) = match compile_text(file, &text, &levels) {
+    let (objects, release, mode_header) = match compile_text(file, &text, &levels) {
         Ok(Compiled {
             objects,
             warnings,
             release,
+            mode_header,
         }) => {
             print_diagnostics(&warnings);
-            (objects, release)
+            (objects, release, mode_header)
         }
         Err(CompileFailure::NotYaml(message)) => {
             eprintln!("error: {message}");
@@ -175,9 +176,19 @@ pub fn run(args: Args) -> super::Outcome {
                 return Ok(ExitCode::from(super::EXIT_INVALID));
             }
             write_out_dir(dir, stage, &files)?;
+            if let Some(header) = &mode_header {
+                eprint!("{header}");
+            }
         }
         None => {
-            let text = bundle::render_bundle(&config, &objects)?;
+            let mut text = bundle::render_bundle(&config, &objects)?;
+            if let Some(header) = mode_header {
+                match format {
+                    // A JSON `List` holds no comments: the same lines go to standard error.
+                    Format::Json => eprint!("{header}"),
+                    Format::Yaml => text.insert_str(0, &header),
+                }
+            }
             let mut stdout = std::io::stdout().lock();
             stdout
                 .write_all(text.as_bytes())
