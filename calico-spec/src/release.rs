@@ -12,6 +12,7 @@
 //! server serves v3 over the v1 schema.
 
 pub mod cel;
+pub mod images;
 pub mod list_types;
 pub mod readiness;
 

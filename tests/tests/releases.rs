@@ -885,3 +885,113 @@ fn an_aggregated_cluster_keeps_its_mode_on_the_way_to_v3_33() {
     assert!(planned.native_v3);
     assert_eq!(planned.keep_api_mode, None);
 }
+
+/// The images to mirror for the air-gapped example (its registry, `imagePath` and
+/// `kubeletVolumePluginPath: None`), per release: `render -o images`
+/// (`snapshots/releases/air-gapped.<release>.images.snap`). v3.33 pulls `calico/calico` where
+/// v3.32 pulled kube-controllers, typha, cni, flexvol and the API server.
+#[test]
+fn the_air_gapped_images_per_release() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for release in &RELEASES {
+        let path = dir.path().join(format!("{}.yaml", release.calico));
+        std::fs::write(&path, example_for("air-gapped", release.calico)).expect("write");
+        let out = run(&[
+            "render",
+            "-f",
+            path.to_str().expect("utf-8"),
+            "-o",
+            "images",
+            "--allow",
+            "CN0204",
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).expect("utf-8");
+        let images: Vec<&str> = text
+            .lines()
+            .filter(|line| !line.starts_with('#'))
+            .filter_map(|line| line.split_whitespace().next())
+            .collect();
+        let mirror = "registry.corp.internal:5000/mirror/calico/";
+        let calico = images.contains(&format!("{mirror}calico:{}", release.calico).as_str());
+        let typha = images.contains(&format!("{mirror}typha:{}", release.calico).as_str());
+        assert_eq!(calico, release.minor == "v3.33", "{text}");
+        assert_eq!(typha, release.minor != "v3.33", "{text}");
+        assert!(
+            !images.iter().any(|image| image.contains("/csi:")),
+            "kubeletVolumePluginPath: None: {text}"
+        );
+        assert!(images.contains(&format!("quay.io/tigera/operator:{}", release.operator).as_str()));
+        snapshot(&format!("air-gapped.{}.images", release.calico), &text);
+    }
+    // `--stage` does not apply.
+    let out = run(&[
+        "render",
+        "-f",
+        &format!("{ROOT}/examples/air-gapped/cluster.yaml"),
+        "-o",
+        "images",
+        "--stage",
+        "operator",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+}
+
+/// ImageSets judged by the target release's operator (`ValidateImageSet`, `GetImageSet`):
+/// v3.33 dropped the component images, so an ImageSet carried over from v3.32 is refused.
+#[test]
+fn image_sets_follow_the_release() {
+    let image_set = |name: &str, images: &[(&str, &str)]| {
+        let mut out = format!(
+            "apiVersion: operator.tigera.io/v1\nkind: ImageSet\nmetadata:\n  name: {name}\nspec:\n  images:\n"
+        );
+        for (image, digest) in images {
+            out.push_str(&format!("  - image: {image}\n    digest: {digest}\n"));
+        }
+        out
+    };
+    let sha = "sha256:0123";
+    let v3_32 = image_set(
+        "calico-v3.32.1",
+        &[
+            ("calico/typha", sha),
+            ("calico/node", sha),
+            ("calico/apiserver", sha),
+        ],
+    );
+    assert_eq!(errors("v3.32.1", &v3_32), owned(&[]));
+    // The same set under v3.33's operator: the name and both dropped images.
+    assert_eq!(
+        errors("v3.33.0", &v3_32),
+        owned(&[
+            ("CR5022", "metadata.name"),
+            ("CR5022", "spec.images[0].image"),
+            ("CR5022", "spec.images[2].image"),
+        ])
+    );
+    let v3_33 = image_set(
+        "calico-v3.33.0",
+        &[
+            ("calico/calico", sha),
+            ("calico/node", sha),
+            ("calico/whisker", "md5:1"),
+        ],
+    );
+    assert_eq!(
+        errors("v3.33.0", &v3_33),
+        owned(&[("CR5022", "spec.images[2].digest")])
+    );
+    assert_eq!(
+        errors("v3.32.1", &v3_33),
+        owned(&[
+            ("CR5022", "metadata.name"),
+            ("CR5022", "spec.images[0].image"),
+            ("CR5022", "spec.images[2].digest"),
+        ])
+    );
+}
