@@ -770,7 +770,9 @@ fn mode_case(version: &str, extra: &str) -> String {
 #[test]
 fn the_api_mode_follows_the_release_and_the_file() {
     use calico_spec::cluster_network::{ApiMode, ParseError, load};
-    let rows: [(&str, &str, Result<ApiMode, (&str, &str)>); 9] = [
+    /// The mode, or the one error `(code, path)`.
+    type Verdict = Result<ApiMode, (&'static str, &'static str)>;
+    let rows: [(&str, &str, Verdict); 9] = [
         ("v3.33.0", "", Ok(ApiMode::NativeV3)),
         (
             "v3.33.0",
