@@ -997,3 +997,32 @@ fn image_sets_follow_the_release() {
         ])
     );
 }
+
+/// The CLI says the mode a v3.33 bundle assumes: as the first lines of the YAML stream, and on
+/// standard error for `-o json` (a JSON List holds no comments), whose standard output stays
+/// the List alone; a v3.32 bundle says nothing.
+#[test]
+fn render_says_the_mode_of_a_v3_33_bundle() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("c.yaml");
+    let file = path.to_str().expect("utf-8");
+    std::fs::write(&path, mode_case("v3.33.0", "")).expect("write");
+    let yaml = run(&["render", "-f", file]);
+    assert!(yaml.status.success());
+    let yaml = String::from_utf8(yaml.stdout).expect("utf-8");
+    assert!(
+        yaml.starts_with("# calico-render: a bundle for Calico v3.33.0"),
+        "{yaml}"
+    );
+    assert!(yaml.contains("\n# API mode: NativeV3"), "{yaml}");
+    let json = run(&["render", "-f", file, "-o", "json"]);
+    assert!(json.status.success());
+    let list: serde_json::Value = serde_json::from_slice(&json.stdout).expect("a JSON List");
+    assert_eq!(list["kind"], "List");
+    let stderr = String::from_utf8(json.stderr).expect("utf-8");
+    assert!(stderr.contains("# API mode: NativeV3"), "{stderr}");
+    std::fs::write(&path, mode_case("v3.32.1", "")).expect("write");
+    let old = run(&["render", "-f", file]);
+    assert!(old.status.success());
+    assert!(old.stdout.starts_with(b"apiVersion: "));
+}
