@@ -9,7 +9,9 @@
 
 use serde::Serialize;
 
+use calico_spec::cluster_network::{ApiMode, ClusterNetwork};
 use calico_spec::objects::Object;
+use calico_spec::release::Release;
 
 use crate::yaml::{self, EmitError};
 
@@ -124,6 +126,72 @@ pub fn check_file_name(name: &str) -> Result<(), String> {
         ));
     }
     Ok(())
+}
+
+/// Where a release's manifests are published: `<base>/<version>/manifests/<file>`.
+const MANIFESTS: &str = "https://raw.githubusercontent.com/projectcalico/calico";
+
+/// The API mode a bundle assumes and the install order it needs, as `# ` comment lines for the
+/// top of a YAML bundle (`render` prints them there, and on standard error for `-o json`), for
+/// a release whose operator starts a new install in either mode (v3.33: tigera-operator
+/// release-v1.44 `pkg/apis/version.go` picks the mode from the CRD groups it finds: the
+/// crd.projectcalico.org/v1 CRDs mean the aggregated API server, none or only the
+/// projectcalico.org/v3 ones native v3 CRDs, where the cluster serves MutatingAdmissionPolicy).
+/// `None` for earlier releases, whose bundles stay as they were.
+pub fn mode_header(cluster_network: &ClusterNetwork) -> Option<String> {
+    let spec = &cluster_network.spec;
+    let release = Release::for_version(&spec.calico_version).ok()?;
+    if !calico_spec::defaults::operator_behaviour(release).native_v3_for_new_installs {
+        return None;
+    }
+    let version = &spec.calico_version;
+    let url = |file: &str| format!("{MANIFESTS}/{version}/manifests/{file}");
+    let mode = spec.resolved_api_mode();
+    let mut out = format!("# calico-render: a bundle for Calico {version}");
+    if let Some(provenance) = release.provenance {
+        out.push_str(&format!(
+            " (calico-render's {} is {provenance})",
+            release.minor
+        ));
+    }
+    out.push('\n');
+    match mode {
+        ApiMode::NativeV3 => {
+            out.push_str(
+                "# API mode: NativeV3 (projectcalico.org/v3 served by its own CRDs, no Calico API \
+                 server). Install in this order:\n",
+            );
+            out.push_str(&format!(
+                "#   1. kubectl create -f {}\n#      (its MutatingAdmissionPolicies need \
+                 admissionregistration.k8s.io/v1, Kubernetes 1.36; on 1.34/1.35 serving v1beta1 \
+                 use v3_projectcalico_org-v1beta1.yaml)\n",
+                url("v3_projectcalico_org.yaml")
+            ));
+        }
+        ApiMode::Aggregated => {
+            out.push_str(
+                "# API mode: Aggregated (projectcalico.org/v3 served by the Calico API server \
+                 over the crd.projectcalico.org/v1 CRDs). Install in this order:\n",
+            );
+            out.push_str(&format!(
+                "#   1. kubectl create -f {}\n#      (the v1 CRDs first: the operator keeps \
+                 this mode when it finds them)\n",
+                url("operator-crds.yaml")
+            ));
+        }
+    }
+    out.push_str(&format!(
+        "#   2. kubectl create -f {}\n#   3. this bundle (`--stage operator`, then `--stage \
+         calico` with kubectl apply --server-side)\n",
+        url("tigera-operator.yaml")
+    ));
+    if mode == ApiMode::NativeV3 && spec.calico_api_server {
+        out.push_str(
+            "# APIServer `default` runs no API server in this mode: the operator deploys the \
+             calico-webhooks admission webhook from it (`calicoAPIServer: false` leaves it out)\n",
+        );
+    }
+    Some(out)
 }
 
 /// `objects` sorted into bundle order (stable: same-kind objects keep their order).

@@ -219,9 +219,13 @@ pub struct Plan {
     pub to: Version,
     /// Which way it goes.
     pub direction: Direction,
-    /// Whether the target runs native projectcalico.org/v3 CRDs (v3.32 with
-    /// `calicoAPIServer: false`).
+    /// Whether the target runs native projectcalico.org/v3 CRDs (the API mode of the
+    /// cluster's own release: `apiMode`, else that release's default).
     pub native_v3: bool,
+    /// The API mode step 0 must write into the file as `spec.apiMode`, when the target release
+    /// would assume another one for a file that leaves it unset (v3.33 starts new installs in
+    /// native v3 mode; the operator keeps an existing cluster's mode).
+    pub keep_api_mode: Option<cluster_network::ApiMode>,
     /// Step 1.
     pub crds: CrdStep,
     /// Step 2.
@@ -314,8 +318,15 @@ pub fn plan(
         }
         Err(Loading::Parse(err)) => return Err(UpgradeError::Parse(err)),
     };
-    let native_v3 =
-        to.release.native_v3_crds && !source.loaded.cluster_network.spec.calico_api_server;
+    let source_spec = &source.loaded.cluster_network.spec;
+    let mode = source_spec.resolved_api_mode();
+    let native_v3 = to.release.native_v3_crds && mode == cluster_network::ApiMode::NativeV3;
+    let keep_api_mode = (source_spec.api_mode.is_none() && {
+        let mut moved = source_spec.clone();
+        moved.calico_version.clone_from(&to.text);
+        moved.resolved_api_mode() != mode
+    })
+    .then_some(mode);
     let mut plan = Plan {
         file: file.to_owned(),
         crds: crd_step(&from, to, native_v3),
@@ -328,6 +339,7 @@ pub fn plan(
         to: to.clone(),
         direction,
         native_v3,
+        keep_api_mode,
         changes: Vec::new(),
         unchanged: Vec::new(),
         patches: Vec::new(),
@@ -803,9 +815,16 @@ pub fn render_text(plan: &Plan) -> Result<String, PatchError> {
             "0. ",
             3,
             &format!(
-                "The ClusterNetwork: set `spec.calicoVersion: {}` in {}, so that `render`, \
+                "The ClusterNetwork: set `spec.calicoVersion: {}`{} in {}, so that `render`, \
                  `patch` and `render -o helm-values` give the target's objects.",
-                to.text, plan.file
+                to.text,
+                plan.keep_api_mode.map_or_else(String::new, |mode| format!(
+                    " and `spec.apiMode: {}` (the mode the cluster runs; {} starts only new \
+                     installs in another)",
+                    mode.as_str(),
+                    to.release.minor
+                )),
+                plan.file
             ),
         );
         push_crd_step(&mut out, plan);
@@ -920,8 +939,8 @@ fn push_crd_step(out: &mut String, plan: &Plan) {
             out,
             "   ",
             3,
-            "With `calicoAPIServer: false` the cluster runs the native projectcalico.org/v3 \
-             CRDs, hence v3_projectcalico_org.yaml.",
+            "The cluster runs the native projectcalico.org/v3 CRDs (API mode NativeV3), hence \
+             v3_projectcalico_org.yaml.",
         );
     }
     para(
@@ -1057,6 +1076,12 @@ pub fn to_json(plan: &Plan) -> Value {
         && let Some(fields) = value.as_object_mut()
     {
         fields.insert("readiness".to_owned(), json!(plan.readiness));
+    }
+    if planned
+        && let Some(mode) = plan.keep_api_mode
+        && let Some(fields) = value.as_object_mut()
+    {
+        fields.insert("keepApiMode".to_owned(), json!(mode.as_str()));
     }
     if planned && let Some(fields) = value.as_object_mut() {
         fields.insert("steps".to_owned(), json!({

@@ -299,6 +299,12 @@ pub struct OperatorBehaviour {
     /// the IPIP cluster routes), so IPIP pools no longer need `bgp: Enabled`; unencapsulated
     /// pools still do (v1.44 `clusterRoutingMode`). v1.42 takes unset as BIRD's routes.
     pub felix_ipip_routes_by_default: bool,
+    /// Starts a new install (neither the `crd.projectcalico.org` nor the `projectcalico.org`
+    /// group served, no `CALICO_API_GROUP`) in native v3 CRD mode when the cluster serves
+    /// MutatingAdmissionPolicy (release-v1.44 `pkg/apis/version.go` `useV3CRDs`); v1.42.3
+    /// starts such a cluster on the v1 CRDs. Every operator keeps an existing cluster's mode:
+    /// v1 CRDs present means the aggregated API server.
+    pub native_v3_for_new_installs: bool,
 }
 
 /// One entry per release in [`crate::release::RELEASES`], oldest first.
@@ -314,6 +320,7 @@ pub const OPERATOR_BEHAVIOUR: [OperatorBehaviour; 4] = [
         writes_cni_modes: false,
         refuses_fips: false,
         felix_ipip_routes_by_default: false,
+        native_v3_for_new_installs: false,
     },
     OperatorBehaviour {
         minor: "v3.31",
@@ -324,6 +331,7 @@ pub const OPERATOR_BEHAVIOUR: [OperatorBehaviour; 4] = [
         writes_cni_modes: false,
         refuses_fips: false,
         felix_ipip_routes_by_default: false,
+        native_v3_for_new_installs: false,
     },
     OperatorBehaviour {
         minor: "v3.32",
@@ -334,6 +342,7 @@ pub const OPERATOR_BEHAVIOUR: [OperatorBehaviour; 4] = [
         writes_cni_modes: false,
         refuses_fips: false,
         felix_ipip_routes_by_default: false,
+        native_v3_for_new_installs: false,
     },
     // The release-v1.44 branch at b0c1cc5 (2026-08-19), a few weeks before v1.44.0: the tag's
     // code could not be read (docs/releases.md).
@@ -346,6 +355,7 @@ pub const OPERATOR_BEHAVIOUR: [OperatorBehaviour; 4] = [
         writes_cni_modes: true,
         refuses_fips: true,
         felix_ipip_routes_by_default: true,
+        native_v3_for_new_installs: true,
     },
 ];
 

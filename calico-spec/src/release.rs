@@ -12,6 +12,7 @@
 //! server serves v3 over the v1 schema.
 
 pub mod cel;
+pub mod images;
 pub mod list_types;
 pub mod readiness;
 
@@ -1120,6 +1121,28 @@ pub fn knows(version: &str, kind: &str, path: &str) -> bool {
         .is_some()
 }
 
+/// CN0112 at `spec.apiMode`: `what` (native v3 CRDs) in a release that has none.
+fn api_mode_problem(release: &Release, what: &str) -> Diagnostic {
+    let first = RELEASES
+        .iter()
+        .find(|r| r.native_v3_crds)
+        .unwrap_or(Release::newest());
+    Diagnostic {
+        severity: c::CN_RELEASE.severity,
+        code: c::CN_RELEASE.code,
+        path: "spec.apiMode".to_owned(),
+        message: format!(
+            "{what} cannot be expressed in {release} ({}): it has no native projectcalico.org/v3 CRDs; they first appear in {first}",
+            release.calico
+        ),
+        hint: Some(format!(
+            "set `apiMode: Aggregated`, or `spec.calicoVersion: {}` or later",
+            first.calico
+        )),
+        location: None,
+    }
+}
+
 /// What a ClusterNetwork asks for that the release in its `spec.calicoVersion` cannot express:
 /// a field or value of the compiled objects the release's schema lacks (CN0112), reported at
 /// the ClusterNetwork field it came from. Empty for the newest release.
@@ -1137,8 +1160,11 @@ pub fn cluster_network_problems(
         .filter(|v| v.get("apiVersion").and_then(Value::as_str) == Some("projectcalico.org/v3"))
         .filter_map(|v| v.get("kind").and_then(Value::as_str).map(str::to_owned))
         .collect();
-    if !release.native_v3_crds && !cluster_network.spec.calico_api_server && !v3_objects.is_empty()
-    {
+    let spec = &cluster_network.spec;
+    let native = spec.resolved_api_mode() == crate::cluster_network::ApiMode::NativeV3;
+    if !release.native_v3_crds && spec.api_mode.is_some() && native {
+        out.push(api_mode_problem(release, "`spec.apiMode: NativeV3`"));
+    } else if !release.native_v3_crds && native && !v3_objects.is_empty() {
         let first = RELEASES
             .iter()
             .find(|r| r.native_v3_crds)
@@ -1156,6 +1182,18 @@ pub fn cluster_network_problems(
                 "keep the Calico API server (remove `calicoAPIServer: false`), or set `spec.calicoVersion: {}` or later",
                 first.calico
             )),
+            location: None,
+        });
+    } else if !native && !spec.calico_api_server && !v3_objects.is_empty() {
+        out.push(Diagnostic {
+            severity: c::CN_INVALID_VALUE.severity,
+            code: c::CN_INVALID_VALUE.code,
+            path: "spec.calicoAPIServer".to_owned(),
+            message: format!(
+                "with `apiMode: Aggregated` only the Calico API server serves projectcalico.org/v3, so without APIServer `default` the kube-apiserver has no such kind for the rendered {}",
+                v3_objects.join(", ")
+            ),
+            hint: Some("remove `calicoAPIServer: false`, or set `apiMode: NativeV3`".to_owned()),
             location: None,
         });
     }

@@ -422,3 +422,251 @@ fn the_name_rules_follow_each_releases_crd() {
         }
     }
 }
+
+/// One of v3.33's new CEL rules (not in v3.32.1's CRDs): its kind, node and a fragment of its
+/// text that names it, a spec it rejects and a spec it accepts (hand-written from the rule).
+struct NewRule {
+    kind: &'static str,
+    path: &'static str,
+    fragment: &'static str,
+    rejects: Value,
+    accepts: Value,
+}
+
+fn new_rule(
+    kind: &'static str,
+    path: &'static str,
+    fragment: &'static str,
+    rejects: Value,
+    accepts: Value,
+) -> NewRule {
+    NewRule {
+        kind,
+        path,
+        fragment,
+        rejects,
+        accepts,
+    }
+}
+
+/// Every CEL rule the release-v3.33 CRDs add to v3.32.1's has a row here, evaluated from
+/// v3.33's index: the rule rejects the first spec and accepts the second.
+#[test]
+fn every_new_v3_33_rule_rejects_and_accepts() {
+    use serde_json::json;
+    let lb = json!(["LoadBalancer"]);
+    let rows = [
+        new_rule(
+            "BGPConfiguration",
+            "spec",
+            "self.communities",
+            json!({"communities": [{"name": "a", "value": "64512:1"}]}),
+            json!({"communities": [{"name": "a", "value": "64512:1"}],
+                   "prefixAdvertisements": [{"cidr": "10.0.0.0/8", "communities": ["a"]}]}),
+        ),
+        new_rule(
+            "BGPPeer",
+            "spec",
+            "self.reachableBy",
+            json!({"reachableBy": "10.0.0.1"}),
+            json!({"reachableBy": "10.0.0.1", "peerIP": "10.0.0.2"}),
+        ),
+        new_rule(
+            "BGPPeer",
+            "spec",
+            "keepOriginalNextHop",
+            json!({"keepOriginalNextHop": true, "nextHopMode": "Keep"}),
+            json!({"keepOriginalNextHop": true}),
+        ),
+        new_rule(
+            "FelixConfiguration",
+            "spec",
+            "natOutgoingAddress",
+            json!({"natOutgoingAddress": "fd00::1"}),
+            json!({"natOutgoingAddress": "10.0.0.1"}),
+        ),
+        new_rule(
+            "FelixConfiguration",
+            "spec",
+            "has(self.deviceRouteSourceAddress)",
+            json!({"deviceRouteSourceAddress": "fd00::1"}),
+            json!({"deviceRouteSourceAddress": "10.0.0.1"}),
+        ),
+        new_rule(
+            "FelixConfiguration",
+            "spec",
+            "deviceRouteSourceAddressIPv6",
+            json!({"deviceRouteSourceAddressIPv6": "10.0.0.1"}),
+            json!({"deviceRouteSourceAddressIPv6": "fd00::1"}),
+        ),
+        new_rule(
+            "FelixConfiguration",
+            "spec.routeTableRange",
+            "self.max <= 250",
+            json!({"routeTableRange": {"min": 1, "max": 251}}),
+            json!({"routeTableRange": {"min": 1, "max": 250}}),
+        ),
+        new_rule(
+            "FelixConfiguration",
+            "spec.routeTableRanges[*]",
+            "self.min >= 1",
+            json!({"routeTableRanges": [{"min": 0, "max": 10}]}),
+            json!({"routeTableRanges": [{"min": 1, "max": 10}]}),
+        ),
+        new_rule(
+            "FelixConfiguration",
+            "spec.routeTableRanges[*]",
+            "self.min <= self.max",
+            json!({"routeTableRanges": [{"min": 5, "max": 2}]}),
+            json!({"routeTableRanges": [{"min": 2, "max": 5}]}),
+        ),
+        new_rule(
+            "IPPool",
+            "spec",
+            "self.ipipMode == 'Never'",
+            json!({"cidr": "fd00::/64", "ipipMode": "Always"}),
+            json!({"cidr": "fd00::/64", "ipipMode": "Never"}),
+        ),
+        new_rule(
+            "IPPool",
+            "spec",
+            "!self.disableBGPExport",
+            json!({"cidr": "10.0.0.0/24", "allowedUses": lb, "disableBGPExport": true}),
+            json!({"cidr": "10.0.0.0/24", "allowedUses": lb, "disableBGPExport": false}),
+        ),
+        new_rule(
+            "IPPool",
+            "spec",
+            "self.nodeSelector == 'all()'",
+            json!({"cidr": "10.0.0.0/24", "allowedUses": lb, "nodeSelector": "rack == 'a'"}),
+            json!({"cidr": "10.0.0.0/24", "allowedUses": lb, "nodeSelector": "all()"}),
+        ),
+        new_rule(
+            "IPPool",
+            "spec",
+            "u == 'Tunnel'",
+            json!({"cidr": "10.0.0.0/24", "allowedUses": ["Tunnel"], "namespaceSelector": "a == 'b'"}),
+            json!({"cidr": "10.0.0.0/24", "allowedUses": ["Tunnel"]}),
+        ),
+        new_rule(
+            "IPPool",
+            "spec",
+            "self.nodeSelector.contains('global(')",
+            json!({"cidr": "10.0.0.0/24", "nodeSelector": "global()"}),
+            json!({"cidr": "10.0.0.0/24", "nodeSelector": "all()"}),
+        ),
+        new_rule(
+            "IPPool",
+            "spec",
+            "self.namespaceSelector.contains('global(')",
+            json!({"cidr": "10.0.0.0/24", "namespaceSelector": "global()"}),
+            json!({"cidr": "10.0.0.0/24", "namespaceSelector": "a == 'b'"}),
+        ),
+        new_rule(
+            "IPPool",
+            "spec",
+            "cidr(self.cidr).masked()",
+            json!({"cidr": "10.0.0.1/24"}),
+            json!({"cidr": "10.0.0.0/24"}),
+        ),
+        new_rule(
+            "IPPool",
+            "spec",
+            "169.254.0.0/16",
+            json!({"cidr": "169.254.1.0/24"}),
+            json!({"cidr": "10.0.0.0/24"}),
+        ),
+        new_rule(
+            "IPPool",
+            "spec",
+            "fe80::/10",
+            json!({"cidr": "fe80::/64"}),
+            json!({"cidr": "fd00::/64"}),
+        ),
+        new_rule(
+            "IPPool",
+            "spec",
+            "self.blockSize >= 20",
+            json!({"cidr": "10.0.0.0/16", "blockSize": 19}),
+            json!({"cidr": "10.0.0.0/16", "blockSize": 26}),
+        ),
+        new_rule(
+            "IPPool",
+            "spec",
+            "prefixLength() <=",
+            json!({"cidr": "10.0.0.0/28", "blockSize": 26}),
+            json!({"cidr": "10.0.0.0/24", "blockSize": 26}),
+        ),
+        new_rule(
+            "Installation",
+            "spec.calicoNetwork.nodeAddressAutodetectionV4",
+            "firstFound",
+            json!({"calicoNetwork": {"nodeAddressAutodetectionV4": {"firstFound": true, "interface": "eth0"}}}),
+            json!({"calicoNetwork": {"nodeAddressAutodetectionV4": {"interface": "eth0"}}}),
+        ),
+        new_rule(
+            "Installation",
+            "spec.calicoNetwork.nodeAddressAutodetectionV6",
+            "firstFound",
+            json!({"calicoNetwork": {"nodeAddressAutodetectionV6": {"kubernetes": "NodeInternalIP", "canReach": "fd00::1"}}}),
+            json!({"calicoNetwork": {"nodeAddressAutodetectionV6": {"kubernetes": "NodeInternalIP"}}}),
+        ),
+        new_rule(
+            "Installation",
+            "spec.typhaPodDisruptionBudget.spec",
+            "maxUnavailable",
+            json!({"typhaPodDisruptionBudget": {"spec": {"minAvailable": 1, "maxUnavailable": 1}}}),
+            json!({"typhaPodDisruptionBudget": {"spec": {"minAvailable": 1}}}),
+        ),
+    ];
+    let v3_32: BTreeSet<(String, String)> = Release::default_target()
+        .crd_rules()
+        .all()
+        .map(|rule| (rule.kind.clone(), rule.rule.rule.clone()))
+        .collect();
+    let newest = Release::newest();
+    let added: Vec<&cel::CompiledRule> = newest
+        .crd_rules()
+        .all()
+        .filter(|rule| !v3_32.contains(&(rule.kind.clone(), rule.rule.rule.clone())))
+        .collect();
+    let names = |row: &NewRule, rule: &cel::CompiledRule| {
+        rule.kind == row.kind && rule.path == row.path && rule.rule.rule.contains(row.fragment)
+    };
+    // Each added rule has exactly one row, and each row names exactly one added rule.
+    for rule in &added {
+        let rows_of = rows.iter().filter(|row| names(row, rule)).count();
+        assert_eq!(
+            rows_of, 1,
+            "{} {}: `{}` has {rows_of} rows",
+            rule.kind, rule.path, rule.rule.rule
+        );
+    }
+    assert_eq!(added.len(), rows.len(), "23 rules added at 6609dea");
+    for row in &rows {
+        let object = |spec: &Value| serde_json::json!({"apiVersion": "x", "kind": row.kind, "metadata": {"name": "default"}, "spec": spec});
+        let of_row = |spec: &Value| -> Vec<Outcome> {
+            cel::evaluate(newest, row.kind, &object(spec))
+                .into_iter()
+                .filter(|failure| names(row, failure.rule))
+                .map(|failure| failure.outcome)
+                .collect()
+        };
+        let rejected = of_row(&row.rejects);
+        assert!(
+            matches!(rejected.as_slice(), [Outcome::Rejected(_)]),
+            "{} `{}` does not reject {}: {rejected:?}",
+            row.kind,
+            row.fragment,
+            row.rejects
+        );
+        let accepted = of_row(&row.accepts);
+        assert!(
+            accepted.is_empty(),
+            "{} `{}` rejects {}: {accepted:?}",
+            row.kind,
+            row.fragment,
+            row.accepts
+        );
+    }
+}

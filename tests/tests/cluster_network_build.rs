@@ -85,6 +85,7 @@ fn article_as_a_full_struct_literal() -> ClusterNetwork {
                 ..Default::default()
             },
             calico_api_server: true,
+            api_mode: None,
             mtu: None,
             felix: Felix::default(),
             overrides: Default::default(),
@@ -159,6 +160,7 @@ fn everything() -> ClusterNetwork {
                 pod_cidrs: Vec::new(),
             },
             calico_api_server: false,
+            api_mode: Some(cluster_network::ApiMode::NativeV3),
             mtu: Some(1400),
             felix: Felix {
                 bpf_external_service_mode: Some(BpfExternalServiceMode::Dsr),

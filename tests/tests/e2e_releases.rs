@@ -17,6 +17,11 @@
 //! others, a FelixConfiguration with `bpfJITHardening` (new in v3.31) refused under v3.30.7's,
 //! and v3.32.1's rendering of an example refused under v3.30.7's CRDs. The same skip rules as `e2e_k8s` apply (`CALICO_RENDER_E2E=required` makes a
 //! missing server a failure).
+//!
+//! Last, under the newest release's CRDs (v3.33), every example's rendering is applied for
+//! real with server-side apply and read back: a field the server stores that we did not render
+//! (a CRD `default:`, a normalised value) is drift and fails the test, except the
+//! FelixConfiguration fields the operator writes itself (counted and printed).
 
 use std::env;
 use std::path::{Path, PathBuf};
@@ -279,6 +284,9 @@ fn every_example_is_accepted_by_its_own_release_crds() {
             );
         }
     }
+    // The newest release's CRDs are still loaded (RELEASES is oldest first): store every
+    // rendering for real and read it back.
+    let stored = stored_as_rendered(&server, dir.path(), newest);
     // ebpf-self-managed needs v3.31 (bpfNetworkBootstrap, kube-proxy management).
     assert_eq!(
         refused_by_us, 1,
@@ -286,9 +294,138 @@ fn every_example_is_accepted_by_its_own_release_crds() {
     );
     assert!(accepted >= 14, "{accepted}");
     eprintln!(
-        "e2e_releases: {accepted} renderings accepted by their release's CRDs ({} releases) in \
-         {:.1}s",
+        "e2e_releases: {accepted} renderings accepted by their release's CRDs ({} releases); \
+         {stored} {} objects applied server-side and read back without drift; {:.1}s",
         RELEASES.len(),
+        newest.calico,
         started.elapsed().as_secs_f64()
     );
+}
+
+/// What the server adds to every object it stores, and nothing of ours.
+const SERVER_METADATA: [&str; 5] = [
+    "uid",
+    "resourceVersion",
+    "generation",
+    "creationTimestamp",
+    "managedFields",
+];
+
+/// Every example rendered for `release` (the loaded one), applied server-side (CEL rules and
+/// CRD defaults live, as a GitOps tool applies it), read back and compared field by field with
+/// what was rendered: a value the server writes (a CRD `default:` we did not render, a pruned
+/// field, a normalised value) is drift. The objects are deleted again before the next example,
+/// whose objects share their names. Returns how many objects were compared.
+fn stored_as_rendered(server: &Server, dir: &Path, release: &Release) -> usize {
+    let mut compared = 0;
+    let mut drift = Vec::new();
+    let mut operator_owned = Vec::new();
+    for name in example_names() {
+        let Some(list) = render(dir, &example_for(&name, release.calico)) else {
+            continue;
+        };
+        let list = for_release(list, release);
+        let text = list.to_string();
+        let applied = server.kubectl(
+            &[
+                "apply",
+                "--server-side",
+                "--field-manager=calico-render",
+                "-o",
+                "json",
+                "-f",
+                "-",
+            ],
+            Some(&text),
+        );
+        assert!(
+            applied.ok(),
+            "{name} for {} is refused on a real write:\n{}",
+            release.calico,
+            applied.describe()
+        );
+        for item in list["items"].as_array().expect("items") {
+            let kind = item["kind"].as_str().expect("kind");
+            let api_version = item["apiVersion"].as_str().expect("apiVersion");
+            let group = api_version.split_once('/').map_or("", |(group, _)| group);
+            let object = item["metadata"]["name"].as_str().expect("name");
+            let resource = if group.is_empty() {
+                kind.to_lowercase()
+            } else {
+                format!("{}.{group}", kind.to_lowercase())
+            };
+            let mut args = vec!["get", resource.as_str(), object, "-o", "json"];
+            if let Some(namespace) = item["metadata"]["namespace"].as_str() {
+                args.extend(["-n", namespace]);
+            }
+            let got = server.kubectl(&args, None);
+            assert!(got.ok(), "{}", got.describe());
+            let mut stored: Value = serde_json::from_str(&got.stdout).expect("JSON");
+            if let Some(meta) = stored["metadata"].as_object_mut() {
+                for key in SERVER_METADATA {
+                    meta.remove(key);
+                }
+            }
+            if let Some(fields) = stored.as_object_mut() {
+                fields.remove("status");
+            }
+            // The FelixConfiguration fields the operator writes itself (`nftablesMode`, ...)
+            // are left to it on purpose (CN0303): the server's default there is replaced by
+            // the operator's write, and a value we rendered would fight it. Counted, not drift.
+            if kind == "FelixConfiguration"
+                && let Some(spec) = stored["spec"].as_object_mut()
+            {
+                for field in calico_spec::cluster_network::OPERATOR_FELIX_FIELDS {
+                    if item["spec"].get(*field).is_none() && spec.remove(*field).is_some() {
+                        operator_owned.push(format!("{name} {kind}/{object}: spec.{field}"));
+                    }
+                }
+            }
+            let mut differences = Vec::new();
+            differ("", item, &stored, &mut differences);
+            for difference in differences {
+                drift.push(format!("{name} {kind}/{object}: {difference}"));
+            }
+            compared += 1;
+        }
+        let deleted = server.kubectl(&["delete", "--wait=true", "-f", "-"], Some(&text));
+        assert!(deleted.ok(), "{}", deleted.describe());
+    }
+    assert!(
+        drift.is_empty(),
+        "the server stores {} renderings otherwise than rendered (drift for a GitOps tool):\n{}",
+        release.calico,
+        drift.join("\n")
+    );
+    assert!(compared >= 20, "{compared}");
+    eprintln!(
+        "e2e_releases: {} server defaults of operator-owned fields set aside: {}",
+        operator_owned.len(),
+        operator_owned.join("; ")
+    );
+    compared
+}
+
+/// The paths where `ours` and `stored` differ, with both values.
+fn differ(path: &str, ours: &Value, stored: &Value, out: &mut Vec<String>) {
+    match (ours, stored) {
+        (Value::Object(a), Value::Object(b)) => {
+            for key in a.keys().chain(b.keys().filter(|key| !a.contains_key(*key))) {
+                let at = format!("{path}.{key}");
+                match (a.get(key), b.get(key)) {
+                    (Some(x), Some(y)) => differ(&at, x, y, out),
+                    (Some(x), None) => out.push(format!("{at}: rendered {x}, not stored")),
+                    (None, Some(y)) => out.push(format!("{at}: stored {y}, not rendered")),
+                    (None, None) => {}
+                }
+            }
+        }
+        (Value::Array(a), Value::Array(b)) if a.len() == b.len() => {
+            for (idx, (x, y)) in a.iter().zip(b).enumerate() {
+                differ(&format!("{path}[{idx}]"), x, y, out);
+            }
+        }
+        _ if ours == stored => {}
+        _ => out.push(format!("{path}: rendered {ours}, stored {stored}")),
+    }
 }

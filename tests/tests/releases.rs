@@ -527,7 +527,11 @@ fn every_example_for_every_release() {
             let file = format!("examples/{name}/cluster.yaml");
             let text = example_for(&name, release.calico);
             let shown = match calico_spec::cluster_network::load(&file, &text) {
-                Ok(loaded) => render_yaml(&loaded.objects),
+                // A v3.33 bundle starts with the API mode it assumes and the install order.
+                Ok(loaded) => {
+                    calico_render::bundle::mode_header(&loaded.cluster_network).unwrap_or_default()
+                        + &render_yaml(&loaded.objects)
+                }
                 Err(calico_spec::cluster_network::ParseError::Invalid { diagnostics }) => {
                     let mut out = String::from("# refused\n");
                     for diag in diagnostics
@@ -750,4 +754,275 @@ fn every_rendered_object_fits_its_release_crds() {
     }
     assert!(n_checked > 30, "only {n_checked} objects checked");
     assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
+
+/// A ClusterNetwork for `version` with one pod pool, BGP on (so it renders a BGPConfiguration,
+/// a projectcalico.org/v3 object) and `extra` spec lines.
+fn mode_case(version: &str, extra: &str) -> String {
+    format!(
+        "apiVersion: calico-render.dev/v1alpha1\nkind: ClusterNetwork\nmetadata:\n  name: c\nspec:\n  calicoVersion: {version}\n  podPools:\n  - name: pods\n    cidr: 172.20.0.0/16\n  bgp:\n    enabled: true\n    asNumber: 64512\n{extra}"
+    )
+}
+
+/// The API mode each release assumes (tigera-operator release-v1.44 `pkg/apis/version.go`
+/// `useV3CRDs` starts a new install on the native v3 CRDs; v1.42.3 on the v1 CRDs), what
+/// `apiMode` and `calicoAPIServer` change, and what no release can express.
+#[test]
+fn the_api_mode_follows_the_release_and_the_file() {
+    use calico_spec::cluster_network::{ApiMode, ParseError, load};
+    /// The mode, or the one error `(code, path)`.
+    type Verdict = Result<ApiMode, (&'static str, &'static str)>;
+    let rows: [(&str, &str, Verdict); 9] = [
+        ("v3.33.0", "", Ok(ApiMode::NativeV3)),
+        (
+            "v3.33.0",
+            "  calicoAPIServer: false\n",
+            Ok(ApiMode::NativeV3),
+        ),
+        (
+            "v3.33.0",
+            "  apiMode: Aggregated\n",
+            Ok(ApiMode::Aggregated),
+        ),
+        ("v3.32.1", "", Ok(ApiMode::Aggregated)),
+        (
+            "v3.32.1",
+            "  calicoAPIServer: false\n",
+            Ok(ApiMode::NativeV3),
+        ),
+        ("v3.32.1", "  apiMode: NativeV3\n", Ok(ApiMode::NativeV3)),
+        // Nothing serves projectcalico.org/v3 for the BGPConfiguration.
+        (
+            "v3.33.0",
+            "  apiMode: Aggregated\n  calicoAPIServer: false\n",
+            Err(("CN0002", "spec.calicoAPIServer")),
+        ),
+        (
+            "v3.31.7",
+            "  apiMode: NativeV3\n",
+            Err(("CN0112", "spec.apiMode")),
+        ),
+        (
+            "v3.30.7",
+            "  calicoAPIServer: false\n",
+            Err(("CN0112", "spec.calicoAPIServer")),
+        ),
+    ];
+    for (version, extra, expected) in rows {
+        let text = mode_case(version, extra);
+        match (load("c.yaml", &text), expected) {
+            (Ok(loaded), Ok(mode)) => {
+                assert_eq!(
+                    loaded.cluster_network.spec.resolved_api_mode(),
+                    mode,
+                    "{version} {extra:?}"
+                );
+                let header = calico_render::bundle::mode_header(&loaded.cluster_network);
+                let apiserver = loaded.objects.iter().any(|o| o.kind() == "APIServer");
+                assert_eq!(apiserver, !extra.contains("calicoAPIServer: false"));
+                match (version, mode) {
+                    ("v3.33.0", ApiMode::NativeV3) => {
+                        let header = header.expect("a v3.33 bundle says its mode");
+                        assert!(header.contains("# API mode: NativeV3"), "{header}");
+                        assert!(header.contains("/v3.33.0/manifests/v3_projectcalico_org.yaml"));
+                        assert_eq!(header.contains("calico-webhooks"), apiserver, "{header}");
+                    }
+                    ("v3.33.0", ApiMode::Aggregated) => {
+                        let header = header.expect("a v3.33 bundle says its mode");
+                        assert!(header.contains("# API mode: Aggregated"), "{header}");
+                        assert!(header.contains("/v3.33.0/manifests/operator-crds.yaml"));
+                    }
+                    _ => assert_eq!(header, None, "{version}: bundles stay as they were"),
+                }
+                assert!(header_lines_are_comments(
+                    calico_render::bundle::mode_header(&loaded.cluster_network).as_deref()
+                ));
+            }
+            (Err(ParseError::Invalid { diagnostics }), Err((code, path))) => {
+                let errors: Vec<(&str, &str)> = diagnostics
+                    .iter()
+                    .filter(|d| d.severity == calico_spec::diag::Severity::Error)
+                    .map(|d| (d.code, d.path.as_str()))
+                    .collect();
+                assert_eq!(errors, [(code, path)], "{version} {extra:?}");
+            }
+            (got, want) => panic!(
+                "{version} {extra:?}: {:?} against {want:?}",
+                got.map(|_| ())
+            ),
+        }
+    }
+}
+
+fn header_lines_are_comments(header: Option<&str>) -> bool {
+    header.is_none_or(|h| h.ends_with('\n') && h.lines().all(|line| line.starts_with("# ")))
+}
+
+/// An existing v3.32 cluster on the aggregated API server keeps that mode on the way to v3.33,
+/// whose operator starts only *new* installs on the native v3 CRDs: the plan writes
+/// `apiMode: Aggregated` into the file, replaces operator-crds.yaml (the v1 CRDs) and renders
+/// the target in that mode.
+#[test]
+fn an_aggregated_cluster_keeps_its_mode_on_the_way_to_v3_33() {
+    use calico_render::upgrade::{Version, plan, to_json};
+    let text = mode_case("v3.32.1", "");
+    let to: Version = "v3.33.0".parse().expect("supported");
+    let levels = calico_render::report::LintLevels::default();
+    let planned = plan("c.yaml", &text, &to, &levels).expect("plans");
+    assert!(!planned.native_v3);
+    let json = to_json(&planned);
+    assert_eq!(json["keepApiMode"], "Aggregated", "{json:#}");
+    assert_eq!(
+        json["steps"]["crds"]["url"],
+        "https://raw.githubusercontent.com/projectcalico/calico/v3.33.0/manifests/operator-crds.yaml"
+    );
+    // The same file, moved as step 0 says, renders in the kept mode.
+    let moved = text.replace("v3.32.1", "v3.33.0") + "  apiMode: Aggregated\n";
+    let loaded = calico_spec::cluster_network::load("c.yaml", &moved).expect("loads");
+    let header = calico_render::bundle::mode_header(&loaded.cluster_network).expect("v3.33");
+    assert!(header.contains("# API mode: Aggregated"), "{header}");
+    // A native v3.32 cluster needs nothing written: v3.33 assumes its mode already.
+    let native = mode_case("v3.32.1", "  calicoAPIServer: false\n");
+    let planned = plan("c.yaml", &native, &to, &levels).expect("plans");
+    assert!(planned.native_v3);
+    assert_eq!(planned.keep_api_mode, None);
+}
+
+/// The images to mirror for the air-gapped example (its registry, `imagePath` and
+/// `kubeletVolumePluginPath: None`), per release: `render -o images`
+/// (`snapshots/releases/air-gapped.<release>.images.snap`). v3.33 pulls `calico/calico` where
+/// v3.32 pulled kube-controllers, typha, cni, flexvol and the API server.
+#[test]
+fn the_air_gapped_images_per_release() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    for release in &RELEASES {
+        let path = dir.path().join(format!("{}.yaml", release.calico));
+        std::fs::write(&path, example_for("air-gapped", release.calico)).expect("write");
+        let out = run(&[
+            "render",
+            "-f",
+            path.to_str().expect("utf-8"),
+            "-o",
+            "images",
+            "--allow",
+            "CN0204",
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).expect("utf-8");
+        let images: Vec<&str> = text
+            .lines()
+            .filter(|line| !line.starts_with('#'))
+            .filter_map(|line| line.split_whitespace().next())
+            .collect();
+        let mirror = "registry.corp.internal:5000/mirror/calico/";
+        let calico = images.contains(&format!("{mirror}calico:{}", release.calico).as_str());
+        let typha = images.contains(&format!("{mirror}typha:{}", release.calico).as_str());
+        assert_eq!(calico, release.minor == "v3.33", "{text}");
+        assert_eq!(typha, release.minor != "v3.33", "{text}");
+        assert!(
+            !images.iter().any(|image| image.contains("/csi:")),
+            "kubeletVolumePluginPath: None: {text}"
+        );
+        assert!(images.contains(&format!("quay.io/tigera/operator:{}", release.operator).as_str()));
+        snapshot(&format!("air-gapped.{}.images", release.calico), &text);
+    }
+    // `--stage` does not apply.
+    let out = run(&[
+        "render",
+        "-f",
+        &format!("{ROOT}/examples/air-gapped/cluster.yaml"),
+        "-o",
+        "images",
+        "--stage",
+        "operator",
+    ]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+}
+
+/// ImageSets judged by the target release's operator (`ValidateImageSet`, `GetImageSet`):
+/// v3.33 dropped the component images, so an ImageSet carried over from v3.32 is refused.
+#[test]
+fn image_sets_follow_the_release() {
+    let image_set = |name: &str, images: &[(&str, &str)]| {
+        let mut out = format!(
+            "apiVersion: operator.tigera.io/v1\nkind: ImageSet\nmetadata:\n  name: {name}\nspec:\n  images:\n"
+        );
+        for (image, digest) in images {
+            out.push_str(&format!("  - image: {image}\n    digest: {digest}\n"));
+        }
+        out
+    };
+    let sha = "sha256:0123";
+    let v3_32 = image_set(
+        "calico-v3.32.1",
+        &[
+            ("calico/typha", sha),
+            ("calico/node", sha),
+            ("calico/apiserver", sha),
+        ],
+    );
+    assert_eq!(errors("v3.32.1", &v3_32), owned(&[]));
+    // The same set under v3.33's operator: the name and both dropped images.
+    assert_eq!(
+        errors("v3.33.0", &v3_32),
+        owned(&[
+            ("CR5022", "metadata.name"),
+            ("CR5022", "spec.images[0].image"),
+            ("CR5022", "spec.images[2].image"),
+        ])
+    );
+    let v3_33 = image_set(
+        "calico-v3.33.0",
+        &[
+            ("calico/calico", sha),
+            ("calico/node", sha),
+            ("calico/whisker", "md5:1"),
+        ],
+    );
+    assert_eq!(
+        errors("v3.33.0", &v3_33),
+        owned(&[("CR5022", "spec.images[2].digest")])
+    );
+    assert_eq!(
+        errors("v3.32.1", &v3_33),
+        owned(&[
+            ("CR5022", "metadata.name"),
+            ("CR5022", "spec.images[0].image"),
+            ("CR5022", "spec.images[2].digest"),
+        ])
+    );
+}
+
+/// The CLI says the mode a v3.33 bundle assumes: as the first lines of the YAML stream, and on
+/// standard error for `-o json` (a JSON List holds no comments), whose standard output stays
+/// the List alone; a v3.32 bundle says nothing.
+#[test]
+fn render_says_the_mode_of_a_v3_33_bundle() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let path = dir.path().join("c.yaml");
+    let file = path.to_str().expect("utf-8");
+    std::fs::write(&path, mode_case("v3.33.0", "")).expect("write");
+    let yaml = run(&["render", "-f", file]);
+    assert!(yaml.status.success());
+    let yaml = String::from_utf8(yaml.stdout).expect("utf-8");
+    assert!(
+        yaml.starts_with("# calico-render: a bundle for Calico v3.33.0"),
+        "{yaml}"
+    );
+    assert!(yaml.contains("\n# API mode: NativeV3"), "{yaml}");
+    let json = run(&["render", "-f", file, "-o", "json"]);
+    assert!(json.status.success());
+    let list: serde_json::Value = serde_json::from_slice(&json.stdout).expect("a JSON List");
+    assert_eq!(list["kind"], "List");
+    let stderr = String::from_utf8(json.stderr).expect("utf-8");
+    assert!(stderr.contains("# API mode: NativeV3"), "{stderr}");
+    std::fs::write(&path, mode_case("v3.32.1", "")).expect("write");
+    let old = run(&["render", "-f", file]);
+    assert!(old.status.success());
+    assert!(old.stdout.starts_with(b"apiVersion: "));
 }

@@ -80,6 +80,9 @@ enum OutputFormat {
     /// Values for the official tigera-operator Helm chart of the release in spec.calicoVersion
     /// (objects the chart cannot render are listed in comments at the top).
     HelmValues,
+    /// The container images the release's operator pulls for this ClusterNetwork, one
+    /// reference a line (registry, imagePath and imagePrefix applied): what a mirror must hold.
+    Images,
 }
 
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -101,6 +104,15 @@ pub fn run(args: Args) -> super::Outcome {
         calico_spec::source::Limits::CLUSTER_NETWORK.max_bytes,
     )
     .with_context(|| format!("cannot read the ClusterNetwork file `{file}`"))?;
+    if matches!(args.output, OutputFormat::Images)
+        && (!matches!(args.stage, StageArg::All) || args.out_dir.is_some())
+    {
+        eprintln!(
+            "error: `-o images` lists the images of the whole ClusterNetwork on standard \
+             output\n  hint: leave out `--stage` and `--out-dir`"
+        );
+        return Ok(ExitCode::from(super::EXIT_USAGE));
+    }
     if matches!(args.output, OutputFormat::HelmValues) && !matches!(args.stage, StageArg::All) {
         eprintln!(
             "error: `-o helm-values` writes the chart's values for the whole ClusterNetwork; the \
@@ -115,14 +127,17 @@ pub fn run(args: Args) -> super::Outcome {
     }
     // `load` parses, checks, compiles and runs the rule catalogue: it only returns objects
     // calico-render would accept, so nothing invalid is ever printed.
-    let (objects, release) = match compile_text(file, &text, &levels) {
+    let (objects, release, mode_header, images) = match compile_text(file, &text, &levels) {
         Ok(Compiled {
             objects,
             warnings,
             release,
+            mode_header,
+            api_mode,
+            calico_version,
         }) => {
             print_diagnostics(&warnings);
-            (objects, release)
+            (objects, release, mode_header, (api_mode, calico_version))
         }
         Err(CompileFailure::NotYaml(message)) => {
             eprintln!("error: {message}");
@@ -159,6 +174,15 @@ pub fn run(args: Args) -> super::Outcome {
             }
             return print_helm_values(release, stage, &objects);
         }
+        OutputFormat::Images => {
+            let text = images_text(release, &images.1, &objects, images.0);
+            let mut stdout = std::io::stdout().lock();
+            stdout
+                .write_all(text.as_bytes())
+                .context("cannot write to standard output")?;
+            stdout.flush().context("cannot write to standard output")?;
+            return Ok(ExitCode::SUCCESS);
+        }
     };
     let config = RenderConfig { stage, format };
     match &args.out_dir {
@@ -175,9 +199,19 @@ pub fn run(args: Args) -> super::Outcome {
                 return Ok(ExitCode::from(super::EXIT_INVALID));
             }
             write_out_dir(dir, stage, &files)?;
+            if let Some(header) = &mode_header {
+                eprint!("{header}");
+            }
         }
         None => {
-            let text = bundle::render_bundle(&config, &objects)?;
+            let mut text = bundle::render_bundle(&config, &objects)?;
+            if let Some(header) = mode_header {
+                match format {
+                    // A JSON `List` holds no comments: the same lines go to standard error.
+                    Format::Json => eprint!("{header}"),
+                    Format::Yaml => text.insert_str(0, &header),
+                }
+            }
             let mut stdout = std::io::stdout().lock();
             stdout
                 .write_all(text.as_bytes())
@@ -245,6 +279,58 @@ fn print_helm_values(
         .context("cannot write to standard output")?;
     stdout.flush().context("cannot write to standard output")?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `-o images`: the images the cluster pulls, one reference a line with the component that pulls
+/// it as a comment (`grep -v '^#' | cut -d' ' -f1` gives the bare list).
+pub(crate) fn images_text(
+    release: &calico_spec::release::Release,
+    version: &str,
+    objects: &[Object],
+    api_mode: calico_spec::cluster_network::ApiMode,
+) -> String {
+    use calico_spec::release::images;
+    let values: Vec<serde_json::Value> = objects.iter().map(Object::to_value).collect();
+    let of_kind = |kind: &str| {
+        values
+            .iter()
+            .find(|value| value.get("kind").and_then(serde_json::Value::as_str) == Some(kind))
+    };
+    let installation = of_kind("Installation").cloned().unwrap_or_default();
+    let aggregated = api_mode == calico_spec::cluster_network::ApiMode::Aggregated;
+    let mut out = format!(
+        "# Images Calico {version} pulls for this ClusterNetwork: the names of tigera-operator {} \
+         (pkg/components), with the Installation's registry, imagePath and imagePrefix\n",
+        release.operator
+    );
+    if let Some(provenance) = release.provenance {
+        out.push_str(&format!(
+            "# calico-render's {} is {provenance}\n",
+            release.minor
+        ));
+    }
+    match images::pulled(
+        release,
+        version,
+        &installation,
+        of_kind("APIServer").is_some(),
+        aggregated,
+    ) {
+        Some(pulled) => {
+            for image in pulled {
+                out.push_str(&format!("{}  # {}\n", image.reference, image.by));
+            }
+        }
+        None => out.push_str(
+            "# not listed: the Installation's variant is Calico Enterprise, whose images are \
+             Tigera's\n",
+        ),
+    }
+    out.push_str(
+        "# not listed: the images of kinds calico-render does not render (Goldmane, Whisker, \
+         Istio, the Gateway API's Envoy), from the same registry and path\n",
+    );
+    out
 }
 
 /// Write the bundle files into `dir` (created if missing) so that `kubectl apply -f DIR` sees

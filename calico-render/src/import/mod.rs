@@ -360,6 +360,9 @@ impl Serialize for SpecOut<'_> {
         if !spec.calico_api_server {
             out.serialize_entry("calicoAPIServer", &false)?;
         }
+        if let Some(mode) = spec.api_mode {
+            out.serialize_entry("apiMode", &mode)?;
+        }
         if let Some(mtu) = spec.mtu {
             out.serialize_entry("mtu", &mtu)?;
         }

@@ -73,7 +73,8 @@ pub fn load(file: &str, text: &str) -> Result<Loaded, ParseError> {
 
 /// [`load`] as if `spec.calicoVersion` were `calico_version` (when given): what the same
 /// ClusterNetwork renders to for another release, with every problem placed in `text` (what
-/// `calico-render upgrade` compares). The version must name a supported release (see
+/// `calico-render upgrade` compares). The API mode stays the one of the text's own release
+/// (`spec.apiMode` is set to it where the other release's default differs), as the operator keeps an existing cluster's mode. The version must name a supported release (see
 /// [`crate::release::Release::for_version`]); the text's own `calicoVersion` is still checked.
 pub fn load_for(
     file: &str,
@@ -82,7 +83,14 @@ pub fn load_for(
 ) -> Result<Loaded, ParseError> {
     let mut parsed = parse(file, text)?;
     if let Some(version) = calico_version {
-        version.clone_into(&mut parsed.cluster_network.spec.calico_version);
+        // The cluster keeps the API mode it runs: the operator never switches it, whatever
+        // mode the other release starts a new install in.
+        let spec = &mut parsed.cluster_network.spec;
+        let kept = spec.resolved_api_mode();
+        version.clone_into(&mut spec.calico_version);
+        if spec.resolved_api_mode() != kept {
+            spec.api_mode = Some(kept);
+        }
     }
     // Compilation of checked input only fails on a bug; report it as an error diagnostic so the
     // caller's handling of invalid input applies.

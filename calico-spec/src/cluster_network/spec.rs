@@ -84,10 +84,10 @@ pub struct Metadata {
 #[derive(Debug, Clone, PartialEq, Deserialize, Serialize, JsonSchema)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
 pub struct ClusterNetworkSpec {
-    /// The Calico release the cluster runs, `v3.32.<patch>`.
+    /// The Calico release the cluster runs, `v3.<minor>.<patch>` of v3.30 to v3.33.
     /// It selects the rules the output is checked against; it does not appear in the output.
     #[serde(default = "default_calico_version")]
-    #[schemars(regex(pattern = r"^v3\.32\.[0-9]+$"))]
+    #[schemars(regex(pattern = r"^v3\.3[0-3]\.[0-9]+$"))]
     pub calico_version: String,
 
     /// Where the cluster runs. Several operator defaults depend on it.
@@ -147,9 +147,22 @@ pub struct ClusterNetworkSpec {
     #[serde(default, skip_serializing_if = "is_default")]
     pub network: NetworkFacts,
 
-    /// Deploy the Calico API server (`APIServer default`), which serves projectcalico.org/v3.
+    /// Render APIServer `default`. With `apiMode: Aggregated` it runs the Calico API server,
+    /// which serves projectcalico.org/v3; with `apiMode: NativeV3` the operator (v1.42 on)
+    /// runs only the calico-webhooks admission webhook from it (tier RBAC and validation).
+    /// Default: true. Without `apiMode`, `false` means `apiMode: NativeV3`.
     #[serde(default = "default_true", rename = "calicoAPIServer")]
     pub calico_api_server: bool,
+
+    /// How the cluster serves projectcalico.org/v3, which decides the CRDs applied before the
+    /// operator: `NativeV3` (the projectcalico.org/v3 CRDs, `v3_projectcalico_org.yaml`;
+    /// v3.32 on) or `Aggregated` (the Calico API server over the crd.projectcalico.org/v1
+    /// CRDs, `operator-crds.yaml`). The operator picks the mode from the CRDs it finds and
+    /// never switches an existing cluster, so an existing cluster states the mode it runs.
+    /// Default: `NativeV3` from v3.33 (a new install), before it `Aggregated`, or `NativeV3`
+    /// with `calicoAPIServer: false`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_mode: Option<ApiMode>,
 
     /// The pod network MTU. Default: detected by Calico.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -194,10 +207,53 @@ impl Default for ClusterNetworkSpec {
             node_address_autodetection: NodeAddressAutodetection::default(),
             network: NetworkFacts::default(),
             calico_api_server: default_true(),
+            api_mode: None,
             mtu: None,
             felix: Felix::default(),
             overrides: Overrides::default(),
             extra_objects: Vec::new(),
+        }
+    }
+}
+
+/// How projectcalico.org/v3 is served (`spec.apiMode`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Serialize, JsonSchema)]
+pub enum ApiMode {
+    /// Native projectcalico.org/v3 CRDs (`v3_projectcalico_org.yaml` before the operator).
+    #[serde(rename = "NativeV3")]
+    NativeV3,
+    /// The Calico API server over the crd.projectcalico.org/v1 CRDs (`operator-crds.yaml`
+    /// before the operator); deprecated upstream since v3.32.
+    Aggregated,
+}
+
+impl ApiMode {
+    /// The mode's spelling in the ClusterNetwork.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ApiMode::NativeV3 => "NativeV3",
+            ApiMode::Aggregated => "Aggregated",
+        }
+    }
+}
+
+impl ClusterNetworkSpec {
+    /// The API mode this ClusterNetwork assumes: `apiMode` when given; else `NativeV3` for a
+    /// release whose operator starts new installs in native v3 mode (v3.33,
+    /// [`crate::defaults::OperatorBehaviour::native_v3_for_new_installs`]) or with
+    /// `calicoAPIServer: false`, and `Aggregated` otherwise.
+    pub fn resolved_api_mode(&self) -> ApiMode {
+        if let Some(mode) = self.api_mode {
+            return mode;
+        }
+        let new_installs_native = crate::release::Release::for_version(&self.calico_version)
+            .is_ok_and(|release| {
+                crate::defaults::operator_behaviour(release).native_v3_for_new_installs
+            });
+        if new_installs_native || !self.calico_api_server {
+            ApiMode::NativeV3
+        } else {
+            ApiMode::Aggregated
         }
     }
 }

@@ -89,7 +89,9 @@ pub fn entering(
     out.push(format!(
         "images: v3.33 no longer publishes {}, whose components run from calico/calico; \
          mirror {} (tag {}, and the Windows, Istio or Envoy images the cluster uses) and \
-         tigera/operator:{} {mirror} before step 2",
+         tigera/operator:{} {mirror} before step 2 (after step 0, `calico-render render -o \
+         images` lists the references this cluster pulls); an ImageSet must be renamed and \
+         list only these",
         V3_33_DROPPED_IMAGES.join(", "),
         V3_33_IMAGES.join(", "),
         to.calico,

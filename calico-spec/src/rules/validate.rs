@@ -76,6 +76,8 @@ enum Known {
     },
     Installation,
     ApiServer,
+    /// An operator.tigera.io/v1 ImageSet, judged against the target release's images.
+    ImageSet,
     EndpointConfigMap,
     KubeadmConfig,
     /// Context for the operational checks: a Node.
@@ -144,6 +146,7 @@ fn classify(root: &Root<'_>) -> Option<Known> {
         (_, "FelixConfiguration", Some(crd_group)) => Some(Known::FelixConfiguration { crd_group }),
         ("operator.tigera.io/v1", "Installation", _) => Some(Known::Installation),
         ("operator.tigera.io/v1", "APIServer", _) => Some(Known::ApiServer),
+        ("operator.tigera.io/v1", "ImageSet", _) => Some(Known::ImageSet),
         ("v1", "ConfigMap", _) if root.name() == Some(endpoint::ENDPOINT_NAME) => {
             Some(Known::EndpointConfigMap)
         }
@@ -703,6 +706,7 @@ fn check_document<'a>(
             endpoint::check_apiserver(sink, value);
             facts.add_name(input_idx, "APIServer", name);
         }
+        Known::ImageSet => crate::release::images::check_image_set(sink, ctx.release, value),
         Known::EndpointConfigMap => {
             endpoint::check_configmap(sink, ctx, value, &doc.spans);
             facts.endpoints.push(input_idx);
