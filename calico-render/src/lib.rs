@@ -163,6 +163,7 @@ pub mod bundle;
 #[doc(hidden)]
 pub mod chart;
 pub mod chart_values;
+pub mod fleet;
 pub mod helm_values;
 pub mod import;
 pub mod krm;

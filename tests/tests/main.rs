@@ -29,6 +29,7 @@ mod e2e_operator;
 mod e2e_operator_patch;
 mod e2e_releases;
 mod first_hour;
+mod fleet_cli;
 mod fuzz_corpus;
 mod hostile_input;
 mod import;

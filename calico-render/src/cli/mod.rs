@@ -16,6 +16,7 @@ use clap::{Parser, Subcommand};
 mod codegen;
 mod completions;
 mod explain;
+mod fleet;
 mod import;
 mod input;
 mod krm;

@@ -463,7 +463,8 @@ fn check_group(
             entry.1.insert(plan.cluster.as_str());
         }
     }
-    // Most pools first; ties by name, so the choice does not depend on input order.
+    // The family most pools use is the group's; a tie goes to the name that sorts first, so the
+    // choice does not depend on input order.
     let majority = families
         .iter()
         .max_by(|a, b| a.1.0.cmp(&b.1.0).then(b.0.cmp(a.0)))
@@ -501,7 +502,7 @@ fn check_group(
                     &c::FL_ROUTED_ENCAPSULATION,
                     format!("{}.encapsulation", pool.path),
                     format!(
-                        "pod pool `{}` of cluster `{}` uses {} ({}), but most pools of routing group `{name}` use {majority} (clusters {})",
+                        "pod pool `{}` of cluster `{}` uses {} ({}), but the other pools of routing group `{name}` use {majority} (clusters {})",
                         pool.name,
                         plan.cluster,
                         family(pool.encapsulation),
