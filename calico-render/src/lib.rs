@@ -169,6 +169,7 @@ pub mod import;
 pub mod krm;
 pub mod merge;
 pub mod patch;
+pub mod picture;
 pub mod post_render;
 pub mod report;
 // Not API: the post-render scanner, public only for its differential test in tests/.

@@ -46,6 +46,7 @@ mod patch_property;
 mod patch_snapshots;
 mod patch_table;
 mod patch_unstated;
+mod picture;
 mod post_render_cli;
 mod post_render_stream;
 mod post_render_tools;

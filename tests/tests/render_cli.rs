@@ -251,6 +251,7 @@ fn help_of_every_subcommand() {
         Some("validate"),
         Some("patch"),
         Some("import"),
+        Some("picture"),
         Some("codegen"),
         Some("schema"),
         Some("explain"),

@@ -22,6 +22,7 @@ mod input;
 mod krm;
 mod man;
 mod patch;
+mod picture;
 mod post_render;
 mod render;
 mod schema;
@@ -80,6 +81,8 @@ enum Command {
     Upgrade(upgrade::Args),
     /// Write the ClusterNetwork that renders a cluster's live objects.
     Import(import::Args),
+    /// Draw a cluster's or a fleet's address plan (SVG or HTML), overlaps marked.
+    Picture(picture::Args),
     /// Generate Rust types from CustomResourceDefinition schemas.
     Codegen(codegen::Args),
     /// Print the JSON Schema of the ClusterNetwork input kind.
@@ -125,6 +128,7 @@ pub fn main() -> ExitCode {
         Command::Patch(args) => patch::run(args),
         Command::Upgrade(args) => upgrade::run(args),
         Command::Import(args) => import::run(args),
+        Command::Picture(args) => picture::run(args),
         Command::Codegen(args) => codegen::run(args),
         Command::Schema(args) => schema::run(args),
         Command::Explain(args) => explain::run(args),

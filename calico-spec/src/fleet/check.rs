@@ -211,6 +211,29 @@ pub fn check(fleet: Option<&Fleet>, plans: &[AddressPlan]) -> Vec<FleetDiagnosti
             out.push(found);
         }
     }
+    finish(fleet, plans, &routing, out)
+}
+
+/// The overlaps [`check`] reports (those that matter: pairs across clusters that a rule judges,
+/// and ranges inside the fleet's reserved or routed ones), in sweep order: what a picture marks.
+pub fn reported_overlaps(fleet: Option<&Fleet>, plans: &[AddressPlan]) -> Vec<Overlap> {
+    let routing = Routing::of(fleet, plans);
+    let (reserved, routed) = match fleet {
+        Some(fleet) => (fleet.spec.reserved.as_slice(), fleet.spec.routed.as_slice()),
+        None => (&[][..], &[][..]),
+    };
+    overlaps(plans, reserved, routed)
+        .into_iter()
+        .filter(|overlap| judge(overlap, plans, reserved, routed, &routing).is_some())
+        .collect()
+}
+
+fn finish(
+    fleet: Option<&Fleet>,
+    plans: &[AddressPlan],
+    routing: &Routing,
+    mut out: Vec<FleetDiagnostic>,
+) -> Vec<FleetDiagnostic> {
     if let Some(fleet) = fleet {
         for (name, members) in &routing.groups {
             check_group(fleet, name, members, plans, &mut out);
