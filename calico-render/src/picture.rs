@@ -70,6 +70,18 @@ impl Kind {
     ];
 }
 
+/// A range before layout.
+struct Item {
+    v6: bool,
+    start: u128,
+    end: u128,
+    owner: Owner,
+    net: IpNet,
+    kind: Kind,
+    label: String,
+    detail: String,
+}
+
 /// A box in the picture.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Rect {
@@ -153,7 +165,7 @@ fn count(n: u128) -> String {
     let digits = n.to_string();
     let mut out = String::new();
     for (i, ch) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(ch);
@@ -189,17 +201,7 @@ pub fn layout(
         Some(fleet) => (&fleet.spec.reserved, &fleet.spec.routed),
         None => (&[], &[]),
     };
-    // (family, start, end desc, owner) for a stable order: containers before contents.
-    let mut items: Vec<(
-        bool,
-        u128,
-        std::cmp::Reverse<u128>,
-        Owner,
-        IpNet,
-        Kind,
-        String,
-        String,
-    )> = Vec::new();
+    let mut items: Vec<Item> = Vec::new();
     for (p, plan) in plans.iter().enumerate() {
         for (r, range) in plan.ranges.iter().enumerate() {
             let (v6, start, end) = bounds(range.net);
@@ -221,16 +223,16 @@ pub fn layout(
                 None => range.net.to_string(),
             };
             let owner = Owner::Cluster { plan: p, range: r };
-            items.push((
+            items.push(Item {
                 v6,
                 start,
-                std::cmp::Reverse(end),
+                end,
                 owner,
-                range.net,
-                Kind::Range(range.kind),
+                net: range.net,
+                kind: Kind::Range(range.kind),
                 label,
                 detail,
-            ));
+            });
         }
     }
     for (kind, list, make) in [
@@ -247,19 +249,20 @@ pub fn layout(
                 Some(reason) => format!("fleet · {} · {reason}", kind.describe()),
                 None => format!("fleet · {}", kind.describe()),
             };
-            items.push((
+            items.push(Item {
                 v6,
                 start,
-                std::cmp::Reverse(end),
-                make(i),
-                named.cidr,
+                end,
+                owner: make(i),
+                net: named.cidr,
                 kind,
                 label,
-                named.cidr.to_string(),
-            ));
+                detail: named.cidr.to_string(),
+            });
         }
     }
-    items.sort_by(|a, b| (a.0, a.1, a.2, a.3).cmp(&(b.0, b.1, b.2, b.3)));
+    // By family and start, containers before contents, then owner: a stable order.
+    items.sort_by_key(|item| (item.v6, item.start, std::cmp::Reverse(item.end), item.owner));
 
     let mut regions = Vec::new();
     let mut rows: Vec<Row> = Vec::new();
@@ -268,14 +271,14 @@ pub fn layout(
     while index < items.len() {
         // A region: the run of items whose intervals chain into one another.
         let Some(first) = items.get(index) else { break };
-        let (v6, start) = (first.0, first.1);
-        let mut end = first.2.0;
+        let (v6, start) = (first.v6, first.start);
+        let mut end = first.end;
         let mut last = index + 1;
         while let Some(next) = items.get(last) {
-            if next.0 != v6 || next.1 > end {
+            if next.v6 != v6 || next.start > end {
                 break;
             }
-            end = end.max(next.2.0);
+            end = end.max(next.end);
             last += 1;
         }
         regions.push(Region {
@@ -293,23 +296,23 @@ pub fn layout(
             BAR_X0 + (BAR_X1 - BAR_X0) * ((value - start) as f64 / span)
         };
         for item in items.get(index..last).unwrap_or_default() {
-            let x0 = scale(item.1);
+            let x0 = scale(item.start);
             let x1 =
-                scale(item.2.0).max(x0) + (BAR_X1 - BAR_X0) / ((end - start) as f64 + 1.0).max(1.0);
+                scale(item.end).max(x0) + (BAR_X1 - BAR_X0) / ((end - start) as f64 + 1.0).max(1.0);
             let x1 = x1.min(BAR_X1);
             let width = (x1 - x0).max(2.0);
             rows.push(Row {
-                owner: item.3,
-                label: item.6.clone(),
-                detail: item.7.clone(),
-                net: item.4,
+                owner: item.owner,
+                label: item.label.clone(),
+                detail: item.detail.clone(),
+                net: item.net,
                 bar: Rect {
                     x: round(x0),
                     y: round(y + 7.0),
                     width: round(width),
                     height: 20.0,
                 },
-                kind: item.5,
+                kind: item.kind,
             });
             y += ROW;
         }

@@ -31,7 +31,7 @@ pub(super) enum Resolved {
     /// Not a fleet: the subcommand's usual path.
     Single,
     /// A fleet.
-    Fleet(Inputs),
+    Fleet(Box<Inputs>),
     /// A fleet file that cannot be used (exit 1): its diagnostics.
     Invalid(Vec<Diagnostic>),
 }
@@ -118,7 +118,7 @@ pub(super) fn resolve(files: &[String], several_means_fleet: bool) -> anyhow::Re
         .into_iter()
         .map(|(file, text)| Member { file, text })
         .collect();
-    Ok(Resolved::Fleet(Inputs { fleet, members }))
+    Ok(Resolved::Fleet(Box::new(Inputs { fleet, members })))
 }
 
 /// Whether the first 4 KiB of the file at `path` hold `kind: Fleet` (then it is read and parsed

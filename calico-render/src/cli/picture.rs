@@ -53,7 +53,7 @@ enum PictureFormat {
 pub fn run(args: Args) -> super::Outcome {
     let levels = args.lints.levels()?;
     let inputs = match super::fleet::resolve(&args.files, true)? {
-        Resolved::Fleet(inputs) => inputs,
+        Resolved::Fleet(inputs) => *inputs,
         Resolved::Invalid(diagnostics) => {
             print_diagnostics(&diagnostics);
             return Ok(ExitCode::from(super::EXIT_INVALID));

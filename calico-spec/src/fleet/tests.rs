@@ -40,6 +40,9 @@ fn fleet(spec: &str) -> Fleet {
 }
 
 /// (code, cluster, path, the range named after "both hold").
+/// A row: its name, the clusters, the fleet file, the findings.
+type Case = (&'static str, Vec<AddressPlan>, Option<Fleet>, Vec<Expected>);
+
 /// Findings sort by cluster, then field path.
 type Expected = (
     &'static str,
@@ -87,7 +90,7 @@ fn expect(rows: &[Expected]) -> Vec<(String, Option<String>, String, String)> {
 #[test]
 fn overlaps_between_clusters() {
     let svc = |cidr: &str| format!("  network:\n    serviceCIDRs: [{cidr}]\n");
-    let rows: Vec<(&str, Vec<AddressPlan>, Option<Fleet>, Vec<Expected>)> = vec![
+    let rows: Vec<Case> = vec![
         (
             // 10.0.128.0/17 is the upper half of 10.0.0.0/16.
             "contained pod pool",
