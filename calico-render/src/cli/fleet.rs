@@ -112,6 +112,12 @@ pub(super) fn resolve(files: &[String], several_means_fleet: bool) -> anyhow::Re
         }
         fleet = Some((file, read));
     }
+    if texts.is_empty() {
+        bail!(
+            "no ClusterNetwork file to read: {} holds no `*.yaml` or `*.yml` file besides fleet files",
+            files.join(", ")
+        );
+    }
     texts.sort();
     texts.dedup_by(|a, b| a.0 == b.0);
     let members = texts
@@ -121,10 +127,15 @@ pub(super) fn resolve(files: &[String], several_means_fleet: bool) -> anyhow::Re
     Ok(Resolved::Fleet(Box::new(Inputs { fleet, members })))
 }
 
-/// Whether the first 4 KiB of the file at `path` hold `kind: Fleet` (then it is read and parsed
-/// to be sure).
+/// Whether the first 4 KiB of the regular file at `path` hold `Fleet` (then it is read and
+/// parsed to be sure).
 fn mentions_fleet(path: &Path) -> bool {
     use std::io::Read as _;
+    // Only a regular file can be read twice: a FIFO or a device gives its bytes once, to the
+    // subcommand's own reading.
+    if !std::fs::metadata(path).is_ok_and(|meta| meta.is_file()) {
+        return false;
+    }
     let mut head = Vec::new();
     let read = std::fs::File::open(path).and_then(|file| file.take(4096).read_to_end(&mut head));
     read.is_ok()
