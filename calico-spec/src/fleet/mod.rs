@@ -12,7 +12,9 @@ mod check;
 pub mod plan;
 mod spec;
 
-pub use check::{FleetDiagnostic, Overlap, Owner, Routing, check, overlaps, reported_overlaps};
+pub use check::{
+    FleetDiagnostic, Overlap, Owner, Routing, check, overlaps, overlaps_where, reported_overlaps,
+};
 pub use plan::{AddressPlan, Blocks, Range, RangeKind};
 pub use spec::{Fleet, FleetKind, FleetSpec, KIND, NamedRange, RoutingGroup};
 
