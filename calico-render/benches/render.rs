@@ -31,6 +31,8 @@
     clippy::indexing_slicing
 )]
 
+mod common;
+use common::find_helm;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -288,17 +290,6 @@ fn children_totals() -> Option<(u64, u64)> {
     let fields: Vec<&str> = rest.split_whitespace().collect();
     let field = |idx: usize| fields.get(idx)?.parse::<u64>().ok();
     Some((field(13)? + field(14)?, field(8)?))
-}
-
-fn find_helm() -> Option<PathBuf> {
-    let from_env =
-        std::env::var_os("CALICO_RENDER_E2E_TOOLS").map(|dir| PathBuf::from(dir).join("helm"));
-    let from_home = std::env::var_os("HOME")
-        .map(|home| PathBuf::from(home).join(".cache/calico-render-e2e/bin/helm"));
-    from_env
-        .into_iter()
-        .chain(from_home)
-        .find(|path| path.is_file())
 }
 
 fn run_once(program: &Path, args: &[&str]) -> String {

@@ -163,12 +163,14 @@ pub mod bundle;
 #[doc(hidden)]
 pub mod chart;
 pub mod chart_values;
+pub mod fleet;
 pub mod helm_values;
 pub mod import;
 pub mod krm;
 pub mod merge;
 pub mod patch;
 pub mod plan;
+pub mod picture;
 pub mod post_render;
 pub mod report;
 pub mod router;

@@ -137,6 +137,7 @@ pub use rules::{Context, validate, validate_values};
 pub mod cluster_network;
 pub mod defaults;
 pub mod diag;
+pub mod fleet;
 pub mod generated;
 pub mod live;
 pub mod objects;

@@ -660,6 +660,7 @@ fn man_pages() {
             "calico-render-krm.1",
             "calico-render-man.1",
             "calico-render-patch.1",
+            "calico-render-picture.1",
             "calico-render-plan.1",
             "calico-render-post-render.1",
             "calico-render-render.1",

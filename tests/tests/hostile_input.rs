@@ -278,15 +278,19 @@ fn numbers_beyond_64_bits_and_duplicate_keys_are_invalid() {
 }
 
 #[test]
-fn a_directory_as_the_input_is_refused() {
+fn a_directory_without_cluster_files_is_refused() {
+    // A folder is a fleet (`render` and `validate` read its ClusterNetwork files); one without
+    // any is refused, not reported as an empty success.
     let dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(dir.path().join("notes.txt"), "not YAML").expect("write");
     let path = dir.path().to_str().expect("UTF-8");
-    refused(
-        &run(&["render", "-f", path], b""),
-        2,
-        &["cannot read", "Is a directory"],
-    );
-    refused(&run(&["validate", "-f", path], b""), 2, &["Is a directory"]);
+    for subcommand in ["render", "validate"] {
+        refused(
+            &run(&[subcommand, "-f", path], b""),
+            2,
+            &["no ClusterNetwork file to read"],
+        );
+    }
 }
 
 #[cfg(unix)]

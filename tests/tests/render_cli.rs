@@ -252,6 +252,7 @@ fn help_of_every_subcommand() {
         Some("patch"),
         Some("import"),
         Some("router"),
+        Some("picture"),
         Some("codegen"),
         Some("schema"),
         Some("explain"),

@@ -16,12 +16,14 @@ use clap::{Parser, Subcommand};
 mod codegen;
 mod completions;
 mod explain;
+mod fleet;
 mod import;
 mod input;
 mod krm;
 mod man;
 mod patch;
 mod plan;
+mod picture;
 mod post_render;
 mod render;
 mod router;
@@ -85,6 +87,8 @@ enum Command {
     Import(import::Args),
     /// Render the FRR configuration of the routers the ClusterNetwork's BGPPeers point at.
     Router(router::Args),
+    /// Draw a cluster's or a fleet's address plan (SVG or HTML), overlaps marked.
+    Picture(picture::Args),
     /// Generate Rust types from CustomResourceDefinition schemas.
     Codegen(codegen::Args),
     /// Print the JSON Schema of the ClusterNetwork input kind.
@@ -132,6 +136,7 @@ pub fn main() -> ExitCode {
         Command::Upgrade(args) => upgrade::run(args),
         Command::Import(args) => import::run(args),
         Command::Router(args) => router::run(args),
+        Command::Picture(args) => picture::run(args),
         Command::Codegen(args) => codegen::run(args),
         Command::Schema(args) => schema::run(args),
         Command::Explain(args) => explain::run(args),

@@ -34,14 +34,18 @@ prints nothing and says so on standard error.
 Exit status: 0 rendered (warnings allowed), 1 invalid input, 2 usage or IO error or text that is
 not YAML.")]
 pub struct Args {
-    /// The ClusterNetwork file (`-` for standard input).
+    /// The ClusterNetwork file (`-` for standard input). A fleet: a folder of ClusterNetwork
+    /// files, a fleet file (`kind: Fleet`) or `-f` more than once; each cluster is rendered, in
+    /// parallel, into its own folder under `--out-dir`, and nothing is written unless all are
+    /// valid.
     #[arg(
         short = 'f',
         long = "filename",
         visible_alias = "file",
-        value_name = "FILE"
+        value_name = "FILE",
+        required = true
     )]
-    file: String,
+    files: Vec<String>,
 
     /// Output format.
     #[arg(
@@ -98,12 +102,30 @@ enum StageArg {
 /// Run the subcommand.
 pub fn run(args: Args) -> super::Outcome {
     let levels = args.lints.levels()?;
-    let file = display_name(&args.file);
-    let text = read_input_limited(
-        &args.file,
-        calico_spec::source::Limits::CLUSTER_NETWORK.max_bytes,
-    )
-    .with_context(|| format!("cannot read the ClusterNetwork file `{file}`"))?;
+    match super::fleet::resolve(&args.files, true)? {
+        super::fleet::Resolved::Single => {}
+        super::fleet::Resolved::Fleet(inputs) => {
+            if !matches!(args.output, OutputFormat::Yaml) {
+                bail!("a fleet renders YAML files under --out-dir; leave out `-o`");
+            }
+            return super::fleet::render(
+                &inputs,
+                &levels,
+                stage_of(args.stage),
+                args.out_dir.as_deref(),
+            );
+        }
+        super::fleet::Resolved::Invalid(diagnostics) => {
+            print_diagnostics(&diagnostics);
+            return Ok(ExitCode::from(super::EXIT_INVALID));
+        }
+    }
+    let Some(path) = args.files.first() else {
+        bail!("no ClusterNetwork file given");
+    };
+    let file = display_name(path);
+    let text = read_input_limited(path, calico_spec::source::Limits::CLUSTER_NETWORK.max_bytes)
+        .with_context(|| format!("cannot read the ClusterNetwork file `{file}`"))?;
     if matches!(args.output, OutputFormat::Images)
         && (!matches!(args.stage, StageArg::All) || args.out_dir.is_some())
     {
@@ -149,11 +171,7 @@ pub fn run(args: Args) -> super::Outcome {
         }
     };
 
-    let stage = match args.stage {
-        StageArg::Operator => Stage::Operator,
-        StageArg::Calico => Stage::Calico,
-        StageArg::All => Stage::All,
-    };
+    let stage = stage_of(args.stage);
     if !objects.iter().any(|object| stage.includes(object)) {
         note(&match args.stage {
             StageArg::Calico => format!(
@@ -220,6 +238,14 @@ pub fn run(args: Args) -> super::Outcome {
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+fn stage_of(stage: StageArg) -> Stage {
+    match stage {
+        StageArg::Operator => Stage::Operator,
+        StageArg::Calico => Stage::Calico,
+        StageArg::All => Stage::All,
+    }
 }
 
 /// When the first document of `text` is an object of another kind and group (an upstream
@@ -343,7 +369,11 @@ pub(crate) fn images_text(
 /// - a name that is taken by a file calico-render did not write, by a symbolic link or by a
 ///   folder is refused before anything changes (links are never followed, replaced or removed);
 /// - the folder is locked while it changes, so two runs into it leave one complete result.
-fn write_out_dir(dir: &Path, stage: Stage, files: &[bundle::BundleFile]) -> anyhow::Result<()> {
+pub(super) fn write_out_dir(
+    dir: &Path,
+    stage: Stage,
+    files: &[bundle::BundleFile],
+) -> anyhow::Result<()> {
     let shown = dir.display();
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create the output directory `{shown}`"))?;

@@ -30,6 +30,8 @@ pub struct Args {
     /// upstream manifests (Installation, APIServer, IPPool, BGPConfiguration, BGPPeer,
     /// FelixConfiguration, the kubernetes-services-endpoint ConfigMap), ClusterNetwork files,
     /// and tigera-operator chart values (a values file, a Flux HelmRelease, an Argo CD Application).
+    /// A folder of ClusterNetwork files or a fleet file (`kind: Fleet`) validates a fleet: each
+    /// cluster in parallel, then the fleet checks (`FL` codes) across them, one report.
     #[arg(
         short = 'f',
         long = "filename",
@@ -99,6 +101,16 @@ pub fn run(args: Args) -> super::Outcome {
             matches!(args.output, Format::Json),
             &levels,
         );
+    }
+    match super::fleet::resolve(&args.files, false)? {
+        super::fleet::Resolved::Single => {}
+        super::fleet::Resolved::Fleet(inputs) => {
+            return super::fleet::validate(&inputs, &levels, matches!(args.output, Format::Json));
+        }
+        super::fleet::Resolved::Invalid(diagnostics) => {
+            super::input::print_diagnostics(&diagnostics);
+            return Ok(ExitCode::from(super::EXIT_INVALID));
+        }
     }
     let release = args.release.target();
     let mut sources: BTreeMap<String, String> = BTreeMap::new();

@@ -15,6 +15,9 @@
 //! nodes and address autodetection, `OP08xx` platform and release (Kubernetes, kernel, runtime).
 //! `RT0xxx` compare the ClusterNetwork with the router at the far end of its BGP sessions
 //! (`crate::router`).
+//! `FL` codes are fleet checks across clusters (`crate::fleet`): `FL00xx` the fleet file, `FL01xx`
+//! overlaps between clusters and with the fleet's reserved and routed ranges, `FL02xx` routing
+//! settings of clusters that route to each other.
 //! A code is never reused for a different meaning.
 //!
 //! This table is the only definition of a code: checks report `&catalogue::NAME`, never a code
@@ -382,6 +385,31 @@ rules! {
         "Only `helm --set` splits a key at its dots. In a values file `installation.calicoNetwork.bgp: Enabled` is one key with dots in its name, which the chart never reads, so the setting is lost. Nest the keys instead: `installation:`, `calicoNetwork:` under it and `bgp: Enabled` under that. Inside `installation`, `apiServer` and `defaultFelixConfiguration` such a key reaches the object and is reported as CR9002.";
     CHART_IGNORED_VALUE = "CR9004", Warning, "value the chart ignores",
         "The key is one the chart reads, but here it has no effect: a section whose `enabled` is false renders nothing, so its other keys are ignored (`defaultFelixConfiguration` is disabled by the chart's defaults); `kubernetesServiceEndpoint.port` is ignored while `host` is empty, because the ConfigMap is rendered only with a host; Helm reads only the first YAML document of a values file; Argo CD ignores `helm.values` when `helm.valuesObject` is set. Enable the section, set the missing value, or remove what is ignored.";
+
+    FL_FLEET_FILE = "FL0001", Error, "the fleet file or its cluster list is not usable",
+        "A fleet file (kind `Fleet`, calico-render.dev/v1alpha1) is read as strictly as a ClusterNetwork: an unknown field, a range that is not CIDR notation, a cluster entry that names no file, two clusters with one name (a cluster is named by its `metadata.name`, or its file's name without the extension) and a routing group that names an unknown cluster are refused, because each would leave part of the fleet unchecked. `calico-render schema --kind fleet` prints every field.";
+    FL_POD_OVERLAP = "FL0101", Warning, "pod pools of two clusters overlap",
+        "Two clusters of one fleet give pods the same addresses. Each cluster's own IPAM keeps its pools apart, but nothing compares clusters: once pod routes of both reach one router (BGP to a shared top-of-rack, a cluster mesh, a VPN between sites) the router holds two routes for the same pods and one cluster's pods become unreachable, and a pod cannot tell a local peer from a remote one. Give each cluster its own slice of the fleet's pod space; the message names the range both hold.";
+    FL_SERVICE_OVERLAP = "FL0102", Warning, "Service ranges of two routed clusters overlap",
+        "Clusters of one routing group (the fleet file's `spec.routing`) share Service ClusterIP ranges. Separate clusters normally reuse one Service range (kubeadm's 10.96.0.0/12), which is why only clusters that route to each other are compared: there a ClusterIP of the other cluster is answered by the local kube-proxy or eBPF programs and never leaves the node, and advertised ClusterIPs (BGPConfiguration `serviceClusterIPs`) clash at the router. Give routed clusters distinct `network.serviceCIDRs` (the API server's `--service-cluster-ip-range`).";
+    FL_LOAD_BALANCER_OVERLAP = "FL0103", Warning, "LoadBalancer pools of two clusters overlap",
+        "Two clusters can hand out the same LoadBalancer address. Calico announces LoadBalancer addresses over BGP, so two clusters that give the same address to different Services announce the same route and the router sends clients to either at random. Split the range between the clusters.";
+    FL_NODE_OVERLAP = "FL0104", Warning, "node subnets of two clusters overlap",
+        "Two clusters say their nodes are in overlapping subnets. That is fine when both sit on one shared network by design and their node addresses differ (allow FL0104 then); otherwise it usually means a copied value, and autodetection methods such as `cidrs` or `canReach` that rely on the subnet may pick the wrong interface.";
+    FL_KIND_OVERLAP = "FL0105", Warning, "ranges of different kinds overlap across clusters",
+        "One cluster's range of one kind (pods, Services, LoadBalancer addresses, nodes) overlaps another cluster's range of another kind: a pod pool on the other cluster's node subnet, a LoadBalancer pool inside its pods. Traffic between the clusters for those addresses is routed to the wrong place; within one cluster calico-render already refuses such overlaps, across clusters only the fleet sees them. Move one of the two ranges.";
+    FL_RESERVED_OVERLAP = "FL0106", Warning, "a cluster's range overlaps a range the fleet reserves",
+        "The fleet file keeps the range for something else (`spec.reserved`: a VPN, an office, a future region), and a cluster uses part of it. Move the cluster's range, or drop the reservation if it no longer holds.";
+    FL_ROUTED_OVERLAP = "FL0107", Warning, "a cluster's range overlaps a network the fleet routes",
+        "The fleet file says the range is reached through the routers the clusters share (`spec.routed`), and a cluster uses part of it for pods, Services or LoadBalancer addresses. Inside that cluster those addresses are local, so its pods can no longer reach the real network there (a common trap with 10.0.0.0/8 data-centre ranges and default pod ranges). Node subnets are not compared: nodes usually sit in routed networks.";
+    FL_ROUTED_WITHOUT_BGP = "FL0201", Warning, "a cluster routes to other clusters but runs no BGP",
+        "The cluster is in a routing group, but `spec.bgp.enabled` is false. In Calico's routed multi-cluster designs each cluster announces its pod blocks to the shared routers over BGP; without BGP the other clusters learn no route to this cluster's pods (only a cluster mesh's own overlay would carry them). Enable BGP and peer with the routers, or leave the cluster out of the group.";
+    FL_ROUTED_ENCAPSULATION = "FL0202", Warning, "clusters that route to each other encapsulate differently",
+        "Clusters of one routing group use different pod-pool encapsulation families (VXLAN, IP-in-IP, none). Calico's tunnels run only between nodes of one cluster, so a multi-cluster overlay (a cluster mesh over VXLAN) needs every cluster on VXLAN, and in BGP-routed designs a pool that always encapsulates (`IPIP`, `VXLAN`) sends traffic to remote pods through the tunnel device with the tunnel's smaller MTU while the other side answers natively. One family across the group keeps both directions alike; allow FL0202 when the clusters route natively through the underlay and the difference is intended.";
+    FL_ROUTED_NAT = "FL0203", Warning, "a routed cluster SNATs traffic to the other clusters' pods",
+        "A pod pool of a cluster in a routing group has `natOutgoing` on (the IPv4 default). Calico SNATs pod traffic to any destination outside the cluster's own IP pools, so the other clusters see the node's address instead of the pod's, and their network policies and return paths work on the wrong address. Calico's documented way to skip NAT for a destination is an IP pool for that range with `disabled: true` (here an extra object), or `natOutgoing: false` when the pods need no NAT at all.";
+    FL_ROUTED_NO_EXPORT = "FL0204", Warning, "a routed cluster keeps a pod pool's routes from BGP",
+        "A pod pool of a cluster in a routing group sets `disableBGPExport: true`, so BIRD never announces its blocks to the routers and the other clusters have no route to those pods. Remove `disableBGPExport` or move the pool's pods out of the routing group.";
 
     KRM_FUNCTION_CONFIG = "KRM001", Error, "the KRM function config is not usable",
         "`calico-render krm` reads the ClusterNetwork from the ResourceList's `functionConfig`: either a ClusterNetwork itself, or a ConfigMap with `data.file` (the path of a ClusterNetwork file, relative to the directory the KRM tool runs the function in) or `data.clusterNetwork` (its text), not both. Lint levels given there (allow and deny) must name catalogue codes, and only warnings can be allowed. The message says what was found instead.";
@@ -852,7 +880,7 @@ mod tests {
             );
         }
         for rule in CATALOGUE {
-            let digits = ["CR", "CN", "KRM", "OP", "RT"]
+            let digits = ["CR", "CN", "FL", "KRM", "OP", "RT"]
                 .iter()
                 .find_map(|prefix| rule.code.strip_prefix(prefix));
             assert!(
