@@ -17,6 +17,9 @@ pub(super) fn check(facts: &Facts<'_>, out: &mut Findings) {
     no_tunnel_pool(facts, out);
     every_pod_pool_disabled(facts, out);
     every_pod_pool_manual(facts, out);
+    empty_pool_list(facts, out);
+    pool_overlaps_docker_bridge(facts, out);
+    pool_selects_no_node(facts, out);
 }
 
 /// For each family, the first of the pools `member` picks when there are some and `stuck`
@@ -440,5 +443,117 @@ mod tests {
         let ula = |text: &str| is_unique_local(IpAddr::V6(text.parse::<Ipv6Addr>().unwrap()));
         assert!(ula("fc00::") && ula("fd00:10::") && ula("fdff:ffff::"));
         assert!(!ula("fe00::") && !ula("fbff::") && !ula("2001:db8::"));
+    }
+}
+
+/// `OP0111`: the Installation writes `ipPools: []` and the run holds no IPPool.
+fn empty_pool_list(facts: &Facts<'_>, out: &mut Findings) {
+    let Some((doc, defaulted)) = facts.installation() else {
+        return;
+    };
+    let empty = doc
+        .value
+        .pointer("/spec/calicoNetwork/ipPools")
+        .and_then(serde_json::Value::as_array)
+        .is_some_and(Vec::is_empty);
+    // Another CNI plugin assigns pod addresses itself; Calico's pools are not needed.
+    let calico_cni = defaulted
+        .pointer("/spec/cni/type")
+        .and_then(serde_json::Value::as_str)
+        .is_none_or(|cni| cni == "Calico");
+    if !empty || !calico_cni || !facts.gathered.ip_pools.is_empty() {
+        return;
+    }
+    out.report(
+        doc.input_idx,
+        &c::OP_EMPTY_POOL_LIST,
+        "spec.calicoNetwork.ipPools",
+        "`ipPools: []` tells the operator to create no IP pool and wait for one made elsewhere, and this run holds no IPPool: pods get no address until someone creates a pool",
+        Some("remove the `ipPools` key for the default pool, list the pools here, or apply the IPPool objects with the Installation".into()),
+    );
+}
+
+/// Docker Engine's default bridge network (`docker0`).
+const DOCKER_BRIDGE: ipnet::Ipv4Net =
+    ipnet::Ipv4Net::new_assert(std::net::Ipv4Addr::new(172, 17, 0, 0), 16);
+
+/// `OP0112`: a pod pool overlapping 172.17.0.0/16 on Nodes that run Docker Engine.
+fn pool_overlaps_docker_bridge(facts: &Facts<'_>, out: &mut Findings) {
+    let bridge = ipnet::IpNet::V4(DOCKER_BRIDGE);
+    let pools: Vec<&super::Pool<'_>> = facts
+        .pools
+        .iter()
+        .filter(|pool| pool.pod_pool() && crate::vocab::cidr::overlaps(&pool.net, &bridge))
+        .collect();
+    if pools.is_empty() {
+        return;
+    }
+    if !facts.has_nodes() {
+        out.lacks(&c::OP_POOL_OVERLAPS_DOCKER_BRIDGE, ContextDocument::Nodes);
+        return;
+    }
+    let Some(node) = facts.nodes.iter().find(|node| {
+        node.doc
+            .value
+            .pointer("/status/nodeInfo/containerRuntimeVersion")
+            .and_then(serde_json::Value::as_str)
+            .is_some_and(|runtime| runtime.starts_with("docker://"))
+    }) else {
+        return;
+    };
+    for pool in pools {
+        out.report(
+            pool.input_idx,
+            &c::OP_POOL_OVERLAPS_DOCKER_BRIDGE,
+            pool.at("cidr", "cidr"),
+            format!(
+                "pod pool {} overlaps Docker's default bridge {bridge}, and Node `{}` (with others) runs Docker Engine, whose `docker0` route on each node captures part of the pool's traffic",
+                pool.describe(),
+                node.doc.name
+            ),
+            Some("choose a pod range outside 172.17.0.0/16, or move Docker's bridge (`bip` in /etc/docker/daemon.json) on every node".into()),
+        );
+    }
+}
+
+/// `OP0113`: a pod pool whose `nodeSelector` selects none of the Nodes.
+fn pool_selects_no_node(facts: &Facts<'_>, out: &mut Findings) {
+    let pools: Vec<(&super::Pool<'_>, crate::vocab::Selector)> = facts
+        .pools
+        .iter()
+        .filter(|pool| pool.pod_pool() && pool.node_selector.trim() != "all()")
+        .filter_map(|pool| {
+            // A selector that does not parse is reported by its own check.
+            let selector = crate::vocab::parse_selector(&pool.node_selector).ok()?;
+            Some((pool, selector))
+        })
+        .collect();
+    if pools.is_empty() {
+        return;
+    }
+    if !facts.has_nodes() {
+        out.lacks(&c::OP_POOL_SELECTS_NO_NODE, ContextDocument::Nodes);
+        return;
+    }
+    for (pool, selector) in pools {
+        if facts
+            .nodes
+            .iter()
+            .any(|node| super::selects(&selector, &node.labels))
+        {
+            continue;
+        }
+        out.report(
+            pool.input_idx,
+            &c::OP_POOL_SELECTS_NO_NODE,
+            pool.at("nodeSelector", "nodeSelector"),
+            format!(
+                "pod pool {}: `nodeSelector: {}` matches none of the {} Nodes' labels, so Calico IPAM never uses it",
+                pool.describe(),
+                pool.node_selector,
+                facts.nodes.len()
+            ),
+            Some("check the selector against `kubectl get nodes --show-labels`, or label the nodes the pool is for".into()),
+        );
     }
 }
