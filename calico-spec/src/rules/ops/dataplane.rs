@@ -673,42 +673,6 @@ fn cluster_cidr_misses_pool(
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn flags_and_config_keys() {
-        let daemonset = serde_json::json!({"spec": {"template": {"spec": {"containers": [
-            {"command": ["kube-proxy", "--proxy-mode=ipvs", "--cluster-cidr", "10.0.0.0/16"]}
-        ]}}}});
-        assert_eq!(
-            daemonset_flag(&daemonset, "--proxy-mode").as_deref(),
-            Some("ipvs")
-        );
-        assert_eq!(
-            daemonset_flag(&daemonset, "--cluster-cidr").as_deref(),
-            Some("10.0.0.0/16")
-        );
-        assert_eq!(daemonset_flag(&daemonset, "--config"), None);
-        let config = serde_json::json!({"data": {"config.conf":
-            "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nclusterCIDR: \"10.244.0.0/16\"\nipvs:\n  scheduler: \"\"\nmode: \"\" # default\n"}});
-        assert_eq!(config_key(&config, "mode").as_deref(), Some(""));
-        assert_eq!(
-            config_key(&config, "clusterCIDR").as_deref(),
-            Some("10.244.0.0/16")
-        );
-        assert_eq!(config_key(&config, "scheduler"), None);
-    }
-
-    #[test]
-    fn go_booleans() {
-        assert_eq!(go_parse_bool("True"), Some(true));
-        assert_eq!(go_parse_bool("0"), Some(false));
-        assert_eq!(go_parse_bool("yes"), None);
-    }
-}
-
 /// The routing tables another CNI plugin programs beside Felix: the AWS VPC CNI's per-interface
 /// tables (device number + 1, up to 15 interfaces) and the GKE CNI's tables below 10 (the ranges
 /// the operator keeps Felix out of, `setDefaultsOnFelixConfiguration`).
@@ -758,5 +722,41 @@ fn route_tables_of_other_cni(facts: &Facts<'_>, install: &Install<'_, '_>, out: 
             ),
             Some("remove the range (the operator then sets one clear of the other plugin) or pick one outside its tables".into()),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn flags_and_config_keys() {
+        let daemonset = serde_json::json!({"spec": {"template": {"spec": {"containers": [
+            {"command": ["kube-proxy", "--proxy-mode=ipvs", "--cluster-cidr", "10.0.0.0/16"]}
+        ]}}}});
+        assert_eq!(
+            daemonset_flag(&daemonset, "--proxy-mode").as_deref(),
+            Some("ipvs")
+        );
+        assert_eq!(
+            daemonset_flag(&daemonset, "--cluster-cidr").as_deref(),
+            Some("10.0.0.0/16")
+        );
+        assert_eq!(daemonset_flag(&daemonset, "--config"), None);
+        let config = serde_json::json!({"data": {"config.conf":
+            "apiVersion: kubeproxy.config.k8s.io/v1alpha1\nclusterCIDR: \"10.244.0.0/16\"\nipvs:\n  scheduler: \"\"\nmode: \"\" # default\n"}});
+        assert_eq!(config_key(&config, "mode").as_deref(), Some(""));
+        assert_eq!(
+            config_key(&config, "clusterCIDR").as_deref(),
+            Some("10.244.0.0/16")
+        );
+        assert_eq!(config_key(&config, "scheduler"), None);
+    }
+
+    #[test]
+    fn go_booleans() {
+        assert_eq!(go_parse_bool("True"), Some(true));
+        assert_eq!(go_parse_bool("0"), Some(false));
+        assert_eq!(go_parse_bool("yes"), None);
     }
 }

@@ -180,17 +180,14 @@ fn unowned_pool_with_installation_cidr(
         .filter(|pool| pool.source == PoolSource::Installation)
         .collect();
     for doc in &facts.gathered.ip_pools {
+        // Another name with the same CIDR is an overlap (`CR7001`), refused on its own.
+        let Some(entry) = entries.iter().find(|entry| entry.name == doc.name) else {
+            continue;
+        };
         if labelled_as_operators(doc) {
             continue;
         }
-        let Some(object) = super::ip_pool_of(doc) else {
-            continue;
-        };
-        // Another name with the same CIDR is an overlap (`CR7001`), refused on its own.
-        let Some(entry) = entries
-            .iter()
-            .find(|entry| entry.net == object.net && entry.name == object.name)
-        else {
+        let Some(object) = super::ip_pool_of(doc).filter(|object| object.net == entry.net) else {
             continue;
         };
         let differ = differences(&object, entry);

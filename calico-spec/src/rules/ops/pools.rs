@@ -433,19 +433,6 @@ fn ipv6_ula_without_nat(facts: &Facts<'_>, out: &mut Findings) {
     }
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use std::net::Ipv6Addr;
-
-    #[test]
-    fn unique_local_is_fc00_slash_7() {
-        let ula = |text: &str| is_unique_local(IpAddr::V6(text.parse::<Ipv6Addr>().unwrap()));
-        assert!(ula("fc00::") && ula("fd00:10::") && ula("fdff:ffff::"));
-        assert!(!ula("fe00::") && !ula("fbff::") && !ula("2001:db8::"));
-    }
-}
-
 /// `OP0111`: the Installation writes `ipPools: []` and the run holds no IPPool.
 fn empty_pool_list(facts: &Facts<'_>, out: &mut Findings) {
     let Some((doc, defaulted)) = facts.installation() else {
@@ -555,5 +542,18 @@ fn pool_selects_no_node(facts: &Facts<'_>, out: &mut Findings) {
             ),
             Some("check the selector against `kubectl get nodes --show-labels`, or label the nodes the pool is for".into()),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::Ipv6Addr;
+
+    #[test]
+    fn unique_local_is_fc00_slash_7() {
+        let ula = |text: &str| is_unique_local(IpAddr::V6(text.parse::<Ipv6Addr>().unwrap()));
+        assert!(ula("fc00::") && ula("fd00:10::") && ula("fdff:ffff::"));
+        assert!(!ula("fe00::") && !ula("fbff::") && !ula("2001:db8::"));
     }
 }
