@@ -656,12 +656,6 @@ fn cases() -> Vec<Case> {
                 )
             ),
         },
-        // The empty list asks the operator for no pool; nothing else brings one.
-        Case {
-            code: "OP0111",
-            trapped: installation("ipPools: []"),
-            fixed: format!("{}{}", installation("ipPools: []"), pod_pool()),
-        },
         // 172.17.0.0/16 is docker0's on a node that runs Docker Engine; containerd has none.
         Case {
             code: "OP0112",

@@ -454,13 +454,6 @@ rules! {
             "https://github.com/projectcalico/calico/issues/6150",
         ],
         fix: "Keep at least one enabled pod pool per family with `assignmentMode: Automatic` (the default), and reserve Manual pools for the pods that ask for them.";
-    OP_EMPTY_POOL_LIST = "OP0111", Warning, "Installation asks for no IP pools and the run has none",
-        "`spec.calicoNetwork.ipPools: []` (an empty list, unlike a missing key) tells the tigera-operator to create no pool at all and to wait for pools made out of band (the Installation CRD's description of `ipPools`; `pkg/controller/ippool/pool_controller.go` then creates nothing). The core controller waits for an IP pool before it finishes, and the Calico CNI plugin has no pool to assign from, so pods stay in ContainerCreating until someone creates an IPPool by other means; a later pool applied with calicoctl is the only way out, and users who meant \"the defaults\" never expect that step. Reported when the Installation writes the empty list and the run holds no IPPool object.",
-        reports: [
-            "https://github.com/projectcalico/calico/issues/7590",
-            "https://github.com/projectcalico/calico/issues/4308",
-        ],
-        fix: "Remove the `ipPools` key to let the operator create its default pool, list the pools in the Installation, or apply the IPPool objects together with the Installation.";
     OP_POOL_OVERLAPS_DOCKER_BRIDGE = "OP0112", Warning, "pod pool overlaps Docker's default bridge on nodes that run Docker",
         "Docker Engine creates the `docker0` bridge with 172.17.0.0/16 unless told otherwise, and the kernel keeps a connected route for it on every node that runs Docker (cri-dockerd nodes report `containerRuntimeVersion: docker://...`). A Calico pod pool that overlaps 172.17.0.0/16 competes with that route: replies to pods on other nodes, and traffic to pods whose address falls into the bridge's range, go to `docker0` instead of the pod's route, so only some pods are unreachable, often just for health probes. Read from the Nodes' `status.nodeInfo.containerRuntimeVersion`; needs the Node objects.",
         reports: [

@@ -17,7 +17,6 @@ pub(super) fn check(facts: &Facts<'_>, out: &mut Findings) {
     no_tunnel_pool(facts, out);
     every_pod_pool_disabled(facts, out);
     every_pod_pool_manual(facts, out);
-    empty_pool_list(facts, out);
     pool_overlaps_docker_bridge(facts, out);
     pool_selects_no_node(facts, out);
 }
@@ -431,33 +430,6 @@ fn ipv6_ula_without_nat(facts: &Facts<'_>, out: &mut Findings) {
             Some(format!("set `{setting}` on the pool, or use a globally routed IPv6 range that the network routes back to the nodes")),
         );
     }
-}
-
-/// `OP0111`: the Installation writes `ipPools: []` and the run holds no IPPool.
-fn empty_pool_list(facts: &Facts<'_>, out: &mut Findings) {
-    let Some((doc, defaulted)) = facts.installation() else {
-        return;
-    };
-    let empty = doc
-        .value
-        .pointer("/spec/calicoNetwork/ipPools")
-        .and_then(serde_json::Value::as_array)
-        .is_some_and(Vec::is_empty);
-    // Another CNI plugin assigns pod addresses itself; Calico's pools are not needed.
-    let calico_cni = defaulted
-        .pointer("/spec/cni/type")
-        .and_then(serde_json::Value::as_str)
-        .is_none_or(|cni| cni == "Calico");
-    if !empty || !calico_cni || !facts.gathered.ip_pools.is_empty() {
-        return;
-    }
-    out.report(
-        doc.input_idx,
-        &c::OP_EMPTY_POOL_LIST,
-        "spec.calicoNetwork.ipPools",
-        "`ipPools: []` tells the operator to create no IP pool and wait for one made elsewhere, and this run holds no IPPool: pods get no address until someone creates a pool",
-        Some("remove the `ipPools` key for the default pool, list the pools here, or apply the IPPool objects with the Installation".into()),
-    );
 }
 
 /// Docker Engine's default bridge network (`docker0`).
