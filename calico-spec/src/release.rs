@@ -723,7 +723,14 @@ impl Walk<'_> {
                         Some(target_child) => {
                             // A key with dots reads as a deeper path in the index (as the
                             // newest release's tree was always looked up).
-                            let newest_child = newest.and_then(|n| Index::walk(n, key));
+                            let plain = !key.is_empty() && !key.contains(['.', '[']);
+                            let newest_child = newest.and_then(|n| {
+                                if plain {
+                                    n.child(key)
+                                } else {
+                                    Index::walk(n, key)
+                                }
+                            });
                             if newest_child.is_none()
                                 && !STORAGE_ONLY.contains(&(self.kind, schema_path_of(at).as_str()))
                             {

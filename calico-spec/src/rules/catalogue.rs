@@ -523,7 +523,7 @@ rules! {
         ],
         fix: "Remove `vxlanVNI` from FelixConfiguration `default` (the operator then uses 10000 there), or set another VNI.";
     OP_UNENCAPSULATED_ON_AKS = "OP0208", Warning, "unencapsulated pod traffic on AKS",
-        "On AKS with Calico CNI (bring-your-own CNI), a pod pool without encapsulation, or with VXLAN/IPIP `CrossSubnet`, sends traffic between nodes of one subnet with the pods' own addresses. Azure's virtual network delivers packets only to addresses it assigned or has routes for, and Calico programs no Azure route tables, so such traffic is lost: reports show pods on different nodes unreachable with `VXLANCrossSubnet` until the pool is switched to VXLAN (Always), which kOps now uses for Calico on Azure. (IP-in-IP itself is `OP0204`.)",
+        "On AKS with Calico CNI (bring-your-own CNI), a pod pool without encapsulation, or with VXLAN/IPIP `CrossSubnet`, sends traffic between nodes of one subnet with the pods' own addresses. Azure's virtual network delivers packets only to addresses it assigned or has routes for, and Calico programs no Azure route tables, so such traffic is lost: reports show pods on different nodes unreachable with `VXLANCrossSubnet` until the pool is switched to VXLAN (Always), which kOps now uses for Calico on Azure. IP-in-IP itself is `OP0204`.",
         reports: [
             "https://github.com/projectcalico/calico/issues/6568",
             "https://github.com/kubernetes/kops/pull/17832",

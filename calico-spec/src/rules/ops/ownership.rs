@@ -94,17 +94,14 @@ fn labelled_pool_not_listed(facts: &Facts<'_>, install: &Install<'_, '_>, out: &
         .filter_map(|pool| pool.get("cidr").and_then(Value::as_str))
         .collect();
     for pool in &facts.gathered.ip_pools {
-        let labelled = pool
-            .value
-            .pointer("/metadata/labels")
-            .and_then(|labels| labels.get("app.kubernetes.io/managed-by"))
-            .and_then(Value::as_str)
-            == Some("tigera-operator");
+        if !labelled_as_operators(pool) {
+            continue;
+        }
         let spec = pool.spec();
         let Some(cidr) = spec.str("cidr") else {
             continue;
         };
-        if !labelled || cidrs.contains(&cidr) {
+        if cidrs.contains(&cidr) {
             continue;
         }
         out.report(
