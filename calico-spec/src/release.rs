@@ -639,12 +639,41 @@ pub fn check_object(release: &'static Release, kind: &str, object: &Value) -> Ve
     ) else {
         return out;
     };
-    let walk = Walk {
-        release,
-        kind,
-        newest,
-    };
-    walk.node(object, Some(target), "", "", &mut out);
+    let walk = Walk { release, kind };
+    let mut at = Vec::new();
+    walk.node(object, target, Some(newest), &mut at, &mut out);
+    out
+}
+
+/// One step of the path to a value: a key or a list position.
+#[derive(Debug, Clone, Copy)]
+enum Step<'v> {
+    Key(&'v str),
+    Index(usize),
+}
+
+/// The field path of `steps` (`spec.ipPools[0].cidr`), as [`join_key`] and [`join_index`] write it.
+fn path_of(steps: &[Step<'_>]) -> String {
+    steps.iter().fold(String::new(), |path, step| match step {
+        Step::Key(key) => join_key(&path, key),
+        Step::Index(idx) => join_index(&path, *idx),
+    })
+}
+
+/// The schema path of `steps` (`spec.ipPools[*].cidr`), as the index names fields.
+fn schema_path_of(steps: &[Step<'_>]) -> String {
+    let mut out = String::new();
+    for step in steps {
+        match step {
+            Step::Key(key) => {
+                if !out.is_empty() {
+                    out.push('.');
+                }
+                out.push_str(key);
+            }
+            Step::Index(_) => out.push_str("[*]"),
+        }
+    }
     out
 }
 
@@ -655,56 +684,63 @@ const STORAGE_ONLY: [(&str, &str); 2] = [("IPPool", "spec.ipip"), ("IPPool", "sp
 struct Walk<'a> {
     release: &'static Release,
     kind: &'a str,
-    newest: &'a Node,
 }
 
 impl Walk<'_> {
-    /// `value` at `path` (`schema_path` with `[*]`), against the target's `node` (absent: the
-    /// target does not know the field, already reported).
-    fn node(
+    /// `value` at the path `at` against the target's `node` and the newest release's node at
+    /// the same schema path (`None`: the newest release has no such field). The newest node is
+    /// carried down beside the target's, so that no path is walked again from the root, and
+    /// the paths are written out only for what is reported.
+    fn node<'v>(
         &self,
-        value: &Value,
-        node: Option<&Node>,
-        path: &str,
-        schema_path: &str,
+        value: &'v Value,
+        node: &Node,
+        newest: Option<&Node>,
+        at: &mut Vec<Step<'v>>,
         out: &mut Vec<Finding>,
     ) {
-        let Some(node) = node else { return };
         match value {
             Value::Object(map) => {
                 for (key, child) in map {
-                    let child_path = join_key(path, key);
-                    let child_schema = if schema_path.is_empty() {
-                        key.clone()
-                    } else {
-                        format!("{schema_path}.{key}")
-                    };
-                    if schema_path.is_empty()
+                    if at.is_empty()
                         && matches!(key.as_str(), "apiVersion" | "kind" | "metadata" | "status")
                     {
                         continue;
                     }
+                    at.push(Step::Key(key));
                     let target_child = node.child(key);
-                    let opaque = node.is_opaque();
-                    if target_child.is_none() && !opaque {
-                        if let Some(first) = self.first_with_field(&child_schema) {
-                            out.push(Finding::UnknownField {
-                                path: child_path,
-                                field: key.clone(),
-                                first,
-                            });
+                    match target_child {
+                        None => {
+                            if !node.is_opaque()
+                                && let Some(first) = self.first_with_field(&schema_path_of(at))
+                            {
+                                out.push(Finding::UnknownField {
+                                    path: path_of(at),
+                                    field: key.clone(),
+                                    first,
+                                });
+                            }
                         }
-                        continue;
+                        Some(target_child) => {
+                            // A key with dots reads as a deeper path in the index (as the
+                            // newest release's tree was always looked up).
+                            let plain = !key.is_empty() && !key.contains(['.', '[']);
+                            let newest_child = newest.and_then(|n| {
+                                if plain {
+                                    n.child(key)
+                                } else {
+                                    Index::walk(n, key)
+                                }
+                            });
+                            if newest_child.is_none()
+                                && !STORAGE_ONLY.contains(&(self.kind, schema_path_of(at).as_str()))
+                            {
+                                out.push(Finding::OnlyInTarget { path: path_of(at) });
+                            }
+                            self.node(child, target_child, newest_child, at, out);
+                        }
                     }
-                    if target_child.is_some()
-                        && self.newest_node(&child_schema).is_none()
-                        && !STORAGE_ONLY.contains(&(self.kind, child_schema.as_str()))
-                    {
-                        out.push(Finding::OnlyInTarget {
-                            path: child_path.clone(),
-                        });
-                    }
-                    self.node(child, target_child, &child_path, &child_schema, out);
+                    at.pop();
                 }
             }
             Value::Array(items) => {
@@ -712,7 +748,7 @@ impl Walk<'_> {
                     && items.len() as u64 > max
                 {
                     out.push(Finding::OutOfBounds {
-                        path: path.to_owned(),
+                        path: path_of(at),
                         message: format!(
                             "has {} items; {} allows at most {max}",
                             items.len(),
@@ -720,24 +756,22 @@ impl Walk<'_> {
                         ),
                     });
                 }
-                let item_schema = format!("{schema_path}[*]");
-                for (idx, item) in items.iter().enumerate() {
-                    self.node(
-                        item,
-                        node.items(),
-                        &join_index(path, idx),
-                        &item_schema,
-                        out,
-                    );
+                if let Some(item_node) = node.items() {
+                    let newest_items = newest.and_then(Node::items);
+                    for (idx, item) in items.iter().enumerate() {
+                        at.push(Step::Index(idx));
+                        self.node(item, item_node, newest_items, at, out);
+                        at.pop();
+                    }
                 }
             }
             Value::String(text) => {
-                self.enum_value(value, text, node, path, schema_path, out);
+                self.enum_value(value, text, node, newest, at, out);
                 if let Some(max) = node.max_length
                     && text.chars().count() as u64 > max
                 {
                     out.push(Finding::OutOfBounds {
-                        path: path.to_owned(),
+                        path: path_of(at),
                         message: format!(
                             "is {} characters long; {} allows at most {max}",
                             text.chars().count(),
@@ -754,7 +788,7 @@ impl Walk<'_> {
                         let bound =
                             |b: Option<f64>| b.map_or_else(|| "-".to_owned(), |b| b.to_string());
                         out.push(Finding::OutOfBounds {
-                            path: path.to_owned(),
+                            path: path_of(at),
                             message: format!(
                                 "{number} is outside {}..{} in {}",
                                 bound(node.minimum),
@@ -775,14 +809,16 @@ impl Walk<'_> {
                     && (number.is_i64() || number.is_u64())
                 {
                     out.push(Finding::OutOfBounds {
-                        path: path.to_owned(),
+                        path: path_of(at),
                         message: format!(
                             "{number} is outside the int32 range ({min}..{max}) that {} declares",
                             self.release
                         ),
                     });
                 }
-                self.enum_value(value, &number.to_string(), node, path, schema_path, out);
+                if !node.enum_values.is_empty() {
+                    self.enum_value(value, &number.to_string(), node, newest, at, out);
+                }
             }
             _ => {}
         }
@@ -793,23 +829,27 @@ impl Walk<'_> {
         value: &Value,
         text: &str,
         node: &Node,
-        path: &str,
-        schema_path: &str,
+        newest: Option<&Node>,
+        at: &[Step<'_>],
         out: &mut Vec<Finding>,
     ) {
+        if node.enum_values.is_empty() {
+            return;
+        }
         let allows = |n: &Node| n.enum_values.is_empty() || n.enum_values.contains(value);
         if !allows(node) {
             // The first later release whose schema accepts the value; none: every release
             // refuses it and the newest release's rules say so.
+            let schema_path = schema_path_of(at);
             let first = self.release.later().iter().find(|later| {
                 later
                     .index()
-                    .node(self.kind, schema_path)
+                    .node(self.kind, &schema_path)
                     .is_some_and(&allows)
             });
             if let Some(first) = first {
                 out.push(Finding::UnknownValue {
-                    path: path.to_owned(),
+                    path: path_of(at),
                     value: text.to_owned(),
                     valid: node
                         .enum_values
@@ -823,17 +863,9 @@ impl Walk<'_> {
                     first,
                 });
             }
-        } else if !node.enum_values.is_empty()
-            && self.newest_node(schema_path).is_some_and(|n| !allows(n))
-        {
-            out.push(Finding::OnlyInTarget {
-                path: path.to_owned(),
-            });
+        } else if newest.is_some_and(|n| !allows(n)) {
+            out.push(Finding::OnlyInTarget { path: path_of(at) });
         }
-    }
-
-    fn newest_node(&self, schema_path: &str) -> Option<&Node> {
-        Index::walk(self.newest, schema_path)
     }
 
     /// The first release after the target whose schema has the field at `schema_path`.

@@ -108,6 +108,43 @@ fn pod_pool() -> String {
     )
 }
 
+/// A kubeadm-config ConfigMap with these pod and Service subnets.
+fn kubeadm_config(pod_subnet: &str, service_subnet: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kubeadm-config\n  namespace: kube-system\ndata:\n  ClusterConfiguration: |\n    apiVersion: kubeadm.k8s.io/v1beta4\n    kind: ClusterConfiguration\n    networking:\n      podSubnet: {pod_subnet}\n      serviceSubnet: {service_subnet}\n---\n"
+    )
+}
+
+/// An Installation `default` with these spec lines (before `calicoNetwork`) and network.
+fn installation_on(spec: &str, calico_network: &str) -> String {
+    format!(
+        "apiVersion: operator.tigera.io/v1\nkind: Installation\nmetadata:\n  name: default\nspec:\n{}  calicoNetwork:\n{}---\n",
+        indent(spec, 2),
+        indent(calico_network, 4)
+    )
+}
+
+/// A Node with an InternalIP and these `status.nodeInfo` lines.
+fn node_with_info(name: &str, internal_ip: &str, info: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\nstatus:\n  addresses:\n  - type: InternalIP\n    address: {internal_ip}\n  nodeInfo:\n{}---\n",
+        indent(info, 4)
+    )
+}
+
+/// `count` Nodes on 10.0.0.0/16.
+fn many_nodes(count: u32) -> String {
+    (1..=count)
+        .map(|n| {
+            node(
+                &format!("worker-{n}"),
+                &format!("10.0.{}.{}", n / 200, n % 200 + 1),
+                &format!("10.244.{}.0/24", n % 250),
+            )
+        })
+        .collect()
+}
+
 struct Case {
     code: &'static str,
     trapped: String,
@@ -616,6 +653,146 @@ fn cases() -> Vec<Case> {
                     "BGPConfiguration",
                     "default",
                     "serviceClusterIPs:\n- cidr: 10.96.0.0/12"
+                )
+            ),
+        },
+        // 172.17.0.0/16 is docker0's on a node that runs Docker Engine; containerd has none.
+        Case {
+            code: "OP0112",
+            trapped: format!(
+                "{}{}",
+                v3(
+                    "IPPool",
+                    "pods",
+                    "cidr: 172.16.0.0/14\nvxlanMode: Always\nnatOutgoing: true"
+                ),
+                node_with_info(
+                    "worker-1",
+                    "10.0.0.1",
+                    "containerRuntimeVersion: docker://26.1.4"
+                )
+            ),
+            fixed: format!(
+                "{}{}",
+                v3(
+                    "IPPool",
+                    "pods",
+                    "cidr: 172.16.0.0/14\nvxlanMode: Always\nnatOutgoing: true"
+                ),
+                node_with_info(
+                    "worker-1",
+                    "10.0.0.1",
+                    "containerRuntimeVersion: containerd://1.7.24"
+                )
+            ),
+        },
+        // A second pool for one zone whose label no node carries (the other pool serves all).
+        Case {
+            code: "OP0113",
+            trapped: format!(
+                "{}{}{}",
+                pod_pool(),
+                v3(
+                    "IPPool",
+                    "zone-b",
+                    "cidr: 172.21.0.0/16\nvxlanMode: Always\nnatOutgoing: true\nnodeSelector: zone == 'b'"
+                ),
+                node_labelled("worker-1", "10.0.0.1", "zone: a")
+            ),
+            fixed: format!(
+                "{}{}{}",
+                pod_pool(),
+                v3(
+                    "IPPool",
+                    "zone-b",
+                    "cidr: 172.21.0.0/16\nvxlanMode: Always\nnatOutgoing: true\nnodeSelector: zone == 'b'"
+                ),
+                node_labelled("worker-1", "10.0.0.1", "zone: b")
+            ),
+        },
+        // EKS with Calico CNI: CrossSubnet sends pod addresses inside a subnet.
+        Case {
+            code: "OP0206",
+            trapped: installation_on(
+                "kubernetesProvider: EKS\ncni:\n  type: Calico",
+                "ipPools:\n- name: pods\n  cidr: 172.20.0.0/16\n  encapsulation: VXLANCrossSubnet",
+            ),
+            fixed: installation_on(
+                "kubernetesProvider: EKS\ncni:\n  type: Calico",
+                "ipPools:\n- name: pods\n  cidr: 172.20.0.0/16\n  encapsulation: VXLAN",
+            ),
+        },
+        // Swarm's VNI on MKE; the operator's own choice there is 10000.
+        Case {
+            code: "OP0207",
+            trapped: format!(
+                "{}{}",
+                installation_on(
+                    "kubernetesProvider: DockerEnterprise",
+                    "ipPools:\n- name: pods\n  cidr: 172.20.0.0/16\n  encapsulation: VXLAN",
+                ),
+                v3("FelixConfiguration", "default", "vxlanVNI: 4096")
+            ),
+            fixed: format!(
+                "{}{}",
+                installation_on(
+                    "kubernetesProvider: DockerEnterprise",
+                    "ipPools:\n- name: pods\n  cidr: 172.20.0.0/16\n  encapsulation: VXLAN",
+                ),
+                v3("FelixConfiguration", "default", "vxlanVNI: 10000")
+            ),
+        },
+        // AKS: VXLAN only across subnets leaves same-subnet pod traffic bare.
+        Case {
+            code: "OP0208",
+            trapped: aks_installation("VXLANCrossSubnet"),
+            fixed: aks_installation("VXLAN"),
+        },
+        // BGP off: BIRD never runs, the peer is never dialled.
+        Case {
+            code: "OP0306",
+            trapped: format!(
+                "{}{}",
+                installation(
+                    "bgp: Disabled\nipPools:\n- name: pods\n  cidr: 172.20.0.0/16\n  encapsulation: VXLAN"
+                ),
+                v3("BGPPeer", "tor", "peerIP: 10.0.0.254\nasNumber: 65001")
+            ),
+            fixed: format!(
+                "{}{}",
+                installation(
+                    "bgp: Enabled\nipPools:\n- name: pods\n  cidr: 172.20.0.0/16\n  encapsulation: VXLAN"
+                ),
+                v3("BGPPeer", "tor", "peerIP: 10.0.0.254\nasNumber: 65001")
+            ),
+        },
+        // The mesh across 101 nodes; 100 is what Calico tests.
+        Case {
+            code: "OP0307",
+            trapped: format!("{bgp_installation}{}", many_nodes(101)),
+            fixed: format!("{bgp_installation}{}", many_nodes(100)),
+        },
+        // kubeadm's Service range is 10.96.0.0/12; a /16 of it leaves most ClusterIPs out.
+        Case {
+            code: "OP0406",
+            trapped: format!(
+                "{}{}{}",
+                pod_pool(),
+                kubeadm_config("172.20.0.0/16", "10.96.0.0/12"),
+                v3(
+                    "BGPConfiguration",
+                    "default",
+                    "serviceClusterIPs:\n- cidr: 10.96.0.0/16"
+                )
+            ),
+            fixed: format!(
+                "{}{}{}",
+                pod_pool(),
+                kubeadm_config("172.20.0.0/16", "10.96.0.0/12"),
+                v3(
+                    "BGPConfiguration",
+                    "default",
+                    "serviceClusterIPs:\n- cidr: 10.96.0.0/13\n- cidr: 10.104.0.0/13"
                 )
             ),
         },

@@ -125,6 +125,31 @@ fn bundle(documents: &[&str]) -> String {
     documents.join("---\n")
 }
 
+/// A Node with an InternalIP, these annotation lines and this OS image.
+fn node_of_os(name: &str, annotations: &str, os_image: &str) -> String {
+    let annotations = if annotations.is_empty() {
+        String::new()
+    } else {
+        format!("  annotations:\n{}", indent(annotations, 4))
+    };
+    format!(
+        "apiVersion: v1\nkind: Node\nmetadata:\n  name: {name}\n{annotations}status:\n  addresses:\n  - type: InternalIP\n    address: \"10.0.0.31\"\n  nodeInfo:\n    kernelVersion: 6.12.6-talos\n    architecture: amd64\n    operatingSystem: linux\n    osImage: {os_image}\n"
+    )
+}
+
+/// An IPPool `pods` on 172.20.0.0/16 (the Installation's pool) with these spec lines.
+fn pods_pool(labels: &str, spec: &str) -> String {
+    let labels = if labels.is_empty() {
+        String::new()
+    } else {
+        format!("  labels:\n{}", indent(labels, 4))
+    };
+    format!(
+        "apiVersion: projectcalico.org/v3\nkind: IPPool\nmetadata:\n  name: pods\n{labels}spec:\n  cidr: 172.20.0.0/16\n{}",
+        indent(spec, 2)
+    )
+}
+
 struct Row {
     code: &'static str,
     what: &'static str,
@@ -151,6 +176,10 @@ fn rows() -> Vec<Row> {
     );
     let managed = "kubeProxyManagement: Enabled\n";
     let nftables = installation(&format!("linuxDataplane: Nftables\n{POOL_V4}"));
+    let aws_vpc = "apiVersion: operator.tigera.io/v1\nkind: Installation\nmetadata:\n  name: default\nspec:\n  kubernetesProvider: EKS\n  cni:\n    type: AmazonVPC\n".to_owned();
+    let gke = "apiVersion: operator.tigera.io/v1\nkind: Installation\nmetadata:\n  name: default\nspec:\n  kubernetesProvider: GKE\n  cni:\n    type: GKE\n".to_owned();
+    let iptables_named =
+        installation("ipPools:\n- name: pods\n  cidr: 172.20.0.0/16\n  encapsulation: VXLAN\n");
     vec![
         // OP0501: the operator writes false off BPF and refuses a true it did not write.
         row(
@@ -656,6 +685,130 @@ fn rows() -> Vec<Row> {
             vec![
                 nftables.clone(),
                 node("rhel9", &["InternalIP=10.0.0.11"], "", "5.14.0-427.13.1.el9_4.x86_64", "amd64"),
+            ],
+        ),
+        // OP0514: Felix's default range 1-250 holds the AWS VPC CNI's tables 2-16.
+        row(
+            "OP0514",
+            "Felix given the AWS VPC CNI's routing tables",
+            vec![
+                aws_vpc.clone(),
+                felix("default", "", "routeTableRange:\n  min: 1\n  max: 250"),
+            ],
+            vec![
+                aws_vpc.clone(),
+                felix("default", "", "routeTableRange:\n  min: 65\n  max: 99"),
+            ],
+        ),
+        row(
+            "OP0514",
+            "a list of ranges, one of them on the GKE CNI's tables",
+            vec![
+                gke.clone(),
+                felix(
+                    "default",
+                    "",
+                    "routeTableRanges:\n- min: 1\n  max: 9\n- min: 200\n  max: 250",
+                ),
+            ],
+            vec![
+                gke.clone(),
+                felix("default", "", "routeTableRanges:\n- min: 10\n  max: 250"),
+            ],
+        ),
+        // OP0603: the Installation's pool defaults natOutgoing to Enabled; the IPPool says no.
+        row(
+            "OP0603",
+            "an unlabelled IPPool that differs from the Installation's entry",
+            vec![iptables_named.clone(), pods_pool("", "vxlanMode: Always")],
+            vec![
+                iptables_named.clone(),
+                pods_pool("", "vxlanMode: Always\nnatOutgoing: true"),
+            ],
+        ),
+        row(
+            "OP0603",
+            "the label hands the pool to the operator",
+            vec![iptables_named.clone(), pods_pool("", "vxlanMode: Always\nblockSize: 24")],
+            vec![
+                iptables_named.clone(),
+                pods_pool(
+                    "app.kubernetes.io/managed-by: tigera-operator",
+                    "vxlanMode: Always\nblockSize: 24",
+                ),
+            ],
+        ),
+        // OP0604: calico-node's environment wins over FelixConfiguration.
+        row(
+            "OP0604",
+            "defaultEndpointToHostAction Drop under the operator's ACCEPT",
+            vec![
+                iptables.clone(),
+                felix("default", "", "defaultEndpointToHostAction: Drop"),
+            ],
+            vec![iptables.clone(), felix("default", "", "logSeverityScreen: Info")],
+        ),
+        row(
+            "OP0604",
+            "a tunnel MTU while the Installation sets mtu",
+            vec![
+                installation(&format!("mtu: 1400\n{POOL_V4}")),
+                felix("node.worker-1", "", "vxlanMTU: 1450"),
+            ],
+            vec![
+                installation(&format!("mtu: 1400\n{POOL_V4}")),
+                felix("node.worker-1", "", "vxlanMTU: 1400"),
+            ],
+        ),
+        // OP0804: the default flexvolume path under /usr on Talos.
+        row(
+            "OP0804",
+            "flexvolume driver under /usr on Talos",
+            vec![iptables.clone(), node_of_os("talos-1", "", "Talos (v1.9.1)")],
+            vec![
+                installation_with(POOL_V4, "flexVolumePath: None"),
+                node_of_os("talos-1", "", "Talos (v1.9.1)"),
+            ],
+        ),
+        // OP0805: the distribution's own CNI, from the server's recorded arguments.
+        row(
+            "OP0805",
+            "a k3s server with flannel's vxlan backend",
+            vec![
+                iptables.clone(),
+                node_of_os(
+                    "k3s-1",
+                    "k3s.io/node-args: '[\"server\",\"--flannel-backend\",\"vxlan\"]'",
+                    "Ubuntu 24.04.1 LTS",
+                ),
+            ],
+            vec![
+                iptables.clone(),
+                node_of_os(
+                    "k3s-1",
+                    "k3s.io/node-args: '[\"server\",\"--flannel-backend\",\"none\",\"--disable-network-policy\"]'",
+                    "Ubuntu 24.04.1 LTS",
+                ),
+            ],
+        ),
+        row(
+            "OP0805",
+            "an RKE2 server that deploys Canal",
+            vec![
+                iptables.clone(),
+                node_of_os(
+                    "rke2-1",
+                    "rke2.io/node-args: '[\"server\",\"--cni\",\"canal\"]'",
+                    "SUSE Linux Enterprise Server 15 SP6",
+                ),
+            ],
+            vec![
+                iptables.clone(),
+                node_of_os(
+                    "rke2-1",
+                    "rke2.io/node-args: '[\"server\",\"--cni\",\"none\"]'",
+                    "SUSE Linux Enterprise Server 15 SP6",
+                ),
             ],
         ),
     ]

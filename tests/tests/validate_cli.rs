@@ -188,7 +188,8 @@ fn exit_codes() {
         1,
         &[
             "CR0001", "CR0002", "CR1003", "CR1008", "CR1017", "CR2007", "CR5009", "CR6103",
-            "CR7001", "CR7002", "CR8001", "CR8005", "CR8006", "CR8007", "CR8008",
+            "CR7001", "CR7002", "CR8001", "CR8005", "CR8006", "CR8007", "CR8008", "OP0306",
+            "OP0603",
         ],
     );
     // Nothing checked is a failure unless `--allow-empty` accepts it (issue 35).

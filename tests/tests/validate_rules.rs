@@ -1160,7 +1160,9 @@ fn cross_object() {
         ),
         &["CR7002"],
     );
-    // An IPPool named like the Installation's pool is the operator's copy: ownership lint, no overlap.
+    // An IPPool named like the Installation's pool is the operator's copy: ownership lint, no
+    // overlap; unlabelled and unlike the Installation's entry (no VXLAN, no NAT), the operator
+    // refuses to take it over (OP0603).
     let installation = object(
         "operator.tigera.io/v1",
         "Installation",
@@ -1172,7 +1174,7 @@ fn cross_object() {
             "{installation}---\n{}",
             pool("default-ipv4-ippool", "172.20.0.0/16")
         ),
-        &["CR8008"],
+        &["CR8008", "OP0603"],
     );
     check(
         &format!("{installation}---\n{}", pool("extra", "172.20.64.0/18")),

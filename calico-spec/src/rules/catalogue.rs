@@ -492,6 +492,20 @@ rules! {
             "https://github.com/projectcalico/calico/issues/6150",
         ],
         fix: "Keep at least one enabled pod pool per family with `assignmentMode: Automatic` (the default), and reserve Manual pools for the pods that ask for them.";
+    OP_POOL_OVERLAPS_DOCKER_BRIDGE = "OP0112", Warning, "pod pool overlaps Docker's default bridge on nodes that run Docker",
+        "Docker Engine creates the `docker0` bridge with 172.17.0.0/16 unless told otherwise, and the kernel keeps a connected route for it on every node that runs Docker (cri-dockerd nodes report `containerRuntimeVersion: docker://...`). A Calico pod pool that overlaps 172.17.0.0/16 competes with that route: replies to pods on other nodes, and traffic to pods whose address falls into the bridge's range, go to `docker0` instead of the pod's route, so only some pods are unreachable, often just for health probes. Read from the Nodes' `status.nodeInfo.containerRuntimeVersion`; needs the Node objects.",
+        reports: [
+            "https://github.com/kontena/pharos-cluster/issues/439",
+            "https://github.com/kontena/pharos-cluster/issues/1330",
+        ],
+        fix: "Pick a pod range outside 172.17.0.0/16, or move Docker's bridge elsewhere (`bip` in /etc/docker/daemon.json) on every node.";
+    OP_POOL_SELECTS_NO_NODE = "OP0113", Warning, "pod pool whose nodeSelector selects no node",
+        "Calico IPAM uses a pool only for pods on nodes its `nodeSelector` matches (Calico's Node labels are the Kubernetes Node's). A selector that matches none of the Nodes (a misspelt label, a zone label the nodes do not carry) is accepted, and the pool simply never hands out an address: the pods meant for it get addresses from other pools (with those pools' NAT and encapsulation), or none when no other pool selects their node. Needs the Node objects.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/7440",
+            "https://github.com/kubesphere/kubesphere/issues/5036",
+        ],
+        fix: "Correct the selector against `kubectl get nodes --show-labels`, or label the nodes the pool is meant for.";
 
     // OP02xx: MTU, encapsulation and routing.
     OP_BGP_ROUTED_POOL_NOT_EXPORTED = "OP0201", Warning, "BGP export disabled on a pod pool whose routes travel by BGP",
@@ -531,6 +545,28 @@ rules! {
             "https://github.com/projectcalico/calico/pull/6387",
         ],
         fix: "Set `wireguardEnabledV6: true` next to `wireguardEnabled: true` in FelixConfiguration `default` (the kernel needs WireGuard either way).";
+    OP_UNENCAPSULATED_ON_EKS = "OP0206", Warning, "unencapsulated pod traffic on EKS",
+        "On EKS with Calico CNI, a pod pool without encapsulation, or with IPIP/VXLAN `CrossSubnet`, sends traffic between nodes of one subnet with the pods' own addresses. EC2 drops packets whose source or destination is not the instance's own address while the source/destination check is on, which it is by default on every node's network interface; pods on different nodes of the same subnet cannot reach each other while cross-subnet traffic (encapsulated) works. Calico's EKS manifests use VXLAN `Always` for this reason. Silent when FelixConfiguration `default` sets `awsSrcDstCheck: Disable` (Felix then turns the check off, given the IAM permission).",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/8166",
+            "https://github.com/projectcalico/calico/issues/9138",
+            "https://github.com/projectcalico/calico/pull/3780",
+        ],
+        fix: "Use `encapsulation: VXLAN` (Always), or disable the source/destination check on every node (`awsSrcDstCheck: Disable` in FelixConfiguration `default`, with `ec2:ModifyNetworkInterfaceAttribute` allowed to the nodes).";
+    OP_VXLAN_CLASHES_WITH_SWARM = "OP0207", Warning, "Calico VXLAN on Docker Swarm's VNI and port on Mirantis Kubernetes Engine",
+        "Mirantis Kubernetes Engine (`kubernetesProvider: DockerEnterprise`) runs Docker Swarm's overlay, which uses VXLAN VNI 4096 on UDP 4789 on the same hosts. Calico's VXLAN device with the same VNI and port conflicts with it and `vxlan.calico` gets deleted, so VXLAN pod traffic stops. The tigera-operator therefore writes VNI 10000 into FelixConfiguration `default` on that platform, but only when `vxlanVNI` is unset (`setDefaultsOnFelixConfiguration` in `pkg/controller/installation/core_controller.go`); a FelixConfiguration that spells out 4096 keeps the clash.",
+        reports: [
+            "https://github.com/tigera/operator/pull/3435",
+            "https://github.com/tigera/operator/blob/release-v1.42/pkg/controller/installation/core_controller.go",
+        ],
+        fix: "Remove `vxlanVNI` from FelixConfiguration `default` (the operator then uses 10000 there), or set another VNI.";
+    OP_UNENCAPSULATED_ON_AKS = "OP0208", Warning, "unencapsulated pod traffic on AKS",
+        "On AKS with Calico CNI (bring-your-own CNI), a pod pool without encapsulation, or with VXLAN/IPIP `CrossSubnet`, sends traffic between nodes of one subnet with the pods' own addresses. Azure's virtual network delivers packets only to addresses it assigned or has routes for, and Calico programs no Azure route tables, so such traffic is lost: reports show pods on different nodes unreachable with `VXLANCrossSubnet` until the pool is switched to VXLAN (Always), which kOps now uses for Calico on Azure. IP-in-IP itself is `OP0204`.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/6568",
+            "https://github.com/kubernetes/kops/pull/17832",
+        ],
+        fix: "Use `encapsulation: VXLAN` (Always) for the pod pools on AKS.";
 
     // OP03xx: BGP and peering.
     OP_MESH_OFF_WITHOUT_PEERS = "OP0301", Warning, "node-to-node mesh disabled with no BGPPeer to replace it",
@@ -569,6 +605,21 @@ rules! {
             "https://github.com/metallb/metallb/issues/117",
         ],
         fix: "Let one speaker talk to the router: advertise LoadBalancer addresses with Calico (an IPPool with `allowedUses: [LoadBalancer]` and `serviceLoadBalancerIPs`) and drop MetalLB's BGP mode, or peer MetalLB with a different router than Calico.";
+    OP_PEERS_WITHOUT_BGP = "OP0306", Warning, "BGPPeers while the Installation runs no BGP",
+        "With `spec.calicoNetwork.bgp: Disabled` the tigera-operator starts calico-node with the networking backend `vxlan` (Calico IPAM) or `none` (host-local IPAM), never `bird` (`pkg/render/node.go`): BIRD does not run, so no BGPPeer is ever dialled, no route is advertised to the routers they name, and no route is learnt from them. Users switching to VXLAN keep their peers and expect them to advertise pods or Services; nothing reports the peers as idle because there is no BGP daemon to report.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/10337",
+            "https://github.com/tigera/operator/blob/release-v1.42/pkg/render/node.go",
+        ],
+        fix: "Set `bgp: Enabled` in the Installation if the peerings are wanted (VXLAN pools keep working with BGP on), or delete the BGPPeers.";
+    OP_MESH_TOO_LARGE = "OP0307", Warning, "node-to-node mesh across more than 100 nodes",
+        "The full node-to-node mesh opens a BGP session from every node to every other node, so sessions grow with the square of the node count. Calico tests the mesh to about 100 nodes and recommends route reflectors above that; reports show slow convergence (minutes of unroutable pods after a calico-node restart), high BIRD CPU, lost routes when several nodes restart at once, and calico-node failing to start at several hundred nodes. Counted from the Linux Node objects while BIRD runs (`bgp: Enabled`) and BGPConfiguration `default` leaves the mesh on; needs the Node objects.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/9976",
+            "https://github.com/projectcalico/calico/issues/1579",
+            "https://github.com/kubernetes/kops/pull/6047",
+        ],
+        fix: "Nominate a few nodes as route reflectors (`routeReflectorClusterID`), peer the other nodes with them by `peerSelector`, then set `nodeToNodeMeshEnabled: false`; or, if BGP only carries pod routes, switch to `VXLANCrossSubnet` with `bgp: Disabled`.";
 
     // OP04xx: LoadBalancer and service advertisement.
     OP_LB_POOL_NOT_ADVERTISED = "OP0401", Warning, "LoadBalancer pool whose addresses are never advertised",
@@ -606,6 +657,13 @@ rules! {
             "https://github.com/projectcalico/calico/issues/4506",
         ],
         fix: "Add a BGPPeer for the router in front of the clients (`peerIP` and its `asNumber`, with a `nodeSelector` for the nodes that should peer), and check the router accepts the routes.";
+    OP_CLUSTER_IPS_NOT_COVERED = "OP0406", Warning, "advertised serviceClusterIPs do not cover the cluster's Service range",
+        "BIRD advertises exactly the ranges listed in BGPConfiguration `serviceClusterIPs`; the Service addresses Kubernetes hands out come from the API server's `--service-cluster-ip-range` (kubeadm's `networking.serviceSubnet`, 10.96.0.0/12 by default). A listed range narrower than the Service range, or of another range altogether, leaves the Services outside it unreachable from the routers, with no error anywhere. Judged only when the kubeadm-config ConfigMap gives the Service range.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/7921",
+            "https://github.com/projectcalico/calico/pull/3127",
+        ],
+        fix: "List the Service range exactly as the API server has it (`kubectl -n kube-system get cm kubeadm-config -o yaml`, `serviceSubnet`), one entry per family.";
 
     // OP05xx: eBPF, kube-proxy and the dataplane.
     OP_BPF_ENABLED_NOT_OWNED = "OP0501", Error, "FelixConfiguration default sets bpfEnabled the operator cannot own",
@@ -698,6 +756,14 @@ rules! {
             "https://github.com/kubernetes-sigs/kubespray/issues/12198",
         ],
         fix: "Set `spec.calicoNetwork.linuxDataplane: Nftables`, or put kube-proxy back in iptables mode.";
+    OP_ROUTE_TABLES_OF_OTHER_CNI = "OP0514", Warning, "Felix's route-table range covers the tables of the CNI plugin Calico runs beside",
+        "Felix owns the Linux routing tables in `routeTableRange`/`routeTableRanges` and removes routes in them that it did not program. The AWS VPC CNI puts each secondary network interface's routes in table (device number + 1), from 2 up to 16, and the GKE CNI uses the tables below 10; the tigera-operator therefore writes 65-99 (AmazonVPC) or 10-250 (GKE) into FelixConfiguration `default`, but only when no range is set (`setDefaultsOnFelixConfiguration` in `pkg/controller/installation/core_controller.go`). A hand-written range that covers those tables makes Felix delete the other plugin's routes: pods on secondary interfaces lose connectivity.",
+        reports: [
+            "https://github.com/projectcalico/calico/pull/5432",
+            "https://github.com/projectcalico/calico/pull/4811",
+            "https://github.com/kubernetes/kubernetes/pull/96615",
+        ],
+        fix: "Remove `routeTableRange` (the operator then sets a safe one) or choose a range clear of the other plugin's tables (65-99 beside the AWS VPC CNI, 10-250 beside GKE's).";
 
     // OP06xx: operator ownership, GitOps and chart values.
     OP_PROGRAM_CLUSTER_ROUTES_OVERWRITTEN = "OP0601", Warning, "programClusterRoutes that clusterRoutingMode overwrites",
@@ -715,6 +781,21 @@ rules! {
             "https://github.com/tigera/operator/issues/3494",
         ],
         fix: "Remove the label from pools you manage yourself, or list the pool, spelt the same, in the Installation.";
+    OP_UNOWNED_POOL_WITH_INSTALLATION_CIDR = "OP0603", Error, "IPPool with an Installation pool's CIDR that the operator may not take over",
+        "The tigera-operator's IP pool controller takes over an existing IPPool only when it carries the label `app.kubernetes.io/managed-by: tigera-operator` or matches the Installation's entry for that CIDR exactly (name, encapsulation, NAT, block size, selector, BGP export, allocation state, uses); any other IPPool with the CIDR of an Installation pool is left alone and the controller reports \"Cannot update an IP pool not owned by the operator\" (`pkg/controller/ippool/pool_controller.go`). The TigeraStatus `ippools` stays Degraded and the Installation's settings for that pool never apply. Layer: the tigera-operator. Typical after installing pools with calicoctl or a manifest and then listing them in the Installation with other settings.",
+        reports: [
+            "https://github.com/tigera/operator/pull/2658",
+            "https://github.com/projectcalico/calico/issues/12131",
+        ],
+        fix: "Make the IPPool match the Installation's entry exactly (then the operator adopts it), or add the label `app.kubernetes.io/managed-by: tigera-operator` to hand it over, or remove the pool from the Installation.";
+    OP_FELIX_FIELD_OVERRIDDEN_BY_OPERATOR = "OP0604", Warning, "FelixConfiguration field that the operator's environment for calico-node overrides",
+        "Felix takes a setting from an environment variable before any FelixConfiguration (`SourcesInDescendingOrder` in `felix/config/config_params.go`), and the tigera-operator renders calico-node with several `FELIX_*` variables (`pkg/render/node.go`): always `FELIX_DEFAULTENDPOINTTOHOSTACTION=ACCEPT`, `FELIX_HEALTHENABLED=true` and `FELIX_IPV6SUPPORT`; the tunnel MTUs (`FELIX_IPINIPMTU`, `FELIX_VXLANMTU`, `FELIX_VXLANMTUV6`, `FELIX_WIREGUARDMTU`, `FELIX_WIREGUARDMTUV6`) when the Installation sets `mtu`; the interface prefix and allow actions beside the AWS VPC, GKE and Azure CNIs. The same field in a FelixConfiguration is accepted and silently ignored: a hardening `defaultEndpointToHostAction: Drop` never takes effect.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/7398",
+            "https://github.com/kubernetes-sigs/kubespray/issues/10766",
+            "https://github.com/tigera/operator/blob/release-v1.42/pkg/render/node.go",
+        ],
+        fix: "Set the value through the Installation where it has a field (`spec.calicoNetwork.mtu`, the pools and autodetection for IPv6); for `defaultEndpointToHostAction` use host endpoint policy (automatic host endpoints and a GlobalNetworkPolicy) instead.";
 
     // OP07xx: nodes and address autodetection.
     OP_AUTODETECTION_WITHOUT_POOL = "OP0701", Warning, "IPv6 address autodetection without an IPv6 pool",
@@ -791,6 +872,23 @@ rules! {
             "https://github.com/tigera/docs/pull/2347",
         ],
         fix: "Upgrade those nodes' kernels, or stay on `linuxDataplane: Iptables` until they are.";
+    OP_FLEXVOLUME_ON_READ_ONLY_USR = "OP0804", Error, "flexvolume driver path under /usr on nodes whose /usr is read-only",
+        "Unless `flexVolumePath` is set, the tigera-operator installs calico-node's flexvolume driver under `/usr/libexec/kubernetes/kubelet-plugins/volume/exec/` (other paths only on OpenShift, GKE, AKS and RKE2; `pkg/controller/installation/core_controller.go`), mounted as a hostPath the kubelet must create (`pkg/render/node.go`). On Talos, Flatcar, Fedora CoreOS and SUSE's MicroOS family `/usr` is read-only: the kubelet cannot create the directory and calico-node stays in `Init` with \"read-only file system\", so the node never gets pod networking. Layer: the kubelet. Read from the Nodes' `status.nodeInfo.osImage`; needs the Node objects.",
+        reports: [
+            "https://github.com/projectcalico/calico/issues/2712",
+            "https://github.com/siderolabs/talos/issues/6902",
+            "https://github.com/rancher/rke2/issues/2886",
+            "https://github.com/projectcalico/calico/pull/2854",
+        ],
+        fix: "Set `spec.flexVolumePath: None` in the Installation (or a writable path such as `/var/lib/kubelet/volumeplugins/` that the kubelet's `--volume-plugin-dir` also uses).";
+    OP_DISTRIBUTION_CNI_STILL_ON = "OP0805", Warning, "k3s or RKE2 server still starts its own CNI beside Calico",
+        "k3s runs flannel unless its servers start with `--flannel-backend=none`, and RKE2 deploys Canal unless `cni: none` (or its own `calico`); both record their command-line arguments in the Node annotation `k3s.io/node-args` or `rke2.io/node-args`. A server whose arguments name another flannel backend or CNI runs that network beside the operator's Calico: two plugins write CNI configurations and routes, pods get addresses from either, and cross-node traffic breaks. Reported only on such positive evidence (arguments from config files do not appear in the annotation); needs the Node objects.",
+        reports: [
+            "https://github.com/k3s-io/k3s/issues/54",
+            "https://github.com/rancher/docs/pull/3927",
+            "https://github.com/rancher/rke2/issues/4491",
+        ],
+        fix: "Start the k3s servers with `--flannel-backend=none --disable-network-policy`, or set `cni: none` in RKE2's config, then reinstall the nodes' networking.";
 
     // RT0xxx: the router at the other end of the BGP sessions (`calico-render router`,
     // `validate --router`): the ClusterNetwork against the router's FRR configuration. FRR is

@@ -10,6 +10,8 @@ pub(super) fn check(facts: &Facts<'_>, out: &mut Findings) {
     mesh_and_node_peers(facts, out);
     peers_without_route_reflector(facts, out);
     metallb_peers_the_same_router(facts, out);
+    peers_without_bgp(facts, out);
+    mesh_too_large(facts, out);
 }
 
 /// The address part of a BGPPeer's `peerIP` (`<IP>`, `<IPv4>:<port>` or `[<IPv6>]:<port>`).
@@ -197,4 +199,75 @@ fn mesh_off_without_peers(facts: &Facts<'_>, out: &mut Findings) {
         "the node-to-node mesh is disabled, and no BGPPeer is among the documents given",
         Some("add the BGPPeers that replace the mesh (route reflectors or a top-of-rack router) in the same change, or keep the mesh".into()),
     );
+}
+
+/// `OP0306`: BGPPeers while the Installation runs no BGP daemon.
+fn peers_without_bgp(facts: &Facts<'_>, out: &mut Findings) {
+    if facts.installation_bgp() != Some(false) {
+        return;
+    }
+    for peer in &facts.gathered.bgp_peers {
+        out.report(
+            peer.input_idx,
+            &c::OP_PEERS_WITHOUT_BGP,
+            "spec",
+            format!(
+                "BGPPeer `{}` is never dialled: the Installation's `bgp: Disabled` starts calico-node without BIRD (networking backend `vxlan` or `none`)",
+                peer.name
+            ),
+            Some("set `spec.calicoNetwork.bgp: Enabled` in the Installation if this peering is wanted, or delete the BGPPeer".into()),
+        );
+    }
+}
+
+/// The node count up to which Calico tests the full node-to-node mesh.
+const MESH_TESTED_NODES: usize = 100;
+
+/// `OP0307`: the node-to-node mesh across more nodes than it is tested with.
+fn mesh_too_large(facts: &Facts<'_>, out: &mut Findings) {
+    if facts.installation_bgp() != Some(true) || facts.mesh() == Some(false) {
+        return;
+    }
+    if !facts.has_nodes() {
+        out.lacks(&c::OP_MESH_TOO_LARGE, ContextDocument::Nodes);
+        return;
+    }
+    // Windows nodes run no BIRD; a Node that does not say its OS counts as Linux.
+    let linux = facts
+        .nodes
+        .iter()
+        .filter(|node| {
+            node.labels
+                .get("kubernetes.io/os")
+                .is_none_or(|os| *os == "linux")
+        })
+        .count();
+    if linux <= MESH_TESTED_NODES {
+        return;
+    }
+    let message = format!(
+        "the node-to-node mesh is on across {linux} Linux nodes, {} BGP sessions; Calico tests the mesh to {MESH_TESTED_NODES} nodes and recommends route reflectors above that",
+        linux * (linux - 1) / 2
+    );
+    let hint = Some("nominate route reflectors, peer the nodes with them by `peerSelector`, then set `nodeToNodeMeshEnabled: false`".into());
+    match facts.default_bgp_configuration() {
+        Some(config) => out.report(
+            config.input_idx,
+            &c::OP_MESH_TOO_LARGE,
+            config.spec().at("nodeToNodeMeshEnabled"),
+            message,
+            hint,
+        ),
+        None => {
+            if let Some((doc, _)) = facts.installation() {
+                out.report(
+                    doc.input_idx,
+                    &c::OP_MESH_TOO_LARGE,
+                    "spec.calicoNetwork.bgp",
+                    message,
+                    hint,
+                );
+            }
+        }
+    }
 }

@@ -39,6 +39,7 @@ pub(super) fn check(facts: &Facts<'_>, out: &mut Findings) {
     dsr_on_eks(facts, &install, out);
     bpf_outside_default(facts, &install, out);
     cluster_cidr_misses_pool(facts, &install, &kube_proxy, out);
+    route_tables_of_other_cni(facts, &install, out);
 }
 
 /// The first Installation as the operator will have it.
@@ -73,6 +74,14 @@ impl<'f, 'a> Install<'f, 'a> {
 
     fn kube_proxy_management(&self) -> bool {
         self.network.str("kubeProxyManagement") == Some("Enabled")
+    }
+
+    /// `spec.cni.type` after defaults.
+    pub(super) fn cni(&self) -> Option<&'f str> {
+        self.spec
+            .raw("cni")
+            .and_then(|cni| cni.get("type"))
+            .and_then(Value::as_str)
     }
 
     pub(super) fn provider(&self) -> &'f str {
@@ -660,6 +669,58 @@ fn cluster_cidr_misses_pool(
                 listed.join(", ")
             ),
             Some("make kube-proxy's `clusterCIDR` (kubeadm's podSubnet) cover every pod pool".into()),
+        );
+    }
+}
+
+/// The routing tables another CNI plugin programs beside Felix: the AWS VPC CNI's per-interface
+/// tables (device number + 1, up to 15 interfaces) and the GKE CNI's tables below 10 (the ranges
+/// the operator keeps Felix out of, `setDefaultsOnFelixConfiguration`).
+fn other_cni_tables(cni: &str) -> Option<(i64, i64, &'static str)> {
+    match cni {
+        "AmazonVPC" => Some((2, 16, "the AWS VPC CNI")),
+        "GKE" => Some((1, 9, "the GKE CNI")),
+        _ => None,
+    }
+}
+
+/// `OP0514`: FelixConfiguration `default` gives Felix the routing tables of the other CNI.
+fn route_tables_of_other_cni(facts: &Facts<'_>, install: &Install<'_, '_>, out: &mut Findings) {
+    let Some((low, high, plugin)) = install.cni().and_then(other_cni_tables) else {
+        return;
+    };
+    let Some(felix) = facts.default_felix_configuration() else {
+        return;
+    };
+    let spec = felix.spec();
+    let bounds = |range: &Value| {
+        Some((
+            range.get("min").and_then(Value::as_i64)?,
+            range.get("max").and_then(Value::as_i64)?,
+        ))
+    };
+    let mut ranges: Vec<(String, (i64, i64))> = Vec::new();
+    if let Some(range) = spec.raw("routeTableRange").and_then(bounds) {
+        ranges.push((spec.at("routeTableRange"), range));
+    }
+    let list_path = spec.at("routeTableRanges");
+    for (path, range) in crate::rules::items(spec.list("routeTableRanges"), &list_path) {
+        if let Some(range) = bounds(range) {
+            ranges.push((path, range));
+        }
+    }
+    for (path, (min, max)) in ranges {
+        if max < low || min > high {
+            continue;
+        }
+        out.report(
+            felix.input_idx,
+            &c::OP_ROUTE_TABLES_OF_OTHER_CNI,
+            path,
+            format!(
+                "FelixConfiguration `default` gives Felix routing tables {min}-{max}, which include {plugin}'s tables {low}-{high}: Felix removes the routes it finds there, and pods on the other plugin's interfaces lose connectivity"
+            ),
+            Some("remove the range (the operator then sets one clear of the other plugin) or pick one outside its tables".into()),
         );
     }
 }

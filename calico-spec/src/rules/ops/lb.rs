@@ -13,6 +13,67 @@ pub(super) fn check(facts: &Facts<'_>, out: &mut Findings) {
     advertised_range_overlaps_pods(facts, out);
     advertised_without_bgp(facts, out);
     lb_pool_without_router(facts, out);
+    cluster_ips_not_covered(facts, out);
+}
+
+/// The number of addresses in `net`, saturating at `u128::MAX` for `::/0`.
+fn size(net: &IpNet) -> u128 {
+    let host_bits = u32::from(net.max_prefix_len() - net.prefix_len());
+    1u128.checked_shl(host_bits).unwrap_or(u128::MAX)
+}
+
+/// `OP0406`: advertised `serviceClusterIPs` that leave part of the cluster's Service range out.
+fn cluster_ips_not_covered(facts: &Facts<'_>, out: &mut Findings) {
+    let Some(config) = facts.default_bgp_configuration() else {
+        return;
+    };
+    let spec = config.spec();
+    let advertised = service_cidrs(&spec, "serviceClusterIPs");
+    if advertised.is_empty() {
+        return;
+    }
+    // The Service range is known from kubeadm-config (or a ClusterNetwork), which also gives
+    // the pod subnets; otherwise `service_cidrs` holds only the assumed default.
+    if facts.ctx.pod_cidrs.is_none() {
+        out.lacks(
+            &c::OP_CLUSTER_IPS_NOT_COVERED,
+            ContextDocument::KubeadmConfig,
+        );
+        return;
+    }
+    for range in &facts.ctx.service_cidrs {
+        let family = cidr::Family::of_net(range);
+        // A family left out entirely is a choice, not a narrow range.
+        if !advertised
+            .iter()
+            .any(|listed| cidr::Family::of_net(listed) == family)
+        {
+            continue;
+        }
+        if advertised.iter().any(|listed| listed.contains(range)) {
+            continue;
+        }
+        // Several listed parts may cover the range together.
+        let inside: u128 = advertised
+            .iter()
+            .filter(|listed| range.contains(*listed))
+            .map(size)
+            .fold(0, u128::saturating_add);
+        if inside >= size(range) {
+            continue;
+        }
+        let listed: Vec<String> = advertised.iter().map(ToString::to_string).collect();
+        out.report(
+            config.input_idx,
+            &c::OP_CLUSTER_IPS_NOT_COVERED,
+            spec.at("serviceClusterIPs"),
+            format!(
+                "`serviceClusterIPs` advertises {} but the cluster's Service range is {range}: ClusterIPs outside the advertised ranges are unreachable from the routers",
+                listed.join(", ")
+            ),
+            Some(format!("advertise `cidr: {range}`, the range the API server assigns ClusterIPs from")),
+        );
+    }
 }
 
 /// `OP0405`: LoadBalancer addresses are advertised, but to no router.

@@ -61,6 +61,8 @@ pub enum ContextDocument {
     KubeProxy,
     /// The MTU of the nodes' network interfaces (`validate --node-mtu`).
     NodeMtu,
+    /// ConfigMap `kube-system/kubeadm-config`: the cluster's pod and Service subnets.
+    KubeadmConfig,
 }
 
 impl ContextDocument {
@@ -74,6 +76,9 @@ impl ContextDocument {
             ContextDocument::NodeMtu => {
                 "the MTU of the nodes' interfaces (`--node-mtu`, as `ip link` shows it)"
             }
+            ContextDocument::KubeadmConfig => {
+                "kubeadm's ClusterConfiguration (`kubectl -n kube-system get configmap kubeadm-config -o yaml`)"
+            }
         }
     }
 
@@ -83,6 +88,7 @@ impl ContextDocument {
             ContextDocument::Nodes => "Nodes",
             ContextDocument::KubeProxy => "KubeProxy",
             ContextDocument::NodeMtu => "NodeMTU",
+            ContextDocument::KubeadmConfig => "KubeadmConfig",
         }
     }
 }

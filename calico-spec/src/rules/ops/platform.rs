@@ -30,11 +30,19 @@ pub(super) fn check(facts: &Facts<'_>, out: &mut Findings) {
         if install.dataplane() == "Nftables" {
             out.lacks(&c::OP_NFTABLES_OLD_KERNEL, ContextDocument::Nodes);
         }
+        if flex_volume_path(&install).is_some_and(|path| path.starts_with("/usr/")) {
+            out.lacks(&c::OP_FLEXVOLUME_ON_READ_ONLY_USR, ContextDocument::Nodes);
+        }
+        if install.cni() == Some("Calico") {
+            out.lacks(&c::OP_DISTRIBUTION_CNI_STILL_ON, ContextDocument::Nodes);
+        }
         return;
     }
     bpf_unsupported(facts, &install, out);
     architecture(facts, &install, out);
     nftables_old_kernel(facts, &install, out);
+    flex_volume_on_read_only_usr(facts, &install, out);
+    distribution_cni_still_on(facts, &install, out);
 }
 
 /// A kernel version as Felix compares it: up to four numbers from `major.minor.patch[-build]`.
@@ -207,6 +215,137 @@ fn nftables_old_kernel(facts: &Facts<'_>, install: &Install<'_, '_>, out: &mut F
         ),
         Some("upgrade those nodes, or stay on `Iptables` until they are".into()),
     );
+}
+
+/// The flexvolume driver's host directory as the operator sets it: `spec.flexVolumePath`, else
+/// its per-provider default (`core_controller.go`); `None` when the driver is off (`None`).
+fn flex_volume_path<'f>(install: &Install<'f, '_>) -> Option<&'f str> {
+    let path = install
+        .doc
+        .value
+        .pointer("/spec/flexVolumePath")
+        .and_then(Value::as_str)
+        .filter(|path| !path.is_empty())
+        .unwrap_or(match install.provider() {
+            "OpenShift" => "/etc/kubernetes/kubelet-plugins/volume/exec/",
+            "GKE" => "/home/kubernetes/flexvolume/",
+            "AKS" => "/etc/kubernetes/volumeplugins/",
+            "RKE2" => "/var/lib/kubelet/volumeplugins/",
+            _ => "/usr/libexec/kubernetes/kubelet-plugins/volume/exec/",
+        });
+    (path != "None").then_some(path)
+}
+
+/// Operating systems whose `/usr` is read-only, by the start of `status.nodeInfo.osImage`.
+const READ_ONLY_USR: [&str; 7] = [
+    "Talos",
+    "Flatcar Container Linux",
+    "Fedora CoreOS",
+    "Container Linux by CoreOS",
+    "SUSE Linux Enterprise Micro",
+    "openSUSE MicroOS",
+    "openSUSE Leap Micro",
+];
+
+/// `OP0804`: the flexvolume driver under `/usr` on nodes whose `/usr` is read-only.
+fn flex_volume_on_read_only_usr(facts: &Facts<'_>, install: &Install<'_, '_>, out: &mut Findings) {
+    let Some(path) = flex_volume_path(install).filter(|path| path.starts_with("/usr/")) else {
+        return;
+    };
+    let read_only: Vec<String> = facts
+        .nodes
+        .iter()
+        .filter(|node| is_linux(node))
+        .filter_map(|node| {
+            let image = node_info(node, "osImage")?;
+            READ_ONLY_USR
+                .iter()
+                .any(|os| image.starts_with(os))
+                .then(|| format!("`{}` ({image})", node.doc.name))
+        })
+        .collect();
+    if read_only.is_empty() {
+        return;
+    }
+    out.report(
+        install.doc.input_idx,
+        &c::OP_FLEXVOLUME_ON_READ_ONLY_USR,
+        "spec.flexVolumePath",
+        format!(
+            "calico-node's flexvolume driver goes to `{path}`, and Nodes {} keep `/usr` read-only: the kubelet cannot create the directory and calico-node stays in Init",
+            read_only.join(", ")
+        ),
+        Some("set `spec.flexVolumePath: None` (or a writable path the kubelet's `--volume-plugin-dir` uses)".into()),
+    );
+}
+
+/// What a k3s or RKE2 server's recorded arguments say about its own CNI: the distribution and
+/// the network it starts, when the arguments name one other than none (or RKE2's `calico`).
+fn distribution_cni(node: &Node<'_>) -> Option<(&'static str, String)> {
+    let annotations = node.doc.value.pointer("/metadata/annotations")?;
+    for (distribution, key, flag) in [
+        ("k3s", "k3s.io/node-args", "--flannel-backend"),
+        ("RKE2", "rke2.io/node-args", "--cni"),
+    ] {
+        let Some(text) = annotations.get(key).and_then(Value::as_str) else {
+            continue;
+        };
+        let Ok(args) = serde_json::from_str::<Vec<String>>(text) else {
+            continue;
+        };
+        // Only servers choose the CNI; the annotation splits `--flag=value` into two items.
+        if args.first().map(String::as_str) != Some("server") {
+            continue;
+        }
+        let value = args
+            .iter()
+            .position(|arg| arg == flag)
+            .and_then(|at| args.get(at + 1));
+        let Some(value) = value else {
+            continue;
+        };
+        let other: Vec<&str> = value
+            .split(',')
+            .map(str::trim)
+            .filter(|cni| !matches!(*cni, "" | "none" | "calico" | "multus"))
+            .collect();
+        if !other.is_empty() {
+            let network = if distribution == "k3s" {
+                format!("flannel (`--flannel-backend {value}`)")
+            } else {
+                format!("`{}` (`--cni {value}`)", other.join(","))
+            };
+            return Some((distribution, network));
+        }
+    }
+    None
+}
+
+/// `OP0805`: a k3s or RKE2 server whose arguments still start the distribution's own CNI.
+fn distribution_cni_still_on(facts: &Facts<'_>, install: &Install<'_, '_>, out: &mut Findings) {
+    if install.cni() != Some("Calico") {
+        return;
+    }
+    for node in &facts.nodes {
+        let Some((distribution, network)) = distribution_cni(node) else {
+            continue;
+        };
+        out.report(
+            install.doc.input_idx,
+            &c::OP_DISTRIBUTION_CNI_STILL_ON,
+            "spec.cni.type",
+            format!(
+                "{distribution} server `{}` starts {network} beside the operator's Calico CNI: two plugins configure pod networking on the same nodes",
+                node.doc.name
+            ),
+            Some(if distribution == "k3s" {
+                "start the k3s servers with `--flannel-backend=none --disable-network-policy`".into()
+            } else {
+                "set `cni: none` in RKE2's config (/etc/rancher/rke2/config.yaml)".into()
+            }),
+        );
+        return;
+    }
 }
 
 #[cfg(test)]

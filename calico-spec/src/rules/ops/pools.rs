@@ -17,6 +17,8 @@ pub(super) fn check(facts: &Facts<'_>, out: &mut Findings) {
     no_tunnel_pool(facts, out);
     every_pod_pool_disabled(facts, out);
     every_pod_pool_manual(facts, out);
+    pool_overlaps_docker_bridge(facts, out);
+    pool_selects_no_node(facts, out);
 }
 
 /// For each family, the first of the pools `member` picks when there are some and `stuck`
@@ -426,6 +428,91 @@ fn ipv6_ula_without_nat(facts: &Facts<'_>, out: &mut Findings) {
                 pool.describe()
             ),
             Some(format!("set `{setting}` on the pool, or use a globally routed IPv6 range that the network routes back to the nodes")),
+        );
+    }
+}
+
+/// Docker Engine's default bridge network (`docker0`).
+const DOCKER_BRIDGE: ipnet::Ipv4Net =
+    ipnet::Ipv4Net::new_assert(std::net::Ipv4Addr::new(172, 17, 0, 0), 16);
+
+/// `OP0112`: a pod pool overlapping 172.17.0.0/16 on Nodes that run Docker Engine.
+fn pool_overlaps_docker_bridge(facts: &Facts<'_>, out: &mut Findings) {
+    let bridge = ipnet::IpNet::V4(DOCKER_BRIDGE);
+    let pools: Vec<&super::Pool<'_>> = facts
+        .pools
+        .iter()
+        .filter(|pool| pool.pod_pool() && crate::vocab::cidr::overlaps(&pool.net, &bridge))
+        .collect();
+    if pools.is_empty() {
+        return;
+    }
+    if !facts.has_nodes() {
+        out.lacks(&c::OP_POOL_OVERLAPS_DOCKER_BRIDGE, ContextDocument::Nodes);
+        return;
+    }
+    let Some(node) = facts.nodes.iter().find(|node| {
+        node.doc
+            .value
+            .pointer("/status/nodeInfo/containerRuntimeVersion")
+            .and_then(serde_json::Value::as_str)
+            .is_some_and(|runtime| runtime.starts_with("docker://"))
+    }) else {
+        return;
+    };
+    for pool in pools {
+        out.report(
+            pool.input_idx,
+            &c::OP_POOL_OVERLAPS_DOCKER_BRIDGE,
+            pool.at("cidr", "cidr"),
+            format!(
+                "pod pool {} overlaps Docker's default bridge {bridge}, and Node `{}` (with others) runs Docker Engine, whose `docker0` route on each node captures part of the pool's traffic",
+                pool.describe(),
+                node.doc.name
+            ),
+            Some("choose a pod range outside 172.17.0.0/16, or move Docker's bridge (`bip` in /etc/docker/daemon.json) on every node".into()),
+        );
+    }
+}
+
+/// `OP0113`: a pod pool whose `nodeSelector` selects none of the Nodes.
+fn pool_selects_no_node(facts: &Facts<'_>, out: &mut Findings) {
+    let pools: Vec<(&super::Pool<'_>, crate::vocab::Selector)> = facts
+        .pools
+        .iter()
+        .filter(|pool| pool.pod_pool() && pool.node_selector.trim() != "all()")
+        .filter_map(|pool| {
+            // A selector that does not parse is reported by its own check.
+            let selector = crate::vocab::parse_selector(&pool.node_selector).ok()?;
+            Some((pool, selector))
+        })
+        .collect();
+    if pools.is_empty() {
+        return;
+    }
+    if !facts.has_nodes() {
+        out.lacks(&c::OP_POOL_SELECTS_NO_NODE, ContextDocument::Nodes);
+        return;
+    }
+    for (pool, selector) in pools {
+        if facts
+            .nodes
+            .iter()
+            .any(|node| super::selects(&selector, &node.labels))
+        {
+            continue;
+        }
+        out.report(
+            pool.input_idx,
+            &c::OP_POOL_SELECTS_NO_NODE,
+            pool.at("nodeSelector", "nodeSelector"),
+            format!(
+                "pod pool {}: `nodeSelector: {}` matches none of the {} Nodes' labels, so Calico IPAM never uses it",
+                pool.describe(),
+                pool.node_selector,
+                facts.nodes.len()
+            ),
+            Some("check the selector against `kubectl get nodes --show-labels`, or label the nodes the pool is for".into()),
         );
     }
 }

@@ -10,16 +10,23 @@ pub(super) fn check(facts: &Facts<'_>, out: &mut Findings) {
     felix_tunnel_off(facts, out);
     ipip_on_azure(facts, out);
     wireguard_ipv4_only(facts, out);
+    unencapsulated_on_eks(facts, out);
+    vxlan_clashes_with_swarm(facts, out);
+    unencapsulated_on_aks(facts, out);
+}
+
+/// The Installation's provider after defaults, else the one declared to `validate`.
+fn provider<'f>(facts: &'f Facts<'_>) -> Option<&'f str> {
+    facts
+        .installation()
+        .and_then(|(_, defaulted)| defaulted.pointer("/spec/kubernetesProvider"))
+        .and_then(serde_json::Value::as_str)
+        .or(facts.ctx.provider.as_deref())
 }
 
 /// `OP0204`: IP-in-IP on Azure, whose network drops IP protocol 4.
 fn ipip_on_azure(facts: &Facts<'_>, out: &mut Findings) {
-    let provider = facts
-        .installation()
-        .and_then(|(_, defaulted)| defaulted.pointer("/spec/kubernetesProvider"))
-        .and_then(serde_json::Value::as_str)
-        .or(facts.ctx.provider.as_deref());
-    if provider != Some("AKS") {
+    if provider(facts) != Some("AKS") {
         return;
     }
     for pool in facts
@@ -208,4 +215,120 @@ fn bgp_routed_pool_not_exported(facts: &Facts<'_>, out: &mut Findings) {
             Some("remove `disableBGPExport`, or use VXLAN for this pool (Felix programs VXLAN routes itself)".into()),
         );
     }
+}
+
+/// The IPv4 pod pools, known as the operator has them, that send pod traffic between nodes of
+/// one subnet with the pods' own addresses (no encapsulation, or `CrossSubnet`), with Calico
+/// CNI on `platform`.
+fn unencapsulated_pools<'f, 'a>(
+    facts: &'f Facts<'a>,
+    platform: &str,
+) -> Vec<(&'f super::Pool<'a>, &'static str)> {
+    let Some(install) = super::dataplane::Install::of(facts) else {
+        return Vec::new();
+    };
+    // Only with Calico CNI do pods take addresses from Calico's pools.
+    if provider(facts) != Some(platform) || install.cni() != Some("Calico") {
+        return Vec::new();
+    }
+    facts
+        .pools
+        .iter()
+        .filter(|pool| pool.pod_pool() && pool.family() == Family::V4 && install.pool_known(pool))
+        .filter_map(|pool| {
+            let how = match pool.encap {
+                Encap::None => "without encapsulation",
+                Encap::Ipip { cross_subnet: true } | Encap::Vxlan { cross_subnet: true } => {
+                    "unencapsulated within a subnet (CrossSubnet)"
+                }
+                _ => return None,
+            };
+            Some((pool, how))
+        })
+        .collect()
+}
+
+/// `OP0206`: pod traffic between nodes of one subnet without encapsulation on EKS.
+fn unencapsulated_on_eks(facts: &Facts<'_>, out: &mut Findings) {
+    let check_disabled = facts
+        .default_felix_configuration()
+        .is_some_and(|felix| felix.spec().str("awsSrcDstCheck") == Some("Disable"));
+    if check_disabled {
+        return;
+    }
+    for (pool, how) in unencapsulated_pools(facts, "EKS") {
+        out.report(
+            pool.input_idx,
+            &c::OP_UNENCAPSULATED_ON_EKS,
+            pool.at("vxlanMode", "encapsulation"),
+            format!(
+                "pod pool {} carries pod traffic {how} on EKS, and EC2's source/destination check drops packets with pod addresses between nodes",
+                pool.describe()
+            ),
+            Some("use VXLAN (`encapsulation: VXLAN`), or set `awsSrcDstCheck: Disable` in FelixConfiguration `default` with the IAM permission to change the nodes' interfaces".into()),
+        );
+    }
+}
+
+/// `OP0208`: pod traffic between nodes of one subnet without encapsulation on AKS.
+fn unencapsulated_on_aks(facts: &Facts<'_>, out: &mut Findings) {
+    // IP-in-IP on Azure is `OP0204`, whatever its cross-subnet setting.
+    for (pool, how) in unencapsulated_pools(facts, "AKS")
+        .into_iter()
+        .filter(|(pool, _)| pool.encap.tunnel() != Some(Tunnel::Ipip))
+    {
+        out.report(
+            pool.input_idx,
+            &c::OP_UNENCAPSULATED_ON_AKS,
+            pool.at("vxlanMode", "encapsulation"),
+            format!(
+                "pod pool {} carries pod traffic {how} on AKS, where Azure's network has no route to pod addresses",
+                pool.describe()
+            ),
+            Some("use `encapsulation: VXLAN` (Always)".into()),
+        );
+    }
+}
+
+/// Docker Swarm's VXLAN network identifier and port, which Mirantis Kubernetes Engine runs.
+const SWARM_VNI: i64 = 4096;
+const SWARM_VXLAN_PORT: i64 = 4789;
+
+/// `OP0207`: Calico's VXLAN with Swarm's VNI and port on Mirantis Kubernetes Engine.
+fn vxlan_clashes_with_swarm(facts: &Facts<'_>, out: &mut Findings) {
+    let Some(install) = super::dataplane::Install::of(facts) else {
+        return;
+    };
+    if install.provider() != "DockerEnterprise" {
+        return;
+    }
+    let Some(felix) = facts.default_felix_configuration() else {
+        return;
+    };
+    let spec = felix.spec();
+    if spec.int("vxlanVNI") != Some(SWARM_VNI) {
+        return;
+    }
+    // Unset, the operator writes 4789, or 8472 on the BPF dataplane.
+    let port = spec.int("vxlanPort").unwrap_or(if install.bpf() {
+        8472
+    } else {
+        SWARM_VXLAN_PORT
+    });
+    let vxlan = facts
+        .pools
+        .iter()
+        .any(|pool| pool.pod_pool() && pool.encap.tunnel() == Some(Tunnel::Vxlan));
+    if port != SWARM_VXLAN_PORT || !vxlan {
+        return;
+    }
+    out.report(
+        felix.input_idx,
+        &c::OP_VXLAN_CLASHES_WITH_SWARM,
+        spec.at("vxlanVNI"),
+        format!(
+            "FelixConfiguration `default` sets `vxlanVNI: {SWARM_VNI}` on UDP port {port}, the VNI and port of Docker Swarm's overlay on Mirantis Kubernetes Engine: the two VXLAN devices clash and `vxlan.calico` is deleted"
+        ),
+        Some("remove `vxlanVNI` (the operator then writes 10000 on this platform) or choose another VNI".into()),
+    );
 }
