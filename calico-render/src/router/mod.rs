@@ -1,5 +1,5 @@
 //! The router side as FRR text: [`frr_config`] writes a [`Router`] (planned from a
-//! ClusterNetwork by `calico_spec::router::plan`) as an `frr.conf`, and [`read`] reads the
+//! ClusterNetwork by `calico_spec::router::plan`) as an `frr.conf`, and [`read()`] reads the
 //! subset of a hand-written `frr.conf` that the cross-checks need back into a [`Router`].
 //!
 //! The text pins `frr defaults traditional` (the `datacenter` profile turns
