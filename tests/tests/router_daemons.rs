@@ -1132,13 +1132,17 @@ fn run_scenario(tag: usize, scenario: &Scenario) -> Outcome {
                 .find(|r| !r.longer)
                 .map(|r| r.prefix.to_string())
                 .expect("VIP");
-            // Watch for 8 s: the VIP never held, or node 0's session flaps.
+            // Watch for at least 8 s and 20 samples (a loaded machine samples slowly): the trap
+            // shows as a VIP the router does not keep (missing from some samples) or as node 0's
+            // session flapping. A sound setup keeps the VIP in every sample, so the assertion can
+            // fail. How often the VIP is seen varies from run to run (8/20 and 4/9 seen), so the
+            // test asserts that it was lost at least once, not a share.
             let mut vip_seen = 0;
             let mut samples = 0;
             let mut node0_down = 0;
             let node0 = node_ips[0][&Family::Ipv4].clone();
             let until = Instant::now() + Duration::from_secs(8);
-            while Instant::now() < until {
+            while Instant::now() < until || samples < 20 {
                 samples += 1;
                 if table(&lab).contains_key(&vip) {
                     vip_seen += 1;
@@ -1149,7 +1153,7 @@ fn run_scenario(tag: usize, scenario: &Scenario) -> Outcome {
                 std::thread::sleep(Duration::from_millis(250));
             }
             assert!(
-                vip_seen < samples / 2 || node0_down > 0,
+                vip_seen < samples || node0_down > 0,
                 "{}: VIP held {vip_seen}/{samples}, node 0 down {node0_down}",
                 scenario.name
             );
