@@ -403,9 +403,7 @@ pub(super) fn validate(inputs: &Inputs, levels: &LintLevels, json: bool) -> supe
     } else {
         report_text(&run, &name, &stdout_palette())
     };
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_all(text.as_bytes())?;
-    stdout.flush()?;
+    super::input::write_stdout(text)?;
     Ok(exit_code(&run))
 }
 

@@ -5,7 +5,6 @@
 //! leaves standard output and `--out` untouched; `--out` is written through a temporary file
 //! in the same folder and renamed into place.
 
-use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -124,11 +123,7 @@ pub fn run(args: Args) -> super::Outcome {
             note(&format!("wrote {}", path.display()));
         }
         None => {
-            let mut stdout = std::io::stdout().lock();
-            stdout
-                .write_all(imported.text.as_bytes())
-                .and_then(|()| stdout.flush())
-                .context("cannot write to standard output")?;
+            super::input::write_stdout(imported.text)?;
         }
     }
     Ok(ExitCode::SUCCESS)

@@ -14,6 +14,18 @@ use calico_spec::cluster_network::{self, ParseError};
 use calico_spec::diag::Diagnostic;
 use calico_spec::objects::Object;
 
+/// Write a command's output to standard output and flush it. A reader that closed the pipe
+/// (`calico-render render | head`) ends the command quietly: `main` looks for the
+/// `BrokenPipe` under this context.
+pub(super) fn write_stdout(bytes: impl AsRef<[u8]>) -> anyhow::Result<()> {
+    use anyhow::Context as _;
+    let mut stdout = io::stdout().lock();
+    stdout
+        .write_all(bytes.as_ref())
+        .and_then(|()| stdout.flush())
+        .context("cannot write to standard output")
+}
+
 /// How messages name standard input.
 pub(super) const STDIN_NAME: &str = "<stdin>";
 

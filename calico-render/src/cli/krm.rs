@@ -1,7 +1,7 @@
 //! The `krm` subcommand: a KRM function for kustomize and kpt (ResourceList on standard input,
 //! ResourceList on standard output, diagnostics as `results`).
 
-use std::io::{self, Read, Write};
+use std::io::{self, Read};
 use std::process::ExitCode;
 
 use anyhow::Context as _;
@@ -77,11 +77,7 @@ pub fn run(args: Args) -> super::Outcome {
     // Tools show standard error when a function fails; the same findings are in `results`,
     // where the hint of each lint's first warning says how to silence it.
     print_diagnostics_with(&output.diagnostics, LevelNotes::Off);
-    let stdout = io::stdout();
-    let mut out = stdout.lock();
-    out.write_all(output.text.as_bytes())
-        .and_then(|()| out.flush())
-        .context("writing the ResourceList")?;
+    super::input::write_stdout(&output.text).context("writing the ResourceList")?;
     Ok(if output.failed {
         ExitCode::from(EXIT_INVALID)
     } else {

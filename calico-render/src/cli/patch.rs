@@ -5,7 +5,6 @@
 //! or a `List`.
 //! Standard output carries only the patches; notes and errors go to standard error.
 
-use std::io::{self, Write};
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -169,11 +168,7 @@ pub fn run(args: Args) -> super::Outcome {
     if stream.changed().next().is_none() {
         note("LIVE already matches DESIRED on every managed field; nothing to patch");
     }
-    let mut stdout = io::stdout().lock();
-    stdout
-        .write_all(text.as_bytes())
-        .context("cannot write to standard output")?;
-    stdout.flush().context("cannot write to standard output")?;
+    super::input::write_stdout(text)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1,7 +1,6 @@
 //! The `picture` subcommand: an SVG (or a self-contained HTML page) of one cluster's or a
 //! fleet's address plan, with every overlap the fleet checks report marked.
 
-use std::io::Write as _;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
@@ -97,12 +96,7 @@ pub fn run(args: Args) -> super::Outcome {
         PictureFormat::Svg => calico_render::picture::svg(&layout),
         PictureFormat::Html => calico_render::picture::html(&layout),
     };
-    let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(text.as_bytes())
-        .context("cannot write to standard output")?;
-    stdout.flush().context("cannot write to standard output")?;
-    drop(stdout);
+    super::input::write_stdout(text)?;
     let missing: Vec<&str> = run
         .clusters
         .iter()

@@ -4,7 +4,6 @@
 //! DESIRED and LIVE are read as `patch` reads them. Standard output carries only the plan;
 //! notes and errors go to standard error.
 
-use std::io::{self, Write};
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -180,11 +179,7 @@ pub fn run(args: Args) -> super::Outcome {
     if plan.steps.is_empty() {
         note("LIVE already matches DESIRED; nothing to plan");
     }
-    let mut stdout = io::stdout().lock();
-    stdout
-        .write_all(text.as_bytes())
-        .context("cannot write to standard output")?;
-    stdout.flush().context("cannot write to standard output")?;
+    super::input::write_stdout(text)?;
     Ok(ExitCode::SUCCESS)
 }
 

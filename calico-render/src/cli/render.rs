@@ -4,7 +4,6 @@
 //! Nothing is written until the whole bundle has been compiled and serialized, so an invalid
 //! input leaves standard output (and `--out-dir`) untouched.
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -194,11 +193,7 @@ pub fn run(args: Args) -> super::Outcome {
         }
         OutputFormat::Images => {
             let text = images_text(release, &images.1, &objects, images.0);
-            let mut stdout = std::io::stdout().lock();
-            stdout
-                .write_all(text.as_bytes())
-                .context("cannot write to standard output")?;
-            stdout.flush().context("cannot write to standard output")?;
+            super::input::write_stdout(text)?;
             return Ok(ExitCode::SUCCESS);
         }
     };
@@ -230,11 +225,7 @@ pub fn run(args: Args) -> super::Outcome {
                     Format::Yaml => text.insert_str(0, &header),
                 }
             }
-            let mut stdout = std::io::stdout().lock();
-            stdout
-                .write_all(text.as_bytes())
-                .context("cannot write to standard output")?;
-            stdout.flush().context("cannot write to standard output")?;
+            super::input::write_stdout(text)?;
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -299,11 +290,7 @@ fn print_helm_values(
     if !text.ends_with('\n') {
         text.push('\n');
     }
-    let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(text.as_bytes())
-        .context("cannot write to standard output")?;
-    stdout.flush().context("cannot write to standard output")?;
+    super::input::write_stdout(text)?;
     Ok(ExitCode::SUCCESS)
 }
 

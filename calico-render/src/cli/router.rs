@@ -3,7 +3,6 @@
 //! against the ClusterNetwork (the same `RT` findings).
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -190,11 +189,7 @@ pub fn run(args: Args) -> super::Outcome {
             json
         }
     };
-    let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(text.as_bytes())
-        .context("cannot write to standard output")?;
-    stdout.flush().context("cannot write to standard output")?;
+    super::input::write_stdout(text)?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -256,9 +251,7 @@ pub fn validate(
     } else {
         report::render_text(&diagnostics, &[], &sources, 1, &stdout_palette())
     };
-    let mut stdout = std::io::stdout().lock();
-    stdout.write_all(rendered.as_bytes())?;
-    stdout.flush()?;
+    super::input::write_stdout(rendered)?;
     Ok(if report::has_errors(&diagnostics) {
         ExitCode::from(super::EXIT_INVALID)
     } else {

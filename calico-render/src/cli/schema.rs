@@ -1,9 +1,6 @@
 //! The `schema` subcommand: print the JSON Schema of the ClusterNetwork (or Fleet) input kind.
 
-use std::io::Write;
 use std::process::ExitCode;
-
-use anyhow::Context;
 
 // Arguments of `calico-render schema`.
 #[derive(Debug, clap::Args)]
@@ -32,12 +29,6 @@ pub fn run(args: Args) -> super::Outcome {
         SchemaKind::ClusterNetwork => calico_render::schema::cluster_network_schema(),
         SchemaKind::Fleet => calico_render::schema::fleet_schema(),
     };
-    let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(text.as_bytes())
-        .context("cannot write the schema to standard output")?;
-    stdout
-        .flush()
-        .context("cannot write the schema to standard output")?;
+    super::input::write_stdout(text)?;
     Ok(ExitCode::SUCCESS)
 }

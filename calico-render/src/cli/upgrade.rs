@@ -1,7 +1,6 @@
 //! The `upgrade` subcommand: what changes when the cluster moves from its `spec.calicoVersion`
 //! to `--to VERSION`, in the order to do it (see [`calico_render::upgrade`]).
 
-use std::io::Write;
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -120,11 +119,7 @@ pub fn run(args: Args) -> super::Outcome {
             out
         }
     };
-    let mut stdout = std::io::stdout().lock();
-    stdout
-        .write_all(out.as_bytes())
-        .context("cannot write to standard output")?;
-    stdout.flush().context("cannot write to standard output")?;
+    super::input::write_stdout(out)?;
     if plan.is_blocked() || plan.direction == Direction::Downgrade {
         return Ok(ExitCode::from(super::EXIT_INVALID));
     }

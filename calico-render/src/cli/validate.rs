@@ -2,7 +2,6 @@
 //! rule catalogue; the diagnostics are the product and go to standard output.
 
 use std::collections::BTreeMap;
-use std::io::{self, Write};
 use std::process::ExitCode;
 
 use anyhow::{Context as _, bail};
@@ -88,9 +87,7 @@ pub struct Args {
 pub fn run(args: Args) -> super::Outcome {
     if args.list_rules {
         let listing = list_rules(args.release.release, args.output);
-        let mut stdout = io::stdout().lock();
-        stdout.write_all(listing.as_bytes())?;
-        stdout.flush()?;
+        super::input::write_stdout(listing)?;
         return Ok(ExitCode::SUCCESS);
     }
     let levels = args.lints.levels()?;
@@ -166,10 +163,7 @@ pub fn run(args: Args) -> super::Outcome {
         }
         Format::Json => report::render_json(&diagnostics, &skipped, &unchecked),
     };
-    let mut stdout = io::stdout().lock();
-    stdout.write_all(rendered.as_bytes())?;
-    stdout.flush()?;
-    drop(stdout);
+    super::input::write_stdout(rendered)?;
     if checked == 0 {
         let what = if skipped.is_empty() {
             "the input holds no objects".to_owned()
