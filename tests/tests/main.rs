@@ -63,6 +63,7 @@ mod router_daemons;
 mod router_render;
 mod scan_differential;
 mod skip_tally;
+mod standalone_docs;
 mod tidy;
 mod upgrade;
 mod validate_chart_values;
