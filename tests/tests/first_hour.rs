@@ -241,3 +241,50 @@ fn readme_says_how_long_the_first_build_takes() {
         "no build time between the first and the second step: {between}"
     );
 }
+
+/// Hints fit the mistake (issue 35, first hour): a kubeconfig's `server:` URL written as the
+/// API endpoint's host is named as such, with the host and the port where they go; the
+/// Installation's `bgp: Disabled` written in a ClusterNetwork says what a ClusterNetwork takes.
+#[test]
+fn hints_fit_the_mistake() {
+    let cluster = |spec: &str| {
+        format!(
+            "apiVersion: calico-render.dev/v1alpha1\nkind: ClusterNetwork\nmetadata:\n  name: \
+             t\nspec:\n{spec}  podPools:\n    - name: p\n      cidr: 10.244.0.0/16\n      \
+             encapsulation: VXLAN\n"
+        )
+    };
+    let cases = [
+        (
+            "  apiEndpoint:\n    host: https://10.0.0.1:6443\n    port: 6443\n",
+            "CN0110",
+            "this is a URL, as a kubeconfig's `server:` writes it: write only its host `10.0.0.1` \
+             here, and its port in spec.apiEndpoint.port: 6443",
+        ),
+        (
+            "  apiEndpoint:\n    host: https://[fd00::1]:6443/\n",
+            "CN0110",
+            "write only its host `fd00::1` here, and its port in spec.apiEndpoint.port: 6443",
+        ),
+        (
+            "  apiEndpoint:\n    host: https://api.example.com\n",
+            "CN0110",
+            "write only its host `api.example.com` here (the port goes in spec.apiEndpoint.port)",
+        ),
+        (
+            "  bgp: Disabled\n",
+            "CN0002",
+            "`bgp: {enabled: true}` for the Installation's `bgp: Enabled`; for `Disabled` leave \
+             `bgp` out (BGP is off unless `enabled: true`)",
+        ),
+    ];
+    for (spec, code, hint) in cases {
+        let output = run(&["validate", "-f", "-"], &cluster(spec));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let said = format!("{stdout}{stderr}");
+        assert_eq!(output.status.code(), Some(1), "{spec}{said}");
+        assert!(said.contains(&format!("error[{code}]")), "{spec}{said}");
+        assert!(said.contains(hint), "{spec}{said}");
+    }
+}
