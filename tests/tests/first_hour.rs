@@ -288,3 +288,44 @@ fn hints_fit_the_mistake() {
         assert!(said.contains(hint), "{spec}{said}");
     }
 }
+
+/// The JSON Schema an editor checks with and the tool agree on the AS number's bounds (issue
+/// 35, first hour): the schema's `maximum` for the cluster's and a peer's `asNumber` is
+/// accepted by `validate`, and one more is refused at that field.
+#[test]
+fn the_json_schema_and_the_tool_agree_on_as_numbers() {
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(ROOT).join("examples/clusternetwork.schema.json"))
+            .expect("the committed schema"),
+    )
+    .expect("JSON");
+    for (definition, path) in [
+        ("Bgp", "spec.bgp.asNumber"),
+        ("BgpPeer", "spec.bgp.peers[0].asNumber"),
+    ] {
+        let maximum = schema["definitions"][definition]["properties"]["asNumber"]["maximum"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{definition}.asNumber has a maximum"));
+        for (value, accepted) in [(maximum, true), (maximum + 1, false)] {
+            let (cluster_as, peer_as) = if definition == "Bgp" {
+                (value, 64513)
+            } else {
+                (64512, value)
+            };
+            let text = format!(
+                "apiVersion: calico-render.dev/v1alpha1\nkind: ClusterNetwork\nmetadata:\n  \
+                 name: t\nspec:\n  bgp:\n    enabled: true\n    asNumber: {cluster_as}\n    \
+                 peers:\n      - name: tor\n        peerIP: 192.168.10.1\n        asNumber: \
+                 {peer_as}\n  podPools:\n    - name: p\n      cidr: 10.244.0.0/16\n"
+            );
+            let output = run(&["validate", "-f", "-", "-o", "json"], &text);
+            let report: Value = serde_json::from_slice(&output.stdout)
+                .unwrap_or_else(|err| panic!("{err}: {}", String::from_utf8_lossy(&output.stderr)));
+            let refused_here = report["diagnostics"].as_array().is_some_and(|all| {
+                all.iter()
+                    .any(|d| d["severity"] == "error" && d["path"] == path)
+            });
+            assert_eq!(!refused_here, accepted, "{path} = {value}: {report:#}");
+        }
+    }
+}
