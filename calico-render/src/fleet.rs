@@ -94,7 +94,7 @@ impl FleetRun {
 
 /// A cluster's name when its ClusterNetwork has no `metadata.name`: the file's name without its
 /// extension, or the folder's name for a file called `cluster` or `clusternetwork` (one folder
-/// per cluster, as in `examples/`).
+/// per cluster: `prod/cluster.yaml` is `prod`).
 pub fn name_from_file(file: &str) -> String {
     let path = std::path::Path::new(file);
     let stem = path

@@ -37,8 +37,8 @@ pub struct Release {
     /// a release whose tagged files could not be read, the version users install
     /// (`v3.33.0`), and [`Release::data`] says where the data came from.
     pub calico: &'static str,
-    /// The folder of the release's data in `crds/`, `calico-render/chart-values/` and
-    /// `generated/index/` (`v3.31.7`, or `release-v3.33-6609dea` for a release branch).
+    /// The name the release's data (its CRDs, chart values and schema index) is kept under
+    /// (`v3.31.7`, or `release-v3.33-6609dea` for a release branch).
     pub data: &'static str,
     /// Where the data comes from when it is not the tag of [`Release::calico`] (printed by
     /// `--version`, `validate --list-releases` and the CN0101 message).
@@ -49,8 +49,8 @@ pub struct Release {
     pub native_v3_crds: bool,
     /// Whether `render` writes the `default:` values of the release's CRD schemas into the
     /// objects it emits ([`fill_crd_defaults`]), so that what the API server fills in on a
-    /// write is already in the bundle (v3.33; v3.32's renderings stay as its snapshots pin them
-    /// until the default release moves, docs/releases.md).
+    /// write is already in the bundle (v3.33; v3.32's renderings stay as they were until the
+    /// default release moves to v3.33).
     pub renders_crd_defaults: bool,
     index_text: &'static str,
     index: OnceLock<Index>,
@@ -164,8 +164,8 @@ impl Release {
 
     /// The release a ClusterNetwork without `calicoVersion`, `validate` without
     /// `--calico-version` and the chart facts target: v3.32 (the release of a ClusterNetwork's
-    /// default `calicoVersion`, v3.32.1). Moving it to v3.33 is the next step (the repository's
-    /// `docs/releases.md`); it rewrites every snapshot.
+    /// default `calicoVersion`, v3.32.1). It is to move to v3.33 next, which changes what every
+    /// ClusterNetwork without `calicoVersion` renders.
     pub fn default_target() -> &'static Release {
         let [.., default, _] = &RELEASES;
         default

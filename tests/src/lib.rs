@@ -104,13 +104,27 @@ fn build_calico_render() -> Result<PathBuf, String> {
     Ok(profile_dir.join(format!("calico-render{}", env::consts::EXE_SUFFIX)))
 }
 
-/// Says on the real standard error that a test did not run and why.
+/// Says on the real standard error that a test did not run and why, and records the skip for
+/// the tally that ends `cargo test --workspace` (the `skip-tally` package).
+///
+/// `tool` names what was missing (`kube-apiserver`, `helm/kustomize/kpt`, ...); the test's name
+/// is libtest's name of the thread the test runs on. Every real-tool test that skips calls this
+/// (a tidy test holds that no other skip message is printed).
 ///
 /// libtest captures `eprintln!` of a passing test, so a skip printed that way would show as a
 /// bare `ok`. A direct write to the process's standard error is not captured: the line appears
 /// beside the test's `ok` in every run, which is the summary a reader needs.
-pub fn say_skipped(message: &str) {
+pub fn say_skipped(tool: &str, message: &str) {
     use std::io::Write as _;
+    let test = std::thread::current()
+        .name()
+        .unwrap_or("(unnamed test)")
+        .to_owned();
+    skip_tally::record(&skip_tally::Record {
+        test,
+        tool: tool.to_owned(),
+        reason: message.to_owned(),
+    });
     let mut err = std::io::stderr().lock();
     // Nothing useful can be done if standard error is gone.
     let _ = writeln!(err, "SKIPPED: {message}");

@@ -124,10 +124,13 @@ fn server(case: &str) -> Option<&'static Server> {
             static HINT: OnceLock<()> = OnceLock::new();
             let mut hint = "";
             HINT.get_or_init(|| hint = HOW_TO_ENABLE);
-            calico_render_tests::say_skipped(&format!(
-                "e2e case `{case}`: {ENV_KUBECONFIG} is not set, so there is no real API \
+            calico_render_tests::say_skipped(
+                "kube-apiserver",
+                &format!(
+                    "e2e case `{case}`: {ENV_KUBECONFIG} is not set, so there is no real API \
                  server to test against\n{hint}"
-            ));
+                ),
+            );
             None
         }
         Err(reason) => panic!("e2e set-up failed, so case `{case}` cannot run: {reason}"),

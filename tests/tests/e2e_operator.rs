@@ -709,10 +709,13 @@ fn the_real_operator_reconciles_what_we_render_without_drift() {
     let operators = match set_up() {
         Ok(Some(operators)) => operators,
         Ok(None) => {
-            calico_render_tests::say_skipped(&format!(
-                "e2e operator: {ENV_KUBECONFIG} is not set, so there is no operator to \
+            calico_render_tests::say_skipped(
+                "tigera-operator cluster",
+                &format!(
+                    "e2e operator: {ENV_KUBECONFIG} is not set, so there is no operator to \
                  test against (`eval \"$(.ci/k8s-e2e.sh up DIR)\"` starts one)"
-            ));
+                ),
+            );
             return;
         }
         Err(reason) => panic!("e2e operator: set-up failed: {reason}"),
@@ -843,10 +846,13 @@ const ENV_V140_KUBECONFIG: &str = "CALICO_RENDER_E2E_OPERATOR_V140_KUBECONFIG";
 fn the_v3_31_operator_reconciles_the_v3_31_renderings_without_drift() {
     let Some(kubeconfig) = env::var_os(ENV_V140_KUBECONFIG).filter(|value| !value.is_empty())
     else {
-        calico_render_tests::say_skipped(&format!(
-            "e2e operator v1.40: {ENV_V140_KUBECONFIG} is not set (`CALICO_RENDER_E2E_OPERATOR_V140=1 \
+        calico_render_tests::say_skipped(
+            "tigera-operator v1.40 cluster",
+            &format!(
+                "e2e operator v1.40: {ENV_V140_KUBECONFIG} is not set (`CALICO_RENDER_E2E_OPERATOR_V140=1 \
              .ci/k8s-e2e.sh install`, then `up` with the same variable, starts that cluster)"
-        ));
+            ),
+        );
         return;
     };
     let operator = Operator {
@@ -1065,9 +1071,10 @@ fn the_real_operator_refuses_what_validate_refuses() {
     let operators = match set_up() {
         Ok(Some(operators)) => operators,
         Ok(None) => {
-            calico_render_tests::say_skipped(&format!(
-                "e2e operator invalid cases: {ENV_KUBECONFIG} is not set"
-            ));
+            calico_render_tests::say_skipped(
+                "tigera-operator cluster",
+                &format!("e2e operator invalid cases: {ENV_KUBECONFIG} is not set"),
+            );
             return;
         }
         Err(reason) => panic!("e2e operator: set-up failed: {reason}"),
@@ -1080,9 +1087,12 @@ fn the_real_operator_refuses_what_validate_refuses() {
     // few listed in NOT_JUDGED_HERE, which say so.
     let mut uncovered = Vec::new();
     for (code, why) in NOT_JUDGED_HERE {
-        calico_render_tests::say_skipped(&format!(
-            "e2e operator invalid cases: {code} is not judged by the real operator here: {why}"
-        ));
+        calico_render_tests::say_skipped(
+            "operator-invalid harness",
+            &format!(
+                "e2e operator invalid cases: {code} is not judged by the real operator here: {why}"
+            ),
+        );
     }
     for rule in calico_spec::rules::catalogue::CATALOGUE {
         if rule.code.starts_with("CR50")

@@ -553,9 +553,10 @@ fn patches_we_print_are_reconciled_by_the_real_operator() {
     let operators = match set_up() {
         Ok(Some(operators)) => operators,
         Ok(None) => {
-            calico_render_tests::say_skipped(&format!(
-                "e2e operator patches: {ENV_KUBECONFIG} is not set"
-            ));
+            calico_render_tests::say_skipped(
+                "tigera-operator cluster",
+                &format!("e2e operator patches: {ENV_KUBECONFIG} is not set"),
+            );
             return;
         }
         Err(reason) => panic!("e2e operator: set-up failed: {reason}"),

@@ -422,7 +422,10 @@ fn plans_are_carried_out_by_the_real_operator() {
     let operators = match set_up() {
         Ok(Some(operators)) => operators,
         Ok(None) => {
-            eprintln!("e2e plan: skipped ({ENV_KUBECONFIG} is not set)");
+            calico_render_tests::say_skipped(
+                "tigera-operator cluster",
+                &format!("e2e plan: {ENV_KUBECONFIG} is not set"),
+            );
             return;
         }
         Err(err) => panic!("{err}"),

@@ -59,10 +59,13 @@ fn server() -> Option<Server> {
             "CALICO_RENDER_E2E=required but {ENV_KUBECONFIG} is not set: start the servers with \
              `eval \"$(.ci/k8s-e2e.sh up DIR)\"`"
         );
-        calico_render_tests::say_skipped(&format!(
-            "e2e_releases: {ENV_KUBECONFIG} is not set, so there is no API server to load each \
+        calico_render_tests::say_skipped(
+            "kube-apiserver",
+            &format!(
+                "e2e_releases: {ENV_KUBECONFIG} is not set, so there is no API server to load each \
              release's CRDs into (`eval \"$(.ci/k8s-e2e.sh up DIR)\"` starts one)"
-        ));
+            ),
+        );
         return None;
     };
     let kubectl = env::var_os("CALICO_RENDER_E2E_KUBECTL")

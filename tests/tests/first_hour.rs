@@ -241,3 +241,91 @@ fn readme_says_how_long_the_first_build_takes() {
         "no build time between the first and the second step: {between}"
     );
 }
+
+/// Hints fit the mistake (issue 35, first hour): a kubeconfig's `server:` URL written as the
+/// API endpoint's host is named as such, with the host and the port where they go; the
+/// Installation's `bgp: Disabled` written in a ClusterNetwork says what a ClusterNetwork takes.
+#[test]
+fn hints_fit_the_mistake() {
+    let cluster = |spec: &str| {
+        format!(
+            "apiVersion: calico-render.dev/v1alpha1\nkind: ClusterNetwork\nmetadata:\n  name: \
+             t\nspec:\n{spec}  podPools:\n    - name: p\n      cidr: 10.244.0.0/16\n      \
+             encapsulation: VXLAN\n"
+        )
+    };
+    let cases = [
+        (
+            "  apiEndpoint:\n    host: https://10.0.0.1:6443\n    port: 6443\n",
+            "CN0110",
+            "this is a URL, as a kubeconfig's `server:` writes it: write only its host `10.0.0.1` \
+             here, and its port in spec.apiEndpoint.port: 6443",
+        ),
+        (
+            "  apiEndpoint:\n    host: https://[fd00::1]:6443/\n",
+            "CN0110",
+            "write only its host `fd00::1` here, and its port in spec.apiEndpoint.port: 6443",
+        ),
+        (
+            "  apiEndpoint:\n    host: https://api.example.com\n",
+            "CN0110",
+            "write only its host `api.example.com` here (the port goes in spec.apiEndpoint.port)",
+        ),
+        (
+            "  bgp: Disabled\n",
+            "CN0002",
+            "`bgp: {enabled: true}` for the Installation's `bgp: Enabled`; for `Disabled` leave \
+             `bgp` out (BGP is off unless `enabled: true`)",
+        ),
+    ];
+    for (spec, code, hint) in cases {
+        let output = run(&["validate", "-f", "-"], &cluster(spec));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let said = format!("{stdout}{stderr}");
+        assert_eq!(output.status.code(), Some(1), "{spec}{said}");
+        assert!(said.contains(&format!("error[{code}]")), "{spec}{said}");
+        assert!(said.contains(hint), "{spec}{said}");
+    }
+}
+
+/// The JSON Schema an editor checks with and the tool agree on the AS number's bounds (issue
+/// 35, first hour): the schema's `maximum` for the cluster's and a peer's `asNumber` is
+/// accepted by `validate`, and one more is refused at that field.
+#[test]
+fn the_json_schema_and_the_tool_agree_on_as_numbers() {
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(ROOT).join("examples/clusternetwork.schema.json"))
+            .expect("the committed schema"),
+    )
+    .expect("JSON");
+    for (definition, path) in [
+        ("Bgp", "spec.bgp.asNumber"),
+        ("BgpPeer", "spec.bgp.peers[0].asNumber"),
+    ] {
+        let maximum = schema["definitions"][definition]["properties"]["asNumber"]["maximum"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("{definition}.asNumber has a maximum"));
+        for (value, accepted) in [(maximum, true), (maximum + 1, false)] {
+            let (cluster_as, peer_as) = if definition == "Bgp" {
+                (value, 64513)
+            } else {
+                (64512, value)
+            };
+            let text = format!(
+                "apiVersion: calico-render.dev/v1alpha1\nkind: ClusterNetwork\nmetadata:\n  \
+                 name: t\nspec:\n  bgp:\n    enabled: true\n    asNumber: {cluster_as}\n    \
+                 peers:\n      - name: tor\n        peerIP: 192.168.10.1\n        asNumber: \
+                 {peer_as}\n  podPools:\n    - name: p\n      cidr: 10.244.0.0/16\n"
+            );
+            let output = run(&["validate", "-f", "-", "-o", "json"], &text);
+            let report: Value = serde_json::from_slice(&output.stdout)
+                .unwrap_or_else(|err| panic!("{err}: {}", String::from_utf8_lossy(&output.stderr)));
+            let refused_here = report["diagnostics"].as_array().is_some_and(|all| {
+                all.iter()
+                    .any(|d| d["severity"] == "error" && d["path"] == path)
+            });
+            assert_eq!(!refused_here, accepted, "{path} = {value}: {report:#}");
+        }
+    }
+}

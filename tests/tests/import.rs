@@ -1095,6 +1095,7 @@ fn what_the_real_operator_wrote_back_round_trips() {
         Ok(Some(operators)) => operators,
         Ok(None) => {
             calico_render_tests::say_skipped(
+                "tigera-operator cluster",
                 "e2e import with the operator: no operator cluster (`eval \"$(.ci/k8s-e2e.sh up \
                  DIR)\"` starts one)",
             );

@@ -62,6 +62,8 @@ mod render_parse;
 mod router_daemons;
 mod router_render;
 mod scan_differential;
+mod skip_tally;
+mod standalone_docs;
 mod tidy;
 mod upgrade;
 mod validate_chart_values;

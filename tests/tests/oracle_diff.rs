@@ -963,10 +963,13 @@ fn our_verdicts_match_upstream() {
             "{ENV_ORACLE} is not set and {ENV_MODE}=required: build the oracle with \
              `bash conformance/oracle/build.sh` and set {ENV_ORACLE} to the path it prints"
         );
-        calico_render_tests::say_skipped(&format!(
-            "oracle_diff: {ENV_ORACLE} is not set (build the oracle with \
+        calico_render_tests::say_skipped(
+            "oracle (conformance/oracle)",
+            &format!(
+                "oracle_diff: {ENV_ORACLE} is not set (build the oracle with \
              `bash conformance/oracle/build.sh` and set {ENV_ORACLE} to the path it prints)"
-        ));
+            ),
+        );
         return;
     };
     let binary = binary.to_string_lossy().into_owned();

@@ -108,7 +108,10 @@ fn a_real_renderer_draws_the_overlaps_where_the_layout_puts_them() {
             !required,
             "{ENV_MODE}=required but rsvg-convert (Debian's librsvg2-bin) is missing"
         );
-        say_skipped("picture: rsvg-convert (librsvg2-bin) is not installed");
+        say_skipped(
+            "rsvg-convert",
+            "picture: rsvg-convert (librsvg2-bin) is not installed",
+        );
         return;
     }
     let svg = picture(&["-f", BROKEN]);

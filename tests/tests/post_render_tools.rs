@@ -47,9 +47,10 @@ fn tools() -> Option<&'static Tools> {
     match TOOLS.get_or_init(find_tools) {
         Ok(Some(tools)) => Some(tools),
         Ok(None) => {
-            calico_render_tests::say_skipped(&format!(
-                "the Helm/kustomize/kpt tools are not installed; {HOW_TO_ENABLE}"
-            ));
+            calico_render_tests::say_skipped(
+                "helm/kustomize/kpt",
+                &format!("the Helm/kustomize/kpt tools are not installed; {HOW_TO_ENABLE}"),
+            );
             None
         }
         Err(message) => panic!("{message}"),

@@ -270,7 +270,10 @@ fn skip(reason: &str) -> Option<serde_json::Value> {
     if std::env::var("CALICO_RENDER_E2E").as_deref() == Ok("required") {
         panic!("{reason}, and CALICO_RENDER_E2E=required");
     }
-    calico_render_tests::say_skipped(&format!("YAML 1.1 reader check: {reason}"));
+    calico_render_tests::say_skipped(
+        "python3 with PyYAML",
+        &format!("YAML 1.1 reader check: {reason}"),
+    );
     None
 }
 

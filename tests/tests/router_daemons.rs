@@ -1218,7 +1218,10 @@ fn rendered_router_against_real_daemons() {
         if std::env::var("CALICO_RENDER_E2E").as_deref() == Ok("required") {
             panic!("router daemons: {reason}");
         }
-        say_skipped(&format!("router_daemons: {reason}"));
+        say_skipped(
+            "FRR and BIRD (as root)",
+            &format!("router_daemons: {reason}"),
+        );
         return;
     }
     let started = Instant::now();

@@ -465,16 +465,36 @@ fn check_host(out: &mut Checker, host: &str) {
     if vocab::parse_host(host).is_ok() {
         return;
     }
-    let hint = if host.starts_with('[') || host.contains(':') {
-        "write an IPv6 address without brackets and without a port (the port goes in spec.apiEndpoint.port)"
+    let hint = if let Some((_, rest)) = host.split_once("://") {
+        // A kubeconfig's `server:` URL, such as https://10.0.0.1:6443.
+        let authority = rest.split('/').next().unwrap_or(rest);
+        let (name, port) = match authority.rsplit_once(':') {
+            Some((name, port)) if !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()) => {
+                (name, Some(port))
+            }
+            _ => (authority, None),
+        };
+        let name = name.trim_start_matches('[').trim_end_matches(']');
+        match port {
+            Some(port) => format!(
+                "this is a URL, as a kubeconfig's `server:` writes it: write only its host \
+                 `{name}` here, and its port in spec.apiEndpoint.port: {port}"
+            ),
+            None => format!(
+                "this is a URL, as a kubeconfig's `server:` writes it: write only its host \
+                 `{name}` here (the port goes in spec.apiEndpoint.port)"
+            ),
+        }
+    } else if host.starts_with('[') || host.contains(':') {
+        "write an IPv6 address without brackets and without a port (the port goes in spec.apiEndpoint.port)".to_owned()
     } else {
-        "write a DNS name such as control.k8s.example.com or an IP address"
+        "write a DNS name such as control.k8s.example.com or an IP address".to_owned()
     };
     out.report(
         &c::CN_API_HOST,
         "spec.apiEndpoint.host",
         format!("api endpoint host `{host}` is not a DNS name or IP address"),
-        hint,
+        &hint,
     );
 }
 

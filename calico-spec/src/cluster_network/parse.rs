@@ -293,6 +293,11 @@ fn value_hint(path: &str) -> Option<String> {
         "port" => "write a port number between 1 and 65535",
         "blockSize" => "write a prefix length: 20-32 for IPv4 pools, 116-128 for IPv6 pools",
         "mtu" => "write an MTU between 576 and 65535, or leave it out to let Calico detect it",
+        // The Installation's `bgp: Enabled | Disabled` written in a ClusterNetwork.
+        "bgp" => {
+            "in a ClusterNetwork `bgp` is a mapping: `bgp: {enabled: true}` for the Installation's \
+             `bgp: Enabled`; for `Disabled` leave `bgp` out (BGP is off unless `enabled: true`)"
+        }
         _ if path.contains("[") || !path.is_empty() => {
             "`calico-render schema` lists every field with its type and valid values"
         }

@@ -368,6 +368,7 @@ pub struct Bgp {
     /// a private 2-byte AS is 64512-65534.
     /// Default: Calico's 64512, left unrendered.
     #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[schemars(range(max = 2_147_483_647))]
     pub as_number: Option<u32>,
     /// Whether every node peers with every other node. Default: true (Calico's default),
     /// left unrendered unless other BGP settings are given.
@@ -453,6 +454,7 @@ pub struct BgpPeer {
     #[serde(rename = "peerIP")]
     pub peer_ip: IpAddr,
     /// The router's AS number, at most 2147483647 (the API server's CRD schema is int32).
+    #[schemars(range(max = 2_147_483_647))]
     pub as_number: u32,
     /// Which nodes peer with this router (Calico selector). Default: every node.
     #[serde(default, skip_serializing_if = "Option::is_none")]

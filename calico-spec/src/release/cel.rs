@@ -3,8 +3,7 @@
 //! Each release's rules come from its schema index (`generated/index/<release>.jsonl`), so a new
 //! release's rules need no code here: [`Release::crd_rules`] reads the rules of the index and
 //! compiles a kind's rules once, the first time a document of that kind is checked, with the
-//! `cel` interpreter and the Kubernetes CEL libraries (`kube-cel`, see the workspace
-//! Cargo.toml). A rule is evaluated at its schema node on every
+//! `cel` interpreter and the Kubernetes CEL libraries (the `kube-cel` crate). A rule is evaluated at its schema node on every
 //! value of the object at that node (`spec`, `spec.routeTableRanges[3]`, a map value), with
 //! `self` bound to that value after the CRD's defaults are filled in and nulls dropped, as the
 //! API server does before it evaluates. A rule that fails reports the CRD's `message` (or its

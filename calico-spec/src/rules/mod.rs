@@ -16,8 +16,9 @@
 //!
 //! To add a rule: add an entry to [`catalogue`] (next free code in its hundred, an explanation
 //! that says what upstream does and how to fix it), call `sink.report(&catalogue::NAME, ...)`
-//! from the kind's module, and add accepted and rejected rows to the kind's test table (in the
-//! repository, `tests/tests/validate_rules.rs`).
+//! from the kind's module, and add accepted and rejected rows to the kind's test table (the
+//! repository's
+//! [`tests/tests/validate_rules.rs`](https://github.com/calico-render/calico-render/blob/main/tests/tests/validate_rules.rs)).
 
 mod bgpconfig;
 mod bgppeer;
