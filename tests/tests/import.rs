@@ -15,7 +15,9 @@ use calico_render::import::{self, Imported, Options};
 use calico_render::patch;
 use calico_render_tests::{run_calico_render, workspace_root};
 use calico_spec::cluster_network;
-use calico_spec::defaults::{DefaultsContext, apply_operator_defaults};
+use calico_spec::defaults::{
+    DefaultsContext, apply_operator_defaults, apply_operator_defaults_for,
+};
 use calico_spec::generated::operator_tigera_io::v1;
 use serde_json::{Value, json};
 
@@ -47,6 +49,15 @@ fn server_metadata(object: &mut Value, serial: usize) {
 
 /// The cluster's live objects once `rendered` is installed and reconciled, as one List.
 fn as_live(rendered: &[Value]) -> Vec<Value> {
+    as_live_for(rendered, None)
+}
+
+/// [`as_live`] for a cluster of `release` (its operator's write-back defaults); `None` is the
+/// operator defaults without a release's own.
+pub(crate) fn as_live_for(
+    rendered: &[Value],
+    release: Option<&calico_spec::release::Release>,
+) -> Vec<Value> {
     let operator_felix = operator_felix_configuration(linux_dataplane(rendered));
     let mut items = Vec::new();
     let mut has_felix = false;
@@ -64,7 +75,11 @@ fn as_live(rendered: &[Value]) -> Vec<Value> {
                     .spec
                     .as_ref()
                     .and_then(|spec| spec.kubernetes_provider.clone());
-                let defaulted = apply_operator_defaults(&typed, &DefaultsContext { provider });
+                let ctx = DefaultsContext { provider };
+                let defaulted = match release {
+                    Some(release) => apply_operator_defaults_for(release, &typed, &ctx),
+                    None => apply_operator_defaults(&typed, &ctx),
+                };
                 let mut value = serde_json::to_value(defaulted).expect("serializes");
                 value["metadata"]["finalizers"] = json!(["tigera.io/operator-cleanup"]);
                 value["status"] = json!({"variant": "Calico", "mtu": 1450,

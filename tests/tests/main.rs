@@ -64,6 +64,7 @@ mod router_render;
 mod scan_differential;
 mod tidy;
 mod upgrade;
+mod v333_examples;
 mod validate_chart_values;
 mod validate_cli;
 mod validate_rules;
