@@ -166,7 +166,20 @@ fn extra(live: &Live, why: &str, cluster_network: &mut ClusterNetwork, report: &
         .cloned()
         .unwrap_or_default();
     metadata.remove("namespace");
-    let spec = live.value.get("spec").and_then(Value::as_object).cloned();
+    let mut spec = live.value.get("spec").and_then(Value::as_object).cloned();
+    // The release's CRD defaults, which `render` writes into extra objects too.
+    if let Some(spec) = spec.as_mut() {
+        let defaults = crd_defaults(cluster_network, &live.kind);
+        let dropped: Vec<String> = spec
+            .iter()
+            .filter(|(key, value)| defaults.get(*key) == Some(*value))
+            .map(|(key, _)| format!("spec.{key}"))
+            .collect();
+        spec.retain(|key, value| defaults.get(key) != Some(value));
+        if !dropped.is_empty() {
+            report_crd_defaults(cluster_network, live, &dropped, report);
+        }
+    }
     cluster_network.spec.extra_objects.push(ExtraObject {
         api_version: "projectcalico.org/v3".to_owned(),
         kind: live.kind.clone(),
