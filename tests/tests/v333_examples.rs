@@ -12,7 +12,8 @@
 //!   Installation patch, guarded: a `test` of the pool's `name` at its live index, then the
 //!   change of `natOutgoing` at that index.
 //! - import: the bundle as a cluster holds it (server metadata, status, the v1.44 operator's
-//!   write-backs, its own Felix fields and pool copies) imports back, with `--calico-version
+//!   write-backs, its own Felix fields and pool copies), with the APIService of a native
+//!   cluster (`apiMode: NativeV3` is written), imports back, with `--calico-version
 //!   v3.33`, to a ClusterNetwork whose `render` is the example's v3.33 bundle byte for byte, and
 //!   `patch` of it against the same live objects finds nothing; v3.33's CRD defaults (which
 //!   the API server and `render` write) are not kept as overrides. What import writes and
@@ -259,7 +260,16 @@ fn every_v3_33_cluster_imports_back_to_its_bundle() {
             .iter()
             .map(|object| object.to_value())
             .collect();
-        let live = as_live_for(&objects, Some(release));
+        let mut live = as_live_for(&objects, Some(release));
+        // A new v3.33 install runs natively: the kube-apiserver serves projectcalico.org/v3
+        // from the CRDs and registers the group's APIService itself, without a service.
+        live[0]["items"].as_array_mut().expect("items").push(
+            json!({"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+                "metadata": {"name": "v3.projectcalico.org",
+                    "labels": {"kube-aggregator.kubernetes.io/automanaged": "true"}},
+                "spec": {"group": "projectcalico.org", "version": "v3",
+                    "groupPriorityMinimum": 1000, "versionPriority": 100}}),
+        );
         let live = serde_json::to_string_pretty(&live[0]).expect("JSON");
         std::fs::write(dir.path().join("live.json"), live).expect("write");
         let imported = run(
@@ -279,7 +289,9 @@ fn every_v3_33_cluster_imports_back_to_its_bundle() {
             continue;
         }
         let written = std::fs::read_to_string(dir.path().join("imported.yaml")).expect("written");
-        if !written.contains(&format!("\n  calicoVersion: {V3_33}\n")) {
+        if !written.contains(&format!("\n  calicoVersion: {V3_33}\n"))
+            || !written.contains("\n  apiMode: NativeV3\n")
+        {
             failures.push(format!("{name}: not at {V3_33}:\n{written}"));
         }
         // The examples state none of v3.33's CRD defaults: the API server writes them, and so
