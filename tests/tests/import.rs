@@ -13,9 +13,11 @@ use std::path::Path;
 
 use calico_render::import::{self, Imported, Options};
 use calico_render::patch;
-use calico_render_tests::{run_calico_render, workspace_root};
+use calico_render_tests::{example_for, run_calico_render, workspace_root};
 use calico_spec::cluster_network;
-use calico_spec::defaults::{DefaultsContext, apply_operator_defaults};
+use calico_spec::defaults::{
+    DefaultsContext, apply_operator_defaults, apply_operator_defaults_for,
+};
 use calico_spec::generated::operator_tigera_io::v1;
 use serde_json::{Value, json};
 
@@ -47,6 +49,15 @@ fn server_metadata(object: &mut Value, serial: usize) {
 
 /// The cluster's live objects once `rendered` is installed and reconciled, as one List.
 fn as_live(rendered: &[Value]) -> Vec<Value> {
+    as_live_for(rendered, None)
+}
+
+/// [`as_live`] for a cluster of `release` (its operator's write-back defaults); `None` is the
+/// operator defaults without a release's own.
+pub(crate) fn as_live_for(
+    rendered: &[Value],
+    release: Option<&calico_spec::release::Release>,
+) -> Vec<Value> {
     let operator_felix = operator_felix_configuration(linux_dataplane(rendered));
     let mut items = Vec::new();
     let mut has_felix = false;
@@ -64,7 +75,11 @@ fn as_live(rendered: &[Value]) -> Vec<Value> {
                     .spec
                     .as_ref()
                     .and_then(|spec| spec.kubernetes_provider.clone());
-                let defaulted = apply_operator_defaults(&typed, &DefaultsContext { provider });
+                let ctx = DefaultsContext { provider };
+                let defaulted = match release {
+                    Some(release) => apply_operator_defaults_for(release, &typed, &ctx),
+                    None => apply_operator_defaults(&typed, &ctx),
+                };
                 let mut value = serde_json::to_value(defaulted).expect("serializes");
                 value["metadata"]["finalizers"] = json!(["tigera.io/operator-cleanup"]);
                 value["status"] = json!({"variant": "Calico", "mtu": 1450,
@@ -350,7 +365,15 @@ fn objects_outside_the_vocabulary_round_trip() {
         }
     }
     let from_backing = import::import_values(&backing, &Options::default()).unwrap();
-    assert_eq!(from_backing.text, imported.text);
+    // The crd.projectcalico.org group is served, which the operator takes as a cluster on the
+    // v1 CRDs (release-v1.44 pkg/apis/version.go): the mode is said, the rest is the same.
+    assert_eq!(
+        from_backing.text,
+        imported
+            .text
+            .replace("  overrides:\n", "  apiMode: Aggregated\n  overrides:\n")
+    );
+    assert!(codes(&from_backing).contains(&"CN0413"));
 }
 
 fn refused(live: Value) -> Vec<(String, String)> {
@@ -1180,4 +1203,414 @@ fn what_the_real_operator_wrote_back_round_trips() {
     }
     eprintln!("e2e import: {checked} examples reconciled by the operator, imported, no patch");
     assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The API mode (issue 34): decided from the documents given, as tigera-operator release-v1.44
+// decides it when it starts (pkg/apis/version.go `useV3CRDs` at b0c1cc5): its Deployment's
+// CALICO_API_GROUP, then a DatastoreMigration Converged or Complete (native), then the
+// crd.projectcalico.org group served (Aggregated), then projectcalico.org alone (native); the
+// operator runs the calico-apiserver Deployment and its APIService only on the v1 CRDs
+// (apiserver_controller.go `RequiresAggregationServer: !UseV3CRDs`), calico-webhooks only
+// natively.
+
+/// A CRD of the repository's release-v3.33 files (the branch's own), as one document.
+fn crd(file: &str) -> Value {
+    let path = workspace_root()
+        .join("crds/release-v3.33-6609dea")
+        .join(file);
+    let text = std::fs::read_to_string(&path).expect("a CRD file");
+    calico_spec::source::parse_stream(&text, &calico_spec::source::Limits::MANIFESTS)
+        .expect("YAML")
+        .into_iter()
+        .find(|document| !document.is_empty())
+        .expect("a document")
+        .value
+}
+
+/// `kubectl get crd -o yaml`: a List with these CRDs and one that is not Calico's.
+fn crd_list(files: &[&str]) -> Value {
+    let mut items: Vec<Value> = files.iter().map(|file| crd(file)).collect();
+    items.push(
+        json!({"apiVersion": "apiextensions.k8s.io/v1", "kind": "CustomResourceDefinition",
+        "metadata": {"name": "certificates.cert-manager.io"},
+        "spec": {"group": "cert-manager.io", "names": {"kind": "Certificate"}}}),
+    );
+    json!({"apiVersion": "v1", "kind": "List", "items": items})
+}
+
+/// The APIService `v3.projectcalico.org` as the Calico API server registers it (a service), or
+/// as the kube-apiserver registers a group of CRDs (no service, automanaged).
+fn api_service(aggregated: bool) -> Value {
+    let mut value = json!({"apiVersion": "apiregistration.k8s.io/v1", "kind": "APIService",
+        "metadata": {"name": "v3.projectcalico.org"},
+        "spec": {"group": "projectcalico.org", "version": "v3", "groupPriorityMinimum": 1000,
+                 "versionPriority": 100}});
+    if aggregated {
+        value["spec"]["service"] =
+            json!({"name": "calico-api", "namespace": "calico-system", "port": 443});
+    } else {
+        value["metadata"]["labels"] = json!({"kube-aggregator.kubernetes.io/automanaged": "true"});
+    }
+    value
+}
+
+fn deployment(namespace: &str, name: &str, env: &[(&str, &str)]) -> Value {
+    let env: Vec<Value> = env
+        .iter()
+        .map(|(name, value)| json!({"name": name, "value": value}))
+        .collect();
+    json!({"apiVersion": "apps/v1", "kind": "Deployment",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {"template": {"spec": {"containers": [{"name": name, "image": "x", "env": env}]}}}})
+}
+
+fn datastore_migration(phase: &str) -> Value {
+    json!({"apiVersion": "migration.projectcalico.org/v1", "kind": "DatastoreMigration",
+        "metadata": {"name": "v1-to-v3"}, "spec": {}, "status": {"phase": phase}})
+}
+
+#[test]
+fn the_api_mode_is_decided_as_the_operator_decides_it() {
+    use calico_spec::cluster_network::ApiMode::{Aggregated, NativeV3};
+    let release = calico_spec::release::Release::for_version("v3.33.0").expect("supported");
+    let text = example_for("dual-stack", "v3.33.0");
+    let rendered = render("dual-stack.yaml", &text);
+    let live = as_live_for(&rendered, Some(release));
+    // A v1 cluster without the API server: the live objects read through the v1 group.
+    let without_api_server: Vec<Value> = live[0]["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .filter(|item| item["kind"] != "APIServer")
+        .cloned()
+        .collect();
+    let v1_pool = json!({"apiVersion": "crd.projectcalico.org/v1", "kind": "IPPool",
+        "metadata": {"name": "default-ipv4-ippool"},
+        "spec": {"cidr": "172.20.0.0/16", "blockSize": 26, "nodeSelector": "all()",
+                 "allowedUses": ["Workload", "Tunnel"]}});
+    let v1_crds = || {
+        crd_list(&[
+            "crd.projectcalico.org_ippools.yaml",
+            "crd.projectcalico.org_felixconfigurations.yaml",
+        ])
+    };
+    let v3_crds = || {
+        crd_list(&[
+            "projectcalico.org_ippools.yaml",
+            "projectcalico.org_felixconfigurations.yaml",
+        ])
+    };
+    let operator = |group: &str| {
+        deployment(
+            "tigera-operator",
+            "tigera-operator",
+            &[("CALICO_API_GROUP", group)],
+        )
+    };
+    struct Row {
+        what: &'static str,
+        witnesses: Vec<Value>,
+        chosen: Option<calico_spec::cluster_network::ApiMode>,
+        mode: Option<calico_spec::cluster_network::ApiMode>,
+        code: &'static str,
+    }
+    let rows = vec![
+        Row {
+            what: "kubectl get crd: the v1 CRDs",
+            witnesses: vec![v1_crds()],
+            chosen: None,
+            mode: Some(Aggregated),
+            code: "CN0413",
+        },
+        Row {
+            what: "kubectl get crd: the native CRDs only",
+            witnesses: vec![v3_crds()],
+            chosen: None,
+            mode: Some(NativeV3),
+            code: "CN0413",
+        },
+        // Both groups: the v1 one means an existing cluster kept on them.
+        Row {
+            what: "both CRD groups",
+            witnesses: vec![v3_crds(), v1_crds()],
+            chosen: None,
+            mode: Some(Aggregated),
+            code: "CN0413",
+        },
+        Row {
+            what: "the API server's APIService",
+            witnesses: vec![api_service(true)],
+            chosen: None,
+            mode: Some(Aggregated),
+            code: "CN0413",
+        },
+        Row {
+            what: "the local APIService of the CRDs",
+            witnesses: vec![api_service(false)],
+            chosen: None,
+            mode: Some(NativeV3),
+            code: "CN0413",
+        },
+        Row {
+            what: "the calico-apiserver Deployment",
+            witnesses: vec![deployment("calico-system", "calico-apiserver", &[])],
+            chosen: None,
+            mode: Some(Aggregated),
+            code: "CN0413",
+        },
+        Row {
+            what: "the calico-webhooks Deployment",
+            witnesses: vec![deployment("calico-system", "calico-webhooks", &[])],
+            chosen: None,
+            mode: Some(NativeV3),
+            code: "CN0413",
+        },
+        // The operator's variable comes before the CRD groups; so does a finished migration.
+        Row {
+            what: "CALICO_API_GROUP over the v1 CRDs",
+            witnesses: vec![v1_crds(), operator("projectcalico.org/v3")],
+            chosen: None,
+            mode: Some(NativeV3),
+            code: "CN0413",
+        },
+        Row {
+            what: "CALICO_API_GROUP v1 over the native CRDs",
+            witnesses: vec![v3_crds(), operator("crd.projectcalico.org/v1")],
+            chosen: None,
+            mode: Some(Aggregated),
+            code: "CN0413",
+        },
+        Row {
+            what: "a converged migration over the v1 CRDs",
+            witnesses: vec![v1_crds(), datastore_migration("Converged")],
+            chosen: None,
+            mode: Some(NativeV3),
+            code: "CN0413",
+        },
+        // A migration under way does not decide: the v1 CRDs still do.
+        Row {
+            what: "a migration under way",
+            witnesses: vec![v1_crds(), datastore_migration("Migrating")],
+            chosen: None,
+            mode: Some(Aggregated),
+            code: "CN0413",
+        },
+        // An operator Deployment without the variable decides nothing.
+        Row {
+            what: "nothing that decides",
+            witnesses: vec![
+                deployment("tigera-operator", "tigera-operator", &[]),
+                datastore_migration("Migrating"),
+            ],
+            chosen: None,
+            mode: None,
+            code: "CN0414",
+        },
+        Row {
+            what: "nothing at all",
+            witnesses: vec![],
+            chosen: None,
+            mode: None,
+            code: "CN0414",
+        },
+        // The flag wins, and the witness it overrides is named.
+        Row {
+            what: "--api-mode over the witnesses",
+            witnesses: vec![api_service(false)],
+            chosen: Some(Aggregated),
+            mode: Some(Aggregated),
+            code: "CN0413",
+        },
+        Row {
+            what: "--api-mode alone",
+            witnesses: vec![],
+            chosen: Some(NativeV3),
+            mode: Some(NativeV3),
+            code: "CN0413",
+        },
+    ];
+    let mut failures = Vec::new();
+    for row in rows {
+        let mut objects = live.clone();
+        objects.extend(row.witnesses);
+        let options = Options {
+            release,
+            name: None,
+            api_mode: row.chosen,
+        };
+        match import::import_values(&objects, &options) {
+            Ok(imported) => {
+                let codes = codes(&imported);
+                if imported.cluster_network.spec.api_mode != row.mode || !codes.contains(&row.code)
+                {
+                    failures.push(format!(
+                        "{}: {:?} {codes:?}",
+                        row.what, imported.cluster_network.spec.api_mode
+                    ));
+                }
+                // The other code of the pair is not said.
+                let other = if row.code == "CN0413" {
+                    "CN0414"
+                } else {
+                    "CN0413"
+                };
+                if codes.contains(&other) {
+                    failures.push(format!("{}: also {other}", row.what));
+                }
+                let stated = match row.mode {
+                    Some(mode) => format!("\n  apiMode: {}\n", mode.as_str()),
+                    None => "apiMode".to_owned(),
+                };
+                if imported.text.contains(&stated) != row.mode.is_some() {
+                    failures.push(format!("{}: the text\n{}", row.what, imported.text));
+                }
+            }
+            Err(err) => failures.push(format!("{}: refused: {err}", row.what)),
+        }
+    }
+    // A witness set aside is named in the message.
+    let mut objects = live.clone();
+    objects.extend([v3_crds(), v1_crds()]);
+    let imported = import::import_values(
+        &objects,
+        &Options {
+            release,
+            name: None,
+            api_mode: None,
+        },
+    )
+    .expect("imports");
+    let said = imported
+        .report
+        .iter()
+        .find(|diag| diag.code == "CN0413")
+        .expect("said");
+    assert!(
+        said.message
+            .contains("set aside: CustomResourceDefinition `ippools.projectcalico.org`"),
+        "{}",
+        said.message
+    );
+    // The v1 CRDs without the API server: nothing serves projectcalico.org/v3 and no
+    // ClusterNetwork says so; the mode is left unset and that is said.
+    let mut objects =
+        vec![json!({"apiVersion": "v1", "kind": "List", "items": without_api_server})];
+    objects.extend([v1_crds(), v1_pool]);
+    match import::import_values(
+        &objects,
+        &Options {
+            release,
+            name: None,
+            api_mode: None,
+        },
+    ) {
+        Ok(imported) => {
+            let said = imported.report.iter().find(|diag| diag.code == "CN0413");
+            if imported.cluster_network.spec.api_mode.is_some()
+                || !said.is_some_and(|diag| diag.message.contains("without APIServer `default`"))
+            {
+                failures.push(format!("v1 without the API server: {:?}", imported.report));
+            }
+        }
+        Err(err) => failures.push(format!("v1 without the API server: refused: {err}")),
+    }
+    // v3.32's operator starts new installs on the v1 CRDs: an unset mode means what an
+    // existing v3.32 cluster with the API server runs, so nothing is said for want of a witness.
+    let v3_32 = calico_spec::release::Release::for_version("v3.32.1").expect("supported");
+    let rendered = render("dual-stack.yaml", &example_for("dual-stack", "v3.32.1"));
+    let imported = import::import_values(
+        &as_live_for(&rendered, Some(v3_32)),
+        &Options {
+            release: v3_32,
+            name: None,
+            api_mode: None,
+        },
+    )
+    .expect("imports");
+    if codes(&imported)
+        .iter()
+        .any(|code| code.starts_with("CN041"))
+    {
+        failures.push(format!("v3.32: {:?}", codes(&imported)));
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+/// The command line: `--api-mode` writes the mode; a witness document in the input is read, not
+/// refused; an unknown mode is a usage error.
+#[test]
+fn import_takes_the_api_mode_from_the_input_or_the_flag() {
+    let dir = scratch();
+    let release = calico_spec::release::Release::for_version("v3.33.0").expect("supported");
+    let rendered = render("dual-stack.yaml", &example_for("dual-stack", "v3.33.0"));
+    let live = serde_json::to_string_pretty(&as_live_for(&rendered, Some(release))[0]).unwrap();
+    std::fs::write(dir.path().join("live.json"), &live).unwrap();
+    std::fs::write(
+        dir.path().join("apiservice.json"),
+        api_service(true).to_string(),
+    )
+    .unwrap();
+    let from_input = run_calico_render(
+        &[
+            "import",
+            "-f",
+            "live.json",
+            "-f",
+            "apiservice.json",
+            "--calico-version",
+            "v3.33.0",
+        ],
+        dir.path(),
+        b"",
+    );
+    let stdout = String::from_utf8_lossy(&from_input.stdout);
+    let stderr = String::from_utf8_lossy(&from_input.stderr);
+    assert_eq!(from_input.status.code(), Some(0), "{stderr}");
+    assert!(stdout.contains("\n  apiMode: Aggregated\n"), "{stdout}");
+    assert!(
+        stderr.contains("apiservice.json:1:1: warning[CN0413]"),
+        "{stderr}"
+    );
+    let flag = run_calico_render(
+        &[
+            "import",
+            "-f",
+            "live.json",
+            "--calico-version",
+            "v3.33.0",
+            "--api-mode",
+            "Aggregated",
+        ],
+        dir.path(),
+        b"",
+    );
+    assert_eq!(flag.status.code(), Some(0));
+    assert!(String::from_utf8_lossy(&flag.stdout).contains("\n  apiMode: Aggregated\n"));
+    let undecided = run_calico_render(
+        &[
+            "import",
+            "-f",
+            "live.json",
+            "--calico-version",
+            "v3.33.0",
+            "--deny",
+            "CN0414",
+        ],
+        dir.path(),
+        b"",
+    );
+    assert_eq!(undecided.status.code(), Some(1));
+    assert!(undecided.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&undecided.stderr);
+    assert!(
+        stderr.contains("kubectl get apiservice v3.projectcalico.org -o yaml"),
+        "{stderr}"
+    );
+    let wrong = run_calico_render(
+        &["import", "-f", "live.json", "--api-mode", "native"],
+        dir.path(),
+        b"",
+    );
+    assert_eq!(wrong.status.code(), Some(2));
 }

@@ -66,6 +66,7 @@ mod skip_tally;
 mod standalone_docs;
 mod tidy;
 mod upgrade;
+mod v333_examples;
 mod validate_chart_values;
 mod validate_cli;
 mod validate_rules;

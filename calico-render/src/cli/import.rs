@@ -12,6 +12,7 @@ use anyhow::Context;
 use calico_render::import::{self, ImportError, Options, SourceText};
 use calico_render::report;
 
+use calico_spec::cluster_network::ApiMode;
 use calico_spec::release::Release;
 
 use super::input::{LintArgs, display_name, note, print_diagnostics, read_input};
@@ -24,7 +25,10 @@ Read the live objects, then import them:
   kubectl get $R,felixconfigurations -o yaml > live.yaml
   kubectl -n tigera-operator get cm kubernetes-services-endpoint -o yaml > endpoint.yaml
   calico-render import -f live.yaml -f endpoint.yaml --out cluster.yaml
-(leave out the endpoint ConfigMap when the cluster has none).
+(leave out the endpoint ConfigMap when the cluster has none). For Calico v3.33 add
+  kubectl get apiservice v3.projectcalico.org -o yaml > apiservice.yaml
+(or `kubectl get crd -o yaml`): it says which API mode the cluster runs (spec.apiMode), as the
+operator decides it; or say it with --api-mode.
 
 A cluster installed from a manifest (calico.yaml) is imported from that manifest, or from
   kubectl -n kube-system get ds/calico-node,cm/calico-config,deploy -o yaml
@@ -59,7 +63,7 @@ pub struct Args {
     /// `metadata.name` of the ClusterNetwork (used in messages only).
     #[arg(long, value_name = "NAME")]
     name: Option<String>,
-    /// The Calico release the cluster runs (v3.30, v3.31 or v3.32): the write-back defaults of
+    /// The Calico release the cluster runs (v3.30, v3.31, v3.32 or v3.33): the write-back defaults of
     /// its operator are the ones dropped, and it becomes `spec.calicoVersion`
     #[arg(
         long = "calico-version",
@@ -68,8 +72,27 @@ pub struct Args {
         value_parser = parse_release,
     )]
     release: &'static Release,
+    /// The API mode the cluster runs (`NativeV3` or `Aggregated`, as `spec.apiMode` spells
+    /// them), when the input does not say it: without it, `import` takes it from the
+    /// CustomResourceDefinitions, the APIService `v3.projectcalico.org`, the operator's
+    /// Deployments or objects read through crd.projectcalico.org/v1 in the input, as the
+    /// operator decides it (CN0413), or says that nothing decided (CN0414)
+    #[arg(long = "api-mode", value_name = "MODE", value_parser = api_mode_parser())]
+    api_mode: Option<ApiMode>,
     #[command(flatten)]
     lints: LintArgs,
+}
+
+/// `NativeV3` or `Aggregated`, as `spec.apiMode` spells them (and completions offer them).
+fn api_mode_parser() -> impl clap::builder::TypedValueParser<Value = ApiMode> {
+    use clap::builder::TypedValueParser as _;
+    clap::builder::PossibleValuesParser::new(["NativeV3", "Aggregated"]).map(|mode| {
+        if mode == "NativeV3" {
+            ApiMode::NativeV3
+        } else {
+            ApiMode::Aggregated
+        }
+    })
 }
 
 fn parse_release(text: &str) -> Result<&'static Release, String> {
@@ -96,6 +119,7 @@ pub fn run(args: Args) -> super::Outcome {
     let options = Options {
         release: args.release,
         name: args.name,
+        api_mode: args.api_mode,
     };
     let imported = match import::import_texts(&inputs, &options) {
         Ok(imported) => imported,

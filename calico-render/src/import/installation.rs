@@ -135,22 +135,36 @@ pub(super) fn import(
 
     // Then each value the operator's defaults give back anyway is dropped. Only the paths the
     // operator defaults at all are tried, so the work does not grow with a large override.
+    // So is each top-level value the release's CRD defaults to, where `render` writes those.
     let defaultable = defaultable(release, cluster_network, target_spec);
+    let crd_defaults = super::objects::crd_defaults(cluster_network, "Installation");
     let mut kept = candidates;
     let mut defaults = Vec::new();
+    let mut crd_dropped = Vec::new();
     for leaf in leaves(&kept) {
-        if !defaultable.contains(&display(&leaf)) {
+        let path = display(&leaf);
+        let crd = path
+            .strip_prefix("spec.")
+            .is_some_and(|key| crd_defaults.contains_key(key));
+        if !crd && !defaultable.contains(&path) {
             continue;
         }
         let mut trial = kept.clone();
         remove(&mut trial, &leaf);
         set(cluster_network, &trial);
         if rendered_installation_spec(cluster_network).as_ref() == Some(&full) {
-            defaults.push(display(&leaf));
+            if crd {
+                crd_dropped.push(path);
+            } else {
+                defaults.push(path);
+            }
             kept = trial;
         }
     }
     set(cluster_network, &kept);
+    if !crd_dropped.is_empty() {
+        super::objects::report_crd_defaults(cluster_network, live, &crd_dropped, report);
+    }
 
     if !defaults.is_empty() {
         report.push(

@@ -50,6 +50,7 @@
 
 mod installation;
 mod manifest;
+mod mode;
 mod objects;
 mod read;
 mod verify;
@@ -80,6 +81,10 @@ pub struct Options {
     pub release: &'static Release,
     /// `metadata.name` of the ClusterNetwork (messages only); none when `None`.
     pub name: Option<String>,
+    /// The API mode the cluster runs, when the caller knows it (`--api-mode`); otherwise it is
+    /// taken from the witnesses among the objects (CRDs, the APIService
+    /// `v3.projectcalico.org`, ...), or left unset and said (`CN0414`).
+    pub api_mode: Option<calico_spec::cluster_network::ApiMode>,
 }
 
 impl Default for Options {
@@ -87,6 +92,7 @@ impl Default for Options {
         Options {
             release: Release::default_target(),
             name: None,
+            api_mode: None,
         }
     }
 }
@@ -212,6 +218,8 @@ fn run(sources: Vec<read::Source>, options: &Options) -> Result<Imported, Import
     if report.has_errors() {
         return Err(report.into_error());
     }
+    // Documents that say which API mode the cluster runs are context, not imported.
+    let (sources, witnesses) = mode::take(sources);
     let lives = read::collect(sources, &mut report);
     let mut cluster_network = ClusterNetwork {
         metadata: Metadata {
@@ -257,6 +265,13 @@ fn run(sources: Vec<read::Source>, options: &Options) -> Result<Imported, Import
     if report.has_errors() {
         return Err(report.into_error());
     }
+    mode::decide(
+        &witnesses,
+        options.api_mode,
+        options.release,
+        &mut cluster_network,
+        &mut report,
+    );
     let text = match to_text(&cluster_network) {
         Ok(text) => text,
         Err(message) => {

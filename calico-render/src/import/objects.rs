@@ -166,7 +166,20 @@ fn extra(live: &Live, why: &str, cluster_network: &mut ClusterNetwork, report: &
         .cloned()
         .unwrap_or_default();
     metadata.remove("namespace");
-    let spec = live.value.get("spec").and_then(Value::as_object).cloned();
+    let mut spec = live.value.get("spec").and_then(Value::as_object).cloned();
+    // The release's CRD defaults, which `render` writes into extra objects too.
+    if let Some(spec) = spec.as_mut() {
+        let defaults = crd_defaults(cluster_network, &live.kind);
+        let dropped: Vec<String> = spec
+            .iter()
+            .filter(|(key, value)| defaults.get(*key) == Some(*value))
+            .map(|(key, _)| format!("spec.{key}"))
+            .collect();
+        spec.retain(|key, value| defaults.get(key) != Some(value));
+        if !dropped.is_empty() {
+            report_crd_defaults(cluster_network, live, &dropped, report);
+        }
+    }
     cluster_network.spec.extra_objects.push(ExtraObject {
         api_version: "projectcalico.org/v3".to_owned(),
         kind: live.kind.clone(),
@@ -202,11 +215,75 @@ fn stated_spec(cluster_network: &ClusterNetwork, kind: &str, name: &str) -> Map<
 
 /// The live spec beyond what the ClusterNetwork states, or `None` when a stated field holds
 /// another value (no override can change it).
-fn rest(cluster_network: &ClusterNetwork, live: &Live) -> Option<Map<String, Value>> {
+/// Top-level values equal to the `default:` of their field in the CRD are left out: for a
+/// release whose rendering writes those defaults (v3.33), `render` gives them back.
+fn rest(
+    cluster_network: &ClusterNetwork,
+    live: &Live,
+    report: &mut Report,
+) -> Option<Map<String, Value>> {
     let stated = stated_spec(cluster_network, &live.kind, &live.name);
     let mut conflicts = Vec::new();
-    let rest = residual("spec", &spec_of(&live.value), &stated, &mut conflicts);
+    let mut rest = residual("spec", &spec_of(&live.value), &stated, &mut conflicts);
+    let defaults = crd_defaults(cluster_network, &live.kind);
+    let mut dropped = Vec::new();
+    rest.retain(|key, value| {
+        let default = defaults.get(key) == Some(value);
+        if default {
+            dropped.push(format!("spec.{key}"));
+        }
+        !default
+    });
+    if !dropped.is_empty() {
+        report_crd_defaults(cluster_network, live, &dropped, report);
+    }
     conflicts.is_empty().then_some(rest)
+}
+
+/// CN0402 for values dropped as the defaults of the release's CRD.
+pub(super) fn report_crd_defaults(
+    cluster_network: &ClusterNetwork,
+    live: &Live,
+    dropped: &[String],
+    report: &mut Report,
+) {
+    report.push(
+        &c::CN_IMPORT_OPERATOR_DEFAULT,
+        Some(&live.at),
+        "spec",
+        format!(
+            "{} `{}`: dropped {}, the defaults of Calico {}'s CRD, which the API server writes \
+             (render writes them again)",
+            live.kind,
+            live.name,
+            listed(dropped),
+            cluster_network.spec.calico_version
+        ),
+        "",
+    );
+}
+
+/// The top-level `spec` values `render` writes for `kind` from the CRD's `default:`s (none for a
+/// release that does not render them), as [`calico_spec::release::fill_crd_defaults`] gives them
+/// to an empty spec; the FelixConfiguration fields the operator owns are not among them.
+pub(super) fn crd_defaults(cluster_network: &ClusterNetwork, kind: &str) -> Map<String, Value> {
+    let Ok(release) =
+        calico_spec::release::Release::for_version(&cluster_network.spec.calico_version)
+    else {
+        return Map::new();
+    };
+    if !release.renders_crd_defaults {
+        return Map::new();
+    }
+    let mut object = json!({ "spec": {} });
+    calico_spec::release::fill_crd_defaults(release, kind, &mut object, &[]);
+    let mut spec = spec_of(&object);
+    for field in cluster_network::OPERATOR_FELIX_FIELDS {
+        if kind == "FelixConfiguration" {
+            spec.remove(*field);
+        }
+    }
+    spec
 }
 
 fn endpoint(
@@ -365,7 +442,7 @@ fn felix(live: &Live, cluster_network: &mut ClusterNetwork, report: &mut Report)
         value: comparable.clone(),
         ..live.clone()
     };
-    let rest = rest(cluster_network, &trimmed).unwrap_or(spec);
+    let rest = rest(cluster_network, &trimmed, report).unwrap_or(spec);
     set_override(
         &trimmed,
         Some(&Value::Object(rest)),
@@ -448,7 +525,7 @@ fn bgp_configuration(live: &Live, cluster_network: &mut ClusterNetwork, report: 
     }
     bgp.advertise = advertise;
     let rest = if sayable {
-        rest(cluster_network, live)
+        rest(cluster_network, live, report)
     } else {
         None
     };
@@ -509,7 +586,7 @@ fn bgp_peer(live: &Live, cluster_network: &mut ClusterNetwork, report: &mut Repo
     };
     let before = cluster_network.clone();
     cluster_network.spec.bgp.peers.push(peer);
-    let Some(rest) = rest(cluster_network, live) else {
+    let Some(rest) = rest(cluster_network, live, report) else {
         *cluster_network = before;
         extra(
             live,
@@ -623,7 +700,7 @@ fn ip_pool(live: &Live, cluster_network: &mut ClusterNetwork, report: &mut Repor
             cidr,
             block_size,
         });
-    let Some(rest) = rest(cluster_network, live) else {
+    let Some(rest) = rest(cluster_network, live, report) else {
         *cluster_network = before;
         extra(
             live,
