@@ -109,6 +109,17 @@ fn facts(dir: &Path) -> plan::Facts {
     plan::Facts::new(mode, manager)
 }
 
+/// A case's live objects: `live.yaml`, and `kube-proxy.yaml` beside it when there is one (the
+/// kubeadm objects the e2e test also creates).
+fn case_live(dir: &Path) -> Vec<Value> {
+    let mut live = load(&dir.join("live.yaml"));
+    let kube_proxy = dir.join("kube-proxy.yaml");
+    if kube_proxy.is_file() {
+        live.extend(load(&kube_proxy));
+    }
+    live
+}
+
 /// Every example pair in `tests/`.
 fn pairs() -> Vec<Pair> {
     let mut pairs = Vec::new();
@@ -119,7 +130,7 @@ fn pairs() -> Vec<Pair> {
                 name: format!("{prefix}-{name}"),
                 desired: load(&dir.join("desired.yaml")),
                 stated: None,
-                live: load(&dir.join("live.yaml")),
+                live: case_live(&dir),
                 facts: facts(&dir),
             });
         }
@@ -222,7 +233,19 @@ const EXPECTED: &[(&str, Result<&[&str], &str>)] = &[
         "plan-dataplane-to-ebpf-ipvs",
         Ok(&[
             "create-endpoint-configmap",
+            "kube-proxy-leave-ipvs",
+            "patch/Installation/default",
+            "disable-kube-proxy",
+        ]),
+    ),
+    // The same with kubeadm's kube-proxy ConfigMap in LIVE: the mode is read from it and
+    // changed by a guarded patch, the restart stays the user's.
+    (
+        "plan-dataplane-to-ebpf-ipvs-kubeadm",
+        Ok(&[
+            "create-endpoint-configmap",
             "kube-proxy-iptables-mode",
+            "kube-proxy-leave-ipvs",
             "patch/Installation/default",
             "disable-kube-proxy",
         ]),

@@ -112,6 +112,29 @@ fn endpoint_config_map(objects: &[Value]) -> Option<&Value> {
     named(objects, "v1", "ConfigMap", "kubernetes-services-endpoint")
 }
 
+/// kube-proxy's ConfigMap as kubeadm writes it (`kube-system/kube-proxy`, its
+/// KubeProxyConfiguration in `data["config.conf"]`).
+fn kube_proxy_config(objects: &[Value]) -> Option<&Value> {
+    objects.iter().find(|value| {
+        is(value, "v1", "ConfigMap")
+            && value.pointer("/metadata/name").and_then(Value::as_str) == Some("kube-proxy")
+            && value.pointer("/metadata/namespace").and_then(Value::as_str) == Some("kube-system")
+    })
+}
+
+/// The `mode:` line of a KubeProxyConfiguration's text: its index among the lines and the mode
+/// (`""`, which is iptables on Linux, when the line says nothing).
+fn configured_mode(text: &str) -> Option<(usize, String)> {
+    text.lines().enumerate().find_map(|(index, line)| {
+        let value = line.strip_prefix("mode:")?;
+        let value = value.split('#').next().unwrap_or("").trim();
+        Some((
+            index,
+            value.trim_matches(|c| c == '"' || c == '\'').to_owned(),
+        ))
+    })
+}
+
 fn kube_proxy(objects: &[Value]) -> Option<&Value> {
     objects.iter().find(|value| {
         is(value, "apps/v1", "DaemonSet")
@@ -286,49 +309,7 @@ fn dataplane(
         ));
         // Moving kube-proxy off IPVS comes right before the switch (a user-checked step stays
         // in the plan until the change after it is applied).
-        let mut ipvs = None;
-        match facts.kube_proxy_mode {
-            None => staging.preconditions.push(user_check(
-                "the kube-proxy mode is known (pass --kube-proxy-mode): IPVS needs a step of \
-                 its own before the switch"
-                    .to_owned(),
-                MODE_CHECK,
-                json!({"condition": "kubeProxyModeKnown"}),
-            )),
-            Some(KubeProxyMode::Ipvs) => {
-                ipvs = Some(Step {
-                    id: "kube-proxy-iptables-mode".to_owned(),
-                    title: "move kube-proxy from IPVS to iptables mode".to_owned(),
-                    why: "Calico's eBPF dataplane takes Services over from kube-proxy's iptables \
-                      rules, not from IPVS; the IPVS state left on the nodes would keep \
-                      answering beside it. This step stays in the plan until the change after \
-                      it is applied"
-                        .to_owned(),
-                    change: Change::UserAction {
-                        commands: vec![
-                            "kubectl -n kube-system edit configmap kube-proxy (set mode: \
-                         iptables)"
-                                .to_owned(),
-                            "kubectl -n kube-system rollout restart daemonset/kube-proxy"
-                                .to_owned(),
-                            "on each node, clear the IPVS state: kube-proxy --cleanup, or reboot \
-                         the node"
-                                .to_owned(),
-                        ],
-                    },
-                    wait: vec![user_check(
-                        "kube-proxy runs in iptables mode on every node".to_owned(),
-                        MODE_CHECK,
-                        json!({"condition": "kubeProxyMode", "mode": "iptables"}),
-                    )],
-                    undo: Undo {
-                        description: "set mode: ipvs again and restart kube-proxy".to_owned(),
-                        change: None,
-                    },
-                })
-            }
-            Some(_) => {}
-        }
+        let ipvs = ipvs_steps(live, facts, staging)?;
         let manager = facts.kube_proxy_manager;
         if manager.is_none() && facts.kube_proxy_mode != Some(KubeProxyMode::Absent) {
             staging.preconditions.push(user_check(
@@ -404,6 +385,167 @@ fn dataplane(
             .push("leaving eBPF drops the connections its NAT tracks; plan a window".to_owned());
     }
     Ok(())
+}
+
+/// The annotation the ConfigMap step leaves on kube-proxy's ConfigMap: the mode it replaced.
+const LEFT_IPVS: &str = "calico-render.dev/kube-proxy-left";
+
+/// The steps that take kube-proxy off IPVS before the switch to eBPF.
+///
+/// With kube-proxy's ConfigMap in LIVE its `mode:` line is read: `ipvs` there is a guarded patch
+/// of the ConfigMap (the whole text tested, so a second run or a changed ConfigMap fails). The
+/// running kube-proxy keeps IPVS until it restarts and the nodes' IPVS state is cleared, which
+/// only the nodes show: that user-checked step follows while the ConfigMap says ipvs or
+/// `--kube-proxy-mode ipvs` says the processes still run it.
+fn ipvs_steps(
+    live: &[Value],
+    facts: &Facts,
+    staging: &mut Staging,
+) -> Result<Vec<Step>, PlanError> {
+    let config = kube_proxy_config(live);
+    let text = config
+        .and_then(|config| config.pointer("/data/config.conf"))
+        .and_then(Value::as_str);
+    let configured = text.and_then(configured_mode);
+    let mut steps = Vec::new();
+    if facts.kube_proxy_mode.is_none() && configured.is_none() {
+        staging.preconditions.push(user_check(
+            "the kube-proxy mode is known (pass --kube-proxy-mode, or add `kubectl -n \
+             kube-system get configmap kube-proxy -o yaml` to LIVE): IPVS needs steps of its \
+             own before the switch"
+                .to_owned(),
+            MODE_CHECK,
+            json!({"condition": "kubeProxyModeKnown"}),
+        ));
+    }
+    let configured_ipvs = configured
+        .as_ref()
+        .is_some_and(|(_, mode)| mode.eq_ignore_ascii_case("ipvs"));
+    if let (Some(config), Some(text), Some((line, _))) = (config, text, &configured)
+        && configured_ipvs
+    {
+        let new_text: Vec<&str> = text
+            .lines()
+            .enumerate()
+            .map(|(index, old)| {
+                if index == *line {
+                    "mode: iptables"
+                } else {
+                    old
+                }
+            })
+            .collect();
+        let mut new_text = new_text.join("\n");
+        if text.ends_with('\n') {
+            new_text.push('\n');
+        }
+        let reference = object_ref(config)?;
+        let id = ObjectId {
+            api_version: reference.api_version.clone(),
+            kind: reference.kind.clone(),
+            namespace: reference.namespace.clone(),
+            name: reference.name.clone(),
+        };
+        // The mark that IPVS ran, for the restart step after it (the text no longer shows it).
+        let has_annotations = config.pointer("/metadata/annotations").is_some();
+        let mark = |on: bool| -> Value {
+            let path = format!("/metadata/annotations/{}", LEFT_IPVS.replace('/', "~1"));
+            match (on, has_annotations) {
+                (true, true) => json!({"op": "add", "path": path, "value": "ipvs"}),
+                (true, false) => {
+                    json!({"op": "add", "path": "/metadata/annotations", "value": {LEFT_IPVS: "ipvs"}})
+                }
+                (false, _) => json!({"op": "remove", "path": path}),
+            }
+        };
+        let patch = |from: &str, to: &str, on: bool| -> Result<(Value, String), PlanError> {
+            let ops = json!([
+                {"op": "test", "path": "/data/config.conf", "value": from},
+                {"op": "replace", "path": "/data/config.conf", "value": to},
+                mark(on),
+            ]);
+            let parsed: json_patch::Patch =
+                serde_json::from_value(ops.clone()).map_err(|err| PlanError::SelfCheck {
+                    step: "kube-proxy-iptables-mode".to_owned(),
+                    detail: err.to_string(),
+                })?;
+            let command = kubectl_command(&ObjectPatch::from_parts(id.clone(), parsed))?;
+            Ok((ops, command))
+        };
+        let (ops, command) = patch(text, &new_text, true)?;
+        let (undo_ops, undo_command) = patch(&new_text, text, false)?;
+        steps.push(Step {
+            id: "kube-proxy-iptables-mode".to_owned(),
+            title: "set kube-proxy's mode to iptables in its ConfigMap".to_owned(),
+            why: "Calico's eBPF dataplane takes Services over from kube-proxy's iptables rules, \
+                  not from IPVS. kubeadm keeps the mode in this ConfigMap (and writes it back \
+                  from its ClusterConfiguration on `kubeadm upgrade`: set mode there too). The \
+                  annotation calico-render.dev/kube-proxy-left says IPVS ran, for the restart \
+                  step after this one. Guard: the whole config.conf text is tested, so the step fails if applied \
+                  twice or after the ConfigMap changed"
+                .to_owned(),
+            change: Change::Patch {
+                object: reference.clone(),
+                patch: ops,
+                requires: Vec::new(),
+                command,
+            },
+            wait: Vec::new(),
+            undo: Undo {
+                description: "put mode: ipvs back (the text as it was)".to_owned(),
+                change: Some(Change::Patch {
+                    object: reference,
+                    patch: undo_ops,
+                    requires: Vec::new(),
+                    command: undo_command,
+                }),
+            },
+        });
+    }
+    let left = config
+        .and_then(|config| {
+            config.pointer(&format!(
+                "/metadata/annotations/{}",
+                LEFT_IPVS.replace('/', "~1")
+            ))
+        })
+        .and_then(Value::as_str)
+        == Some("ipvs");
+    if configured_ipvs || left || facts.kube_proxy_mode == Some(KubeProxyMode::Ipvs) {
+        let mut commands = Vec::new();
+        if config.is_none() {
+            commands.push(
+                "kubectl -n kube-system edit configmap kube-proxy (set mode: iptables)".to_owned(),
+            );
+        }
+        commands.push("kubectl -n kube-system rollout restart daemonset/kube-proxy".to_owned());
+        commands.push(
+            "on each node, clear the IPVS state: kube-proxy --cleanup, or reboot the node"
+                .to_owned(),
+        );
+        steps.push(Step {
+            id: "kube-proxy-leave-ipvs".to_owned(),
+            title: "restart kube-proxy in iptables mode and clear the nodes' IPVS state".to_owned(),
+            why: "kube-proxy reads its mode when it starts, and the IPVS services and the \
+                  kube-ipvs0 interface it leaves on a node keep answering beside Calico's eBPF \
+                  dataplane. Only the nodes show it, so this step stays in the plan until the \
+                  change after it is applied"
+                .to_owned(),
+            change: Change::UserAction { commands },
+            wait: vec![user_check(
+                "kube-proxy runs in iptables mode on every node (its log says \"Using iptables \
+                 Proxier\"; `ipvsadm -Ln` on a node lists nothing)"
+                    .to_owned(),
+                "kubectl -n kube-system logs ds/kube-proxy | grep -i proxier",
+                json!({"condition": "kubeProxyMode", "mode": "iptables"}),
+            )],
+            undo: Undo {
+                description: "set mode: ipvs again and restart kube-proxy".to_owned(),
+                change: None,
+            },
+        });
+    }
+    Ok(steps)
 }
 
 /// Switch kube-proxy off (`off`) or on with the reversible node selector Calico documents.
