@@ -64,6 +64,8 @@ struct Pair {
     stated: Option<Vec<Value>>,
     live: Vec<Value>,
     facts: plan::Facts,
+    /// `--temporary-pool`, from the `facts` file (`temporary-pool: CIDR`).
+    temporary: Vec<String>,
 }
 
 impl Pair {
@@ -72,7 +74,8 @@ impl Pair {
             &self.desired,
             self.stated.as_deref(),
             live,
-            &plan::PlanOptions::new(DayTwoOptions::default(), self.facts),
+            &plan::PlanOptions::new(DayTwoOptions::default(), self.facts)
+                .with_temporary_pools(self.temporary.clone()),
         )
     }
 }
@@ -109,6 +112,15 @@ fn facts(dir: &Path) -> plan::Facts {
     plan::Facts::new(mode, manager)
 }
 
+/// The temporary pools a case gives (`temporary-pool: CIDR` lines of its `facts` file).
+fn temporary(dir: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(dir.join("facts")).unwrap_or_default();
+    text.lines()
+        .filter_map(|line| line.strip_prefix("temporary-pool: "))
+        .map(str::to_owned)
+        .collect()
+}
+
 /// A case's live objects: `live.yaml`, and `kube-proxy.yaml` beside it when there is one (the
 /// kubeadm objects the e2e test also creates).
 fn case_live(dir: &Path) -> Vec<Value> {
@@ -132,6 +144,7 @@ fn pairs() -> Vec<Pair> {
                 stated: None,
                 live: case_live(&dir),
                 facts: facts(&dir),
+                temporary: temporary(&dir),
             });
         }
     }
@@ -158,6 +171,7 @@ fn pairs() -> Vec<Pair> {
             stated: Some(stated),
             live: load(&path),
             facts: plan::Facts::default(),
+            temporary: Vec::new(),
         });
     }
     pairs
@@ -189,7 +203,7 @@ const EXPECTED: &[(&str, Result<&[&str], &str>)] = &[
     (
         "plan-operator-ipv4-migrate",
         Ok(&[
-            "add-pools",
+            "add-pools/pods-2",
             "disable-pool/default-ipv4-ippool",
             "move-workloads/default-ipv4-ippool",
             "remove-pool/default-ipv4-ippool",
@@ -198,7 +212,7 @@ const EXPECTED: &[(&str, Result<&[&str], &str>)] = &[
     (
         "plan-operator-dual-stack-migrate",
         Ok(&[
-            "add-pools",
+            "add-pools/pods-v4,pods-v6",
             "disable-pool/default-ipv4-ippool",
             "disable-pool/default-ipv6-ippool",
             "move-workloads/default-ipv4-ippool",
@@ -285,7 +299,35 @@ const EXPECTED: &[(&str, Result<&[&str], &str>)] = &[
             "disable-mesh",
         ]),
     ),
-    ("patch-add-pool", Ok(&["add-pools"])),
+    ("patch-add-pool", Ok(&["add-pools/pods-2"])),
+    // A block size change on the same CIDR with --temporary-pool (Calico's documented way):
+    // to the temporary pool, the old IPPool deleted by the operator, back with the new size.
+    (
+        "plan-block-size-temporary",
+        Ok(&[
+            "add-pools/default-ipv4-ippool-temporary",
+            "disable-pool/default-ipv4-ippool",
+            "move-workloads/default-ipv4-ippool",
+            "remove-pool/default-ipv4-ippool",
+            "add-pools/default-ipv4-ippool",
+            "disable-pool/default-ipv4-ippool-temporary",
+            "move-workloads/default-ipv4-ippool-temporary",
+            "remove-pool/default-ipv4-ippool-temporary",
+        ]),
+    ),
+    (
+        "plan-standalone-block-size-temporary",
+        Ok(&[
+            "create-pool/pool-a6-temporary",
+            "disable-pool/pool-a6",
+            "move-workloads/pool-a6",
+            "remove-pool/pool-a6",
+            "create-pool/pool-a6",
+            "disable-pool/pool-a6-temporary",
+            "move-workloads/pool-a6-temporary",
+            "remove-pool/pool-a6-temporary",
+        ]),
+    ),
     // The live pool not in DESIRED is already disabled: straight to moving and removing.
     (
         "patch-remove-pool",
@@ -456,7 +498,7 @@ fn depends(step: &Step, earlier: &Step) -> bool {
         return earlier.id.starts_with("create-peer/");
     }
     if step.id.starts_with("disable-pool/") {
-        return earlier.id == "add-pools"
+        return earlier.id.starts_with("add-pools/")
             || (earlier.id.starts_with("create-pool/") && mentions(step, &earlier.id[12..]));
     }
     false

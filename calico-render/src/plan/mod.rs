@@ -37,19 +37,33 @@ pub use staged::{Facts, KubeProxyManager, KubeProxyMode};
 
 /// How [`plan`] works: the options of the remaining patch and the facts the objects do not
 /// show.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct PlanOptions {
     /// As `patch` takes them, for the remaining patch.
     pub day_two: DayTwoOptions,
     /// The kube-proxy mode and manager, when known.
     pub facts: Facts,
+    /// The CIDRs of the temporary pools a block size change moves through (one per family,
+    /// `--temporary-pool`).
+    pub temporary_pools: Vec<String>,
 }
 
 impl PlanOptions {
     /// The options as given.
     pub fn new(day_two: DayTwoOptions, facts: Facts) -> PlanOptions {
-        PlanOptions { day_two, facts }
+        PlanOptions {
+            day_two,
+            facts,
+            temporary_pools: Vec::new(),
+        }
+    }
+
+    /// The same options with the temporary pools' CIDRs.
+    #[must_use]
+    pub fn with_temporary_pools(mut self, cidrs: Vec<String>) -> PlanOptions {
+        self.temporary_pools = cidrs;
+        self
     }
 }
 
@@ -75,7 +89,7 @@ pub struct Plan {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Step {
-    /// A stable name for the step (`add-pools`, `disable-pool/<name>`, `move-workloads`,
+    /// A stable name for the step (`add-pools/<names>`, `disable-pool/<name>`, `move-workloads`,
     /// `remove-pool/<name>`, `await-pool-deletion/<name>`, `patch/<kind>/<name>`).
     pub id: String,
     /// What the step does, in a line.
@@ -283,6 +297,7 @@ pub fn plan(
     options: &PlanOptions,
 ) -> Result<Plan, PlanError> {
     let facts = &options.facts;
+    let temporary = &options.temporary_pools;
     let options = &options.day_two;
     let desired_flat: Vec<Value> = crate::patch::object::flatten(desired)
         .into_iter()
@@ -292,7 +307,20 @@ pub fn plan(
         .into_iter()
         .map(std::borrow::Cow::into_owned)
         .collect();
-    let mut plan = pools::pool_steps(&desired_flat, &live_flat)?;
+    // A block size change on the same CIDR goes through a temporary pool and back.
+    let mut plan = match pools::through_temporary(&desired_flat, &live_flat, temporary)? {
+        Some(halfway) => {
+            let mut there = pools::pool_steps(&halfway, &live_flat)?;
+            let halfway_live = plan_simulated_live(&there, &live_flat)?;
+            let back = pools::pool_steps(&desired_flat, &halfway_live)?;
+            there.transitions.extend(back.transitions);
+            there.preconditions.extend(back.preconditions);
+            there.steps.extend(back.steps);
+            there.notes.extend(back.notes);
+            there
+        }
+        None => pools::pool_steps(&desired_flat, &live_flat)?,
+    };
     let mut after = plan_simulated_live(&plan, &live_flat)?;
     let staging = staged::stage(&desired_flat, &after, facts)?;
     plan.transitions.extend(staging.transitions);
@@ -312,11 +340,34 @@ pub fn plan(
     plan.notes.extend(object_notes.chain(unstated));
     for object in day_two.stream.changed() {
         let id = object.id();
-        let command = crate::patch::kubectl_command(object)?;
+        let current = after
+            .iter()
+            .find(|value| {
+                ObjectId::of(value, crate::patch::Side::Live, 0).is_ok_and(|live| live == *id)
+            })
+            .cloned()
+            .unwrap_or(Value::Null);
+        let ops = tested_replacements(&object.to_rfc6902(), &current);
+        let parsed: json_patch::Patch =
+            serde_json::from_value(ops.clone()).map_err(|err| PlanError::SelfCheck {
+                step: format!("patch/{}/{}", id.kind, id.name),
+                detail: err.to_string(),
+            })?;
+        let mut command = crate::patch::kubectl_command(&crate::patch::ObjectPatch::from_parts(
+            id.clone(),
+            parsed,
+        ))?;
+        let mut requires = Vec::new();
+        if id.api_version == "operator.tigera.io/v1" && id.kind == "Installation" {
+            for (requirement, guard) in &staging.installation_requires {
+                requires.push(requirement.clone());
+                command = format!("{guard} && {command}");
+            }
+        }
         let change = Change::Patch {
             object: ObjectRef::from(id),
-            patch: object.to_rfc6902(),
-            requires: Vec::new(),
+            patch: ops,
+            requires,
             command,
         };
         let step = Step {
@@ -351,6 +402,25 @@ pub fn plan(
         });
     }
     Ok(plan)
+}
+
+/// A patch with a `test` of the value each `replace` overwrites (from `current`) put before
+/// it, so that the patch applied twice fails where it replaces a value.
+fn tested_replacements(patch: &Value, current: &Value) -> Value {
+    let mut ops = Vec::new();
+    let mut tested = None;
+    for op in patch.as_array().into_iter().flatten() {
+        let path = op.get("path").and_then(Value::as_str).unwrap_or("");
+        if op.get("op").and_then(Value::as_str) == Some("replace")
+            && tested != Some(path)
+            && let Some(old) = current.pointer(path)
+        {
+            ops.push(serde_json::json!({"op": "test", "path": path, "value": old}));
+        }
+        tested = (op.get("op").and_then(Value::as_str) == Some("test")).then_some(path);
+        ops.push(op.clone());
+    }
+    Value::Array(ops)
 }
 
 /// The wait after a patch step: the object's controller has seen it.

@@ -79,6 +79,9 @@ pub(super) struct Staging {
     pub after: Vec<Step>,
     /// The desired objects as the patch step is to reach them (the mesh held back).
     pub desired_for_patch: Vec<Value>,
+    /// What the Installation's patch needs first (the endpoint ConfigMap, kube-proxy off
+    /// IPVS), with the shell test the command runs for it.
+    pub installation_requires: Vec<(Requirement, String)>,
     pub transitions: Vec<String>,
     pub preconditions: Vec<Check>,
     pub notes: Vec<String>,
@@ -338,6 +341,17 @@ fn dataplane(
         }
         // The endpoint: the ConfigMap before the switch, or gone before bpfNetworkBootstrap.
         let bootstrap = network_field(desired, "bpfNetworkBootstrap") == Some("Enabled");
+        if let Some(config_map) = endpoint_config_map(desired) {
+            let reference = object_ref(config_map)?;
+            let guard = format!(
+                "kubectl get configmap {} -n {} >/dev/null",
+                shell_quote(&reference.name),
+                shell_quote(reference.namespace.as_deref().unwrap_or("tigera-operator"))
+            );
+            staging
+                .installation_requires
+                .push((Requirement::exists(reference), guard));
+        }
         if let Some(config_map) = endpoint_config_map(desired)
             && endpoint_config_map(live).is_none()
         {
@@ -511,6 +525,23 @@ fn ipvs_steps(
         })
         .and_then(Value::as_str)
         == Some("ipvs");
+    if let Some(config) = config
+        && (configured_ipvs || left)
+    {
+        let reference = object_ref(config)?;
+        let annotation = LEFT_IPVS.replace('/', "~1");
+        staging.installation_requires.push((
+            Requirement {
+                object: reference,
+                test: json!([{"op": "test", "path": format!("/metadata/annotations/{annotation}"), "value": "ipvs"}]),
+            },
+            format!(
+                "[ \"$(kubectl -n kube-system get configmap kube-proxy -o \
+                 jsonpath='{{.metadata.annotations.{}}}')\" = ipvs ]",
+                LEFT_IPVS.replace('.', "\\.")
+            ),
+        ));
+    }
     if configured_ipvs || left || facts.kube_proxy_mode == Some(KubeProxyMode::Ipvs) {
         let mut commands = Vec::new();
         if config.is_none() {
@@ -555,12 +586,11 @@ fn kube_proxy_step(
     manager: Option<KubeProxyManager>,
 ) -> Result<Step, PlanError> {
     let reference = object_ref(daemon_set)?;
-    let has_selector = daemon_set
-        .pointer("/spec/template/spec/nodeSelector")
-        .is_some();
     let mut ops = vec![json!({"op": "test", "path": "/metadata/name", "value": "kube-proxy"})];
     let undo_ops = if off {
-        if has_selector {
+        if let Some(selector) = daemon_set.pointer("/spec/template/spec/nodeSelector") {
+            // The whole selector is tested, so a second run (the key is there then) fails.
+            ops.push(json!({"op": "test", "path": "/spec/template/spec/nodeSelector", "value": selector}));
             ops.push(json!({"op": "add", "path": "/spec/template/spec/nodeSelector/non-calico", "value": "true"}));
         } else {
             ops.push(json!({"op": "add", "path": "/spec/template/spec/nodeSelector", "value": {"non-calico": "true"}}));
@@ -602,7 +632,8 @@ fn kube_proxy_step(
                 "Calico's eBPF dataplane now serves the Services; kube-proxy beside it only \
                  costs, and stopping it before the switch would leave Services unanswered. The \
                  node selector is the reversible way Calico documents.{keeper} Guard: the step \
-                 tests the DaemonSet's name"
+                 tests the DaemonSet's name and its node selector as it is, so a second run \
+                 fails, and the command first checks that the Installation is on BPF"
             ),
         )
     } else {
