@@ -370,6 +370,7 @@ pub fn plan(
             requires,
             command,
         };
+        let undo = reverse_change(id, &current, &change)?;
         let step = Step {
             id: format!("patch/{}/{}", id.kind, id.name),
             title: format!("patch the remaining fields of {id}"),
@@ -380,10 +381,10 @@ pub fn plan(
             wait: patch_wait(id),
             undo: Undo {
                 description: format!(
-                    "keep the output of `kubectl get` for {id} from before this step and run \
-                     `calico-render patch -f <that file> --live <the object now>`"
+                    "put the fields this step changed in {id} back as they were (the values \
+                     the step replaced are tested, so the undo fails once they changed again)"
                 ),
-                change: None,
+                change: undo,
             },
         };
         apply_change(&mut after, &step)?;
@@ -404,20 +405,63 @@ pub fn plan(
     Ok(plan)
 }
 
-/// A patch with a `test` of the value each `replace` overwrites (from `current`) put before
-/// it, so that the patch applied twice fails where it replaces a value.
+/// The undo of a patch step: the patch from the object after the step back to `before`
+/// (computed, not written by hand), each value it replaces or removes tested first.
+fn reverse_change(
+    id: &ObjectId,
+    before: &Value,
+    change: &Change,
+) -> Result<Option<Change>, PlanError> {
+    let Change::Patch { patch, .. } = change else {
+        return Ok(None);
+    };
+    let fail = |detail: String| PlanError::SelfCheck {
+        step: format!("the undo of patch/{}/{}", id.kind, id.name),
+        detail,
+    };
+    let forward: json_patch::Patch =
+        serde_json::from_value(patch.clone()).map_err(|err| fail(err.to_string()))?;
+    let mut after = before.clone();
+    json_patch::patch(&mut after, &forward).map_err(|err| fail(err.to_string()))?;
+    let back = serde_json::to_value(json_patch::diff(&after, before))
+        .map_err(|err| fail(err.to_string()))?;
+    let ops = tested_replacements(&back, &after);
+    let parsed: json_patch::Patch =
+        serde_json::from_value(ops.clone()).map_err(|err| fail(err.to_string()))?;
+    let command =
+        crate::patch::kubectl_command(&crate::patch::ObjectPatch::from_parts(id.clone(), parsed))?;
+    Ok(Some(Change::Patch {
+        object: ObjectRef::from(id),
+        patch: ops,
+        requires: Vec::new(),
+        command,
+    }))
+}
+
+/// A patch with a `test` of the value each `replace` or `remove` overwrites put before it (the
+/// value as the operations before it leave `current`), so that the patch applied twice fails
+/// where it replaces or removes a value.
 fn tested_replacements(patch: &Value, current: &Value) -> Value {
     let mut ops = Vec::new();
+    let mut working = current.clone();
     let mut tested = None;
     for op in patch.as_array().into_iter().flatten() {
         let path = op.get("path").and_then(Value::as_str).unwrap_or("");
-        if op.get("op").and_then(Value::as_str) == Some("replace")
+        let kind = op.get("op").and_then(Value::as_str);
+        if matches!(kind, Some("replace" | "remove"))
             && tested != Some(path)
-            && let Some(old) = current.pointer(path)
+            && let Some(old) = working.pointer(path)
         {
             ops.push(serde_json::json!({"op": "test", "path": path, "value": old}));
         }
-        tested = (op.get("op").and_then(Value::as_str) == Some("test")).then_some(path);
+        tested = (kind == Some("test")).then_some(path);
+        if let Ok(single) =
+            serde_json::from_value::<json_patch::Patch>(Value::Array(vec![op.clone()]))
+        {
+            // An operation that does not apply leaves the rest untested; the plan's own
+            // simulation reports it.
+            let _ = json_patch::patch(&mut working, &single);
+        }
         ops.push(op.clone());
     }
     Value::Array(ops)

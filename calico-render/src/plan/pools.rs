@@ -800,7 +800,13 @@ fn disable_operator_pool(
     ops.push(json!({"op": "add", "path": format!("{path}/disableNewAllocations"), "value": true}));
     let undo_ops = vec![
         test(&format!("{path}/name"), Value::from(pool.name.as_str())),
-        json!({"op": "replace", "path": format!("{path}/disableNewAllocations"), "value": false}),
+        test(&format!("{path}/disableNewAllocations"), Value::Bool(true)),
+        // Back as it was: false, or no field at all.
+        if pool.value.get("disableNewAllocations").is_some() {
+            json!({"op": "replace", "path": format!("{path}/disableNewAllocations"), "value": false})
+        } else {
+            json!({"op": "remove", "path": format!("{path}/disableNewAllocations")})
+        },
     ];
     let replaced = if replacing.is_empty() {
         String::new()
@@ -842,7 +848,22 @@ fn remove_operator_pool(id: &ObjectId, state: &[Value], pool: &Pool) -> Result<S
     if let Some(fields) = entry.as_object_mut() {
         fields.insert("disableNewAllocations".to_owned(), Value::Bool(true));
     }
-    let undo_ops = vec![json!({"op": "add", "path": format!("{POOLS}/-"), "value": entry})];
+    // Undo: the entry back where it was, the list as this step leaves it tested (so a second
+    // run fails).
+    let mut left = state
+        .iter()
+        .find(|value| is_installation(value))
+        .and_then(|installation| installation.pointer(POOLS))
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    if index < left.len() {
+        left.remove(index);
+    }
+    let undo_ops = vec![
+        test(POOLS, Value::Array(left)),
+        json!({"op": "add", "path": path, "value": entry}),
+    ];
     Ok(Step {
         id: format!("remove-pool/{}", pool.name),
         title: format!(
@@ -966,7 +987,13 @@ fn disable_standalone(pool: &Pool, replacing: &[&Pool]) -> Result<Step, PlanErro
     ops.push(json!({"op": "add", "path": "/spec/disabled", "value": true}));
     let undo_ops = vec![
         test("/spec/cidr", Value::from(pool.text.as_str())),
-        json!({"op": "replace", "path": "/spec/disabled", "value": false}),
+        test("/spec/disabled", Value::Bool(true)),
+        // Back as it was: false, or no field at all.
+        if spec.get("disabled").is_some() {
+            json!({"op": "replace", "path": "/spec/disabled", "value": false})
+        } else {
+            json!({"op": "remove", "path": "/spec/disabled"})
+        },
     ];
     Ok(Step {
         id: format!("disable-pool/{}", pool.name),

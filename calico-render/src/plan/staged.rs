@@ -469,7 +469,8 @@ fn ipvs_steps(
                 (true, false) => {
                     json!({"op": "add", "path": "/metadata/annotations", "value": {LEFT_IPVS: "ipvs"}})
                 }
-                (false, _) => json!({"op": "remove", "path": path}),
+                (false, true) => json!({"op": "remove", "path": path}),
+                (false, false) => json!({"op": "remove", "path": "/metadata/annotations"}),
             }
         };
         let patch = |from: &str, to: &str, on: bool| -> Result<(Value, String), PlanError> {
@@ -599,7 +600,18 @@ fn kube_proxy_step(
     } else {
         ops.push(json!({"op": "test", "path": "/spec/template/spec/nodeSelector/non-calico", "value": "true"}));
         ops.push(json!({"op": "remove", "path": "/spec/template/spec/nodeSelector/non-calico"}));
-        json!([{"op": "add", "path": "/spec/template/spec/nodeSelector/non-calico", "value": "true"}])
+        // The undo tests the selector as this step leaves it, so it fails a second time.
+        let mut left = daemon_set
+            .pointer("/spec/template/spec/nodeSelector")
+            .cloned()
+            .unwrap_or_else(|| json!({}));
+        if let Some(fields) = left.as_object_mut() {
+            fields.remove("non-calico");
+        }
+        json!([
+            {"op": "test", "path": "/spec/template/spec/nodeSelector", "value": left},
+            {"op": "add", "path": "/spec/template/spec/nodeSelector/non-calico", "value": "true"},
+        ])
     };
     let patch = Value::Array(ops);
     let command = |patch: &Value| {
@@ -877,7 +889,10 @@ fn mesh(
                 }
             })?;
         let command = kubectl_command(&ObjectPatch::from_parts(id.clone(), patch))?;
-        let undo = json!([{"op": "replace", "path": "/spec/nodeToNodeMeshEnabled", "value": true}]);
+        let undo = json!([
+            {"op": "test", "path": "/spec/nodeToNodeMeshEnabled", "value": false},
+            {"op": "replace", "path": "/spec/nodeToNodeMeshEnabled", "value": true},
+        ]);
         let undo_patch: json_patch::Patch =
             serde_json::from_value(undo.clone()).map_err(|err| PlanError::SelfCheck {
                 step: "disable-mesh".to_owned(),
