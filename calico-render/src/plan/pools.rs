@@ -983,7 +983,11 @@ fn disable_standalone(pool: &Pool, replacing: &[&Pool]) -> Result<Step, PlanErro
     };
     let mut ops = vec![test("/spec/cidr", Value::from(pool.text.as_str()))];
     let spec = pool.value.get("spec").cloned().unwrap_or(Value::Null);
-    ops.extend(test_unchanged("/spec", &spec, "disabled"));
+    // With no `disabled` field (the CRD defaults none) the whole spec is tested, so that a
+    // second run, which finds the field, fails.
+    ops.push(
+        test_unchanged("/spec", &spec, "disabled").unwrap_or_else(|| test("/spec", spec.clone())),
+    );
     ops.push(json!({"op": "add", "path": "/spec/disabled", "value": true}));
     let undo_ops = vec![
         test("/spec/cidr", Value::from(pool.text.as_str())),
@@ -1003,8 +1007,9 @@ fn disable_standalone(pool: &Pool, replacing: &[&Pool]) -> Result<Step, PlanErro
         ),
         why: "pods keep their addresses, new ones come from the other pools. The operator does \
               not own this pool, so its own `disabled` field is the switch (for a pool listed \
-              in the Installation it would be disableNewAllocations). Guard: the CIDR is \
-              tested, and the command first checks that the new pools exist"
+              in the Installation it would be disableNewAllocations). Guard: the CIDR and \
+              `disabled` (or, without that field, the whole spec) are tested, and the command \
+              first checks that the new pools exist"
             .to_owned(),
         change: requiring(patch_change(&id, ops)?, replacing),
         wait: vec![pool_disabled(pool)],
