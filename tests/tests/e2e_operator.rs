@@ -150,6 +150,27 @@ impl Operator {
         )
     }
 
+    /// Run a shell command line as a user would (a plan's printed command): this cluster's
+    /// kubeconfig in `KUBECONFIG` and `bin`, where a `kubectl` link to its kubectl is made,
+    /// first on `PATH`.
+    pub(crate) fn shell(&self, bin: &Path, command: &str) -> Ran {
+        let link = bin.join("kubectl");
+        if !link.exists() {
+            let target = fs::canonicalize(&self.kubectl).unwrap_or_else(|_| self.kubectl.clone());
+            // A link that cannot be made shows as `kubectl: command not found` in the run.
+            let _ = std::os::unix::fs::symlink(target, &link);
+        }
+        let mut paths = vec![bin.to_path_buf()];
+        paths.extend(env::split_paths(&env::var_os("PATH").unwrap_or_default()));
+        let path = PathBuf::from(env::join_paths(paths).unwrap_or_default());
+        run(
+            Path::new("bash"),
+            &["-c", command],
+            None,
+            &[("PATH", &path), ("KUBECONFIG", &self.kubeconfig)],
+        )
+    }
+
     pub(crate) fn get_json(&self, args: &[&str]) -> Result<Value, String> {
         let mut all = vec!["get", "-o", "json"];
         all.extend_from_slice(args);

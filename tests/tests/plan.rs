@@ -64,6 +64,8 @@ struct Pair {
     stated: Option<Vec<Value>>,
     live: Vec<Value>,
     facts: plan::Facts,
+    /// `--temporary-pool`, from the `facts` file (`temporary-pool: CIDR`).
+    temporary: Vec<String>,
 }
 
 impl Pair {
@@ -72,7 +74,8 @@ impl Pair {
             &self.desired,
             self.stated.as_deref(),
             live,
-            &plan::PlanOptions::new(DayTwoOptions::default(), self.facts),
+            &plan::PlanOptions::new(DayTwoOptions::default(), self.facts)
+                .with_temporary_pools(self.temporary.clone()),
         )
     }
 }
@@ -109,6 +112,26 @@ fn facts(dir: &Path) -> plan::Facts {
     plan::Facts::new(mode, manager)
 }
 
+/// The temporary pools a case gives (`temporary-pool: CIDR` lines of its `facts` file).
+fn temporary(dir: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(dir.join("facts")).unwrap_or_default();
+    text.lines()
+        .filter_map(|line| line.strip_prefix("temporary-pool: "))
+        .map(str::to_owned)
+        .collect()
+}
+
+/// A case's live objects: `live.yaml`, and `kube-proxy.yaml` beside it when there is one (the
+/// kubeadm objects the e2e test also creates).
+fn case_live(dir: &Path) -> Vec<Value> {
+    let mut live = load(&dir.join("live.yaml"));
+    let kube_proxy = dir.join("kube-proxy.yaml");
+    if kube_proxy.is_file() {
+        live.extend(load(&kube_proxy));
+    }
+    live
+}
+
 /// Every example pair in `tests/`.
 fn pairs() -> Vec<Pair> {
     let mut pairs = Vec::new();
@@ -119,8 +142,9 @@ fn pairs() -> Vec<Pair> {
                 name: format!("{prefix}-{name}"),
                 desired: load(&dir.join("desired.yaml")),
                 stated: None,
-                live: load(&dir.join("live.yaml")),
+                live: case_live(&dir),
                 facts: facts(&dir),
+                temporary: temporary(&dir),
             });
         }
     }
@@ -147,6 +171,7 @@ fn pairs() -> Vec<Pair> {
             stated: Some(stated),
             live: load(&path),
             facts: plan::Facts::default(),
+            temporary: Vec::new(),
         });
     }
     pairs
@@ -178,7 +203,7 @@ const EXPECTED: &[(&str, Result<&[&str], &str>)] = &[
     (
         "plan-operator-ipv4-migrate",
         Ok(&[
-            "add-pools",
+            "add-pools/pods-2",
             "disable-pool/default-ipv4-ippool",
             "move-workloads/default-ipv4-ippool",
             "remove-pool/default-ipv4-ippool",
@@ -187,7 +212,7 @@ const EXPECTED: &[(&str, Result<&[&str], &str>)] = &[
     (
         "plan-operator-dual-stack-migrate",
         Ok(&[
-            "add-pools",
+            "add-pools/pods-v4,pods-v6",
             "disable-pool/default-ipv4-ippool",
             "disable-pool/default-ipv6-ippool",
             "move-workloads/default-ipv4-ippool",
@@ -222,7 +247,19 @@ const EXPECTED: &[(&str, Result<&[&str], &str>)] = &[
         "plan-dataplane-to-ebpf-ipvs",
         Ok(&[
             "create-endpoint-configmap",
+            "kube-proxy-leave-ipvs",
+            "patch/Installation/default",
+            "disable-kube-proxy",
+        ]),
+    ),
+    // The same with kubeadm's kube-proxy ConfigMap in LIVE: the mode is read from it and
+    // changed by a guarded patch, the restart stays the user's.
+    (
+        "plan-dataplane-to-ebpf-ipvs-kubeadm",
+        Ok(&[
+            "create-endpoint-configmap",
             "kube-proxy-iptables-mode",
+            "kube-proxy-leave-ipvs",
             "patch/Installation/default",
             "disable-kube-proxy",
         ]),
@@ -262,7 +299,35 @@ const EXPECTED: &[(&str, Result<&[&str], &str>)] = &[
             "disable-mesh",
         ]),
     ),
-    ("patch-add-pool", Ok(&["add-pools"])),
+    ("patch-add-pool", Ok(&["add-pools/pods-2"])),
+    // A block size change on the same CIDR with --temporary-pool (Calico's documented way):
+    // to the temporary pool, the old IPPool deleted by the operator, back with the new size.
+    (
+        "plan-block-size-temporary",
+        Ok(&[
+            "add-pools/default-ipv4-ippool-temporary",
+            "disable-pool/default-ipv4-ippool",
+            "move-workloads/default-ipv4-ippool",
+            "remove-pool/default-ipv4-ippool",
+            "add-pools/default-ipv4-ippool",
+            "disable-pool/default-ipv4-ippool-temporary",
+            "move-workloads/default-ipv4-ippool-temporary",
+            "remove-pool/default-ipv4-ippool-temporary",
+        ]),
+    ),
+    (
+        "plan-standalone-block-size-temporary",
+        Ok(&[
+            "create-pool/pool-a6-temporary",
+            "disable-pool/pool-a6",
+            "move-workloads/pool-a6",
+            "remove-pool/pool-a6",
+            "create-pool/pool-a6",
+            "disable-pool/pool-a6-temporary",
+            "move-workloads/pool-a6-temporary",
+            "remove-pool/pool-a6-temporary",
+        ]),
+    ),
     // The live pool not in DESIRED is already disabled: straight to moving and removing.
     (
         "patch-remove-pool",
@@ -433,7 +498,7 @@ fn depends(step: &Step, earlier: &Step) -> bool {
         return earlier.id.starts_with("create-peer/");
     }
     if step.id.starts_with("disable-pool/") {
-        return earlier.id == "add-pools"
+        return earlier.id.starts_with("add-pools/")
             || (earlier.id.starts_with("create-pool/") && mentions(step, &earlier.id[12..]));
     }
     false
@@ -493,4 +558,37 @@ fn cli_prints_the_plan_and_patch_points_to_it() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+}
+
+/// A step's undo, where it is a patch, brings the objects back to the state before the step
+/// (the remaining patch's undo is computed from the object as the step finds it).
+#[test]
+fn undo_patches_restore_the_state_before_the_step() {
+    let mut checked = 0;
+    for pair in pairs() {
+        let Ok(full) = pair.plan(&pair.live) else {
+            continue;
+        };
+        for (index, step) in full.steps.iter().enumerate() {
+            let Some(undo @ Change::Patch { .. }) = &step.undo.change else {
+                continue;
+            };
+            let before = state_after(&pair.live, &full.steps, index);
+            let mut state = state_after(&pair.live, &full.steps, index + 1);
+            let mut back = step.clone();
+            back.change = undo.clone();
+            plan::apply_change(&mut state, &back)
+                .unwrap_or_else(|err| panic!("{}: undo of {}: {err}", pair.name, step.id));
+            assert_eq!(state, before, "{}: undo of {}", pair.name, step.id);
+            // Twice: the undo's tests refuse a second run.
+            assert!(
+                plan::apply_change(&mut state, &back).is_err(),
+                "{}: undo of {} applied twice",
+                pair.name,
+                step.id
+            );
+            checked += 1;
+        }
+    }
+    assert!(checked >= 10, "{checked} undos checked");
 }

@@ -52,6 +52,11 @@ pub struct Args {
     /// Without it the plan states the check as a precondition.
     #[arg(long, value_name = "MANAGER", value_enum)]
     kube_proxy_manager: Option<ProxyManager>,
+    /// A CIDR for the temporary pool a block size change on the same CIDR moves through
+    /// (Calico's documented way: to the temporary pool, then back with the new block size);
+    /// once per family that changes. It must overlap no pool.
+    #[arg(long, value_name = "CIDR")]
+    temporary_pool: Vec<String>,
     #[command(flatten)]
     release: ReleaseArgs,
     #[command(flatten)]
@@ -61,7 +66,8 @@ pub struct Args {
 /// The long help's closing section.
 const AFTER_HELP: &str = "\
 A pool's CIDR or block size cannot change in place. The plan migrates to the new pool, which \
-DESIRED names differently (both exist for a while): add the new pool, stop allocating from the old one (disableNewAllocations in the Installation for the \
+DESIRED names differently (both exist for a while), or for a block size change on the same CIDR \
+through a temporary pool (--temporary-pool) and back: add the new pool, stop allocating from the old one (disableNewAllocations in the Installation for the \
 operator's pools, disabled on a standalone IPPool), move the workloads off it, check it holds \
 no address, remove it; then one patch for whatever else differs. Pools are matched by CIDR in \
 canonical form, and every CIDR the plan writes is canonical.
@@ -161,7 +167,8 @@ pub fn run(args: Args) -> super::Outcome {
     let options = plan::PlanOptions::new(
         patch::DayTwoOptions::revert_unstated(args.revert_unstated),
         plan::Facts::new(mode, manager),
-    );
+    )
+    .with_temporary_pools(args.temporary_pool);
     let plan = match plan::plan(&desired, stated.as_deref(), &live, &options) {
         Ok(plan) => plan,
         Err(err) if err.is_internal() => return Err(err.into()),

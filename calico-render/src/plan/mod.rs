@@ -37,19 +37,33 @@ pub use staged::{Facts, KubeProxyManager, KubeProxyMode};
 
 /// How [`plan`] works: the options of the remaining patch and the facts the objects do not
 /// show.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 #[non_exhaustive]
 pub struct PlanOptions {
     /// As `patch` takes them, for the remaining patch.
     pub day_two: DayTwoOptions,
     /// The kube-proxy mode and manager, when known.
     pub facts: Facts,
+    /// The CIDRs of the temporary pools a block size change moves through (one per family,
+    /// `--temporary-pool`).
+    pub temporary_pools: Vec<String>,
 }
 
 impl PlanOptions {
     /// The options as given.
     pub fn new(day_two: DayTwoOptions, facts: Facts) -> PlanOptions {
-        PlanOptions { day_two, facts }
+        PlanOptions {
+            day_two,
+            facts,
+            temporary_pools: Vec::new(),
+        }
+    }
+
+    /// The same options with the temporary pools' CIDRs.
+    #[must_use]
+    pub fn with_temporary_pools(mut self, cidrs: Vec<String>) -> PlanOptions {
+        self.temporary_pools = cidrs;
+        self
     }
 }
 
@@ -75,7 +89,7 @@ pub struct Plan {
 #[serde(rename_all = "camelCase")]
 #[non_exhaustive]
 pub struct Step {
-    /// A stable name for the step (`add-pools`, `disable-pool/<name>`, `move-workloads`,
+    /// A stable name for the step (`add-pools/<names>`, `disable-pool/<name>`, `move-workloads`,
     /// `remove-pool/<name>`, `await-pool-deletion/<name>`, `patch/<kind>/<name>`).
     pub id: String,
     /// What the step does, in a line.
@@ -283,6 +297,7 @@ pub fn plan(
     options: &PlanOptions,
 ) -> Result<Plan, PlanError> {
     let facts = &options.facts;
+    let temporary = &options.temporary_pools;
     let options = &options.day_two;
     let desired_flat: Vec<Value> = crate::patch::object::flatten(desired)
         .into_iter()
@@ -292,7 +307,20 @@ pub fn plan(
         .into_iter()
         .map(std::borrow::Cow::into_owned)
         .collect();
-    let mut plan = pools::pool_steps(&desired_flat, &live_flat)?;
+    // A block size change on the same CIDR goes through a temporary pool and back.
+    let mut plan = match pools::through_temporary(&desired_flat, &live_flat, temporary)? {
+        Some(halfway) => {
+            let mut there = pools::pool_steps(&halfway, &live_flat)?;
+            let halfway_live = plan_simulated_live(&there, &live_flat)?;
+            let back = pools::pool_steps(&desired_flat, &halfway_live)?;
+            there.transitions.extend(back.transitions);
+            there.preconditions.extend(back.preconditions);
+            there.steps.extend(back.steps);
+            there.notes.extend(back.notes);
+            there
+        }
+        None => pools::pool_steps(&desired_flat, &live_flat)?,
+    };
     let mut after = plan_simulated_live(&plan, &live_flat)?;
     let staging = staged::stage(&desired_flat, &after, facts)?;
     plan.transitions.extend(staging.transitions);
@@ -312,13 +340,37 @@ pub fn plan(
     plan.notes.extend(object_notes.chain(unstated));
     for object in day_two.stream.changed() {
         let id = object.id();
-        let command = crate::patch::kubectl_command(object)?;
+        let current = after
+            .iter()
+            .find(|value| {
+                ObjectId::of(value, crate::patch::Side::Live, 0).is_ok_and(|live| live == *id)
+            })
+            .cloned()
+            .unwrap_or(Value::Null);
+        let ops = tested_replacements(&object.to_rfc6902(), &current);
+        let parsed: json_patch::Patch =
+            serde_json::from_value(ops.clone()).map_err(|err| PlanError::SelfCheck {
+                step: format!("patch/{}/{}", id.kind, id.name),
+                detail: err.to_string(),
+            })?;
+        let mut command = crate::patch::kubectl_command(&crate::patch::ObjectPatch::from_parts(
+            id.clone(),
+            parsed,
+        ))?;
+        let mut requires = Vec::new();
+        if id.api_version == "operator.tigera.io/v1" && id.kind == "Installation" {
+            for (requirement, guard) in &staging.installation_requires {
+                requires.push(requirement.clone());
+                command = format!("{guard} && {command}");
+            }
+        }
         let change = Change::Patch {
             object: ObjectRef::from(id),
-            patch: object.to_rfc6902(),
-            requires: Vec::new(),
+            patch: ops,
+            requires,
             command,
         };
+        let undo = reverse_change(id, &current, &change)?;
         let step = Step {
             id: format!("patch/{}/{}", id.kind, id.name),
             title: format!("patch the remaining fields of {id}"),
@@ -329,10 +381,10 @@ pub fn plan(
             wait: patch_wait(id),
             undo: Undo {
                 description: format!(
-                    "keep the output of `kubectl get` for {id} from before this step and run \
-                     `calico-render patch -f <that file> --live <the object now>`"
+                    "put the fields this step changed in {id} back as they were (the values \
+                     the step replaced are tested, so the undo fails once they changed again)"
                 ),
-                change: None,
+                change: undo,
             },
         };
         apply_change(&mut after, &step)?;
@@ -351,6 +403,68 @@ pub fn plan(
         });
     }
     Ok(plan)
+}
+
+/// The undo of a patch step: the patch from the object after the step back to `before`
+/// (computed, not written by hand), each value it replaces or removes tested first.
+fn reverse_change(
+    id: &ObjectId,
+    before: &Value,
+    change: &Change,
+) -> Result<Option<Change>, PlanError> {
+    let Change::Patch { patch, .. } = change else {
+        return Ok(None);
+    };
+    let fail = |detail: String| PlanError::SelfCheck {
+        step: format!("the undo of patch/{}/{}", id.kind, id.name),
+        detail,
+    };
+    let forward: json_patch::Patch =
+        serde_json::from_value(patch.clone()).map_err(|err| fail(err.to_string()))?;
+    let mut after = before.clone();
+    json_patch::patch(&mut after, &forward).map_err(|err| fail(err.to_string()))?;
+    let back = serde_json::to_value(json_patch::diff(&after, before))
+        .map_err(|err| fail(err.to_string()))?;
+    let ops = tested_replacements(&back, &after);
+    let parsed: json_patch::Patch =
+        serde_json::from_value(ops.clone()).map_err(|err| fail(err.to_string()))?;
+    let command =
+        crate::patch::kubectl_command(&crate::patch::ObjectPatch::from_parts(id.clone(), parsed))?;
+    Ok(Some(Change::Patch {
+        object: ObjectRef::from(id),
+        patch: ops,
+        requires: Vec::new(),
+        command,
+    }))
+}
+
+/// A patch with a `test` of the value each `replace` or `remove` overwrites put before it (the
+/// value as the operations before it leave `current`), so that the patch applied twice fails
+/// where it replaces or removes a value.
+fn tested_replacements(patch: &Value, current: &Value) -> Value {
+    let mut ops = Vec::new();
+    let mut working = current.clone();
+    let mut tested = None;
+    for op in patch.as_array().into_iter().flatten() {
+        let path = op.get("path").and_then(Value::as_str).unwrap_or("");
+        let kind = op.get("op").and_then(Value::as_str);
+        if matches!(kind, Some("replace" | "remove"))
+            && tested != Some(path)
+            && let Some(old) = working.pointer(path)
+        {
+            ops.push(serde_json::json!({"op": "test", "path": path, "value": old}));
+        }
+        tested = (kind == Some("test")).then_some(path);
+        if let Ok(single) =
+            serde_json::from_value::<json_patch::Patch>(Value::Array(vec![op.clone()]))
+        {
+            // An operation that does not apply leaves the rest untested; the plan's own
+            // simulation reports it.
+            let _ = json_patch::patch(&mut working, &single);
+        }
+        ops.push(op.clone());
+    }
+    Value::Array(ops)
 }
 
 /// The wait after a patch step: the object's controller has seen it.

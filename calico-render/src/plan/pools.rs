@@ -204,9 +204,10 @@ fn classify(desired: &[Pool], live: &[Pool]) -> Result<Sides, PlanError> {
                         want.name, want.canonical, have.block, want.block
                     ),
                     hint: format!(
-                        "migrate through a temporary pool ({BLOCK_SIZE_DOC}): first plan to a \
-                         DESIRED with only the temporary pool, then to the one with the new \
-                         block size"
+                        "migrate through a temporary pool ({BLOCK_SIZE_DOC}): pass \
+                         --temporary-pool <CIDR of the {} family, overlapping no pool> and the \
+                         plan moves to it and back",
+                        want.family()
                     ),
                 });
             }
@@ -253,6 +254,131 @@ fn classify(desired: &[Pool], live: &[Pool]) -> Result<Sides, PlanError> {
         .cloned()
         .collect();
     Ok(Sides { added, retired })
+}
+
+/// The name of the temporary pool that stands in for `name` during a block size change.
+fn temporary_name(name: &str) -> String {
+    format!("{name}-temporary")
+}
+
+/// DESIRED with every pool that keeps its CIDR but changes its block size replaced by a
+/// temporary pool on a CIDR of `temporary` (one per family): the halfway point of Calico's
+/// documented block size change (move to the temporary pool, then back to the CIDR with the
+/// new block size). `None` when no pool changes its block size in place.
+///
+/// A pool whose old IPPool is gone from LIVE already, or whose temporary pool is there, is
+/// still changing while LIVE holds a pool with its CIDR and the old block size.
+pub(super) fn through_temporary(
+    desired: &[Value],
+    live: &[Value],
+    temporary: &[String],
+) -> Result<Option<Vec<Value>>, PlanError> {
+    let live_pools: Vec<Pool> = installation_pools(live)?
+        .unwrap_or_default()
+        .into_iter()
+        .chain(standalone_pools(live)?)
+        .collect();
+    let desired_pools: Vec<Pool> = installation_pools(desired)?
+        .unwrap_or_default()
+        .into_iter()
+        .chain(standalone_pools(desired)?)
+        .collect();
+    let changing: Vec<&Pool> = desired_pools
+        .iter()
+        .filter(|want| {
+            live_pools.iter().any(|have| {
+                have.owner == want.owner
+                    && have.canonical == want.canonical
+                    && have.block != want.block
+            })
+        })
+        .collect();
+    if changing.is_empty() || temporary.is_empty() {
+        return Ok(None);
+    }
+    let mut nets = Vec::new();
+    for text in temporary {
+        let net = cidr::parse_cidr(text).map_err(|err| PlanError::Unplannable {
+            message: format!("--temporary-pool {text:?}: {err}"),
+            hint: "give a CIDR such as 10.99.0.0/16".to_owned(),
+        })?;
+        let canonical = cidr::canonical(text, &net).unwrap_or_else(|| text.clone());
+        nets.push((net, canonical));
+    }
+    let mut halfway = desired.to_vec();
+    for want in changing {
+        let (net, canonical) = nets
+            .iter()
+            .find(|(net, _)| net.addr().is_ipv6() == want.net.addr().is_ipv6())
+            .ok_or_else(|| PlanError::Unplannable {
+                message: format!(
+                    "pool {} changes its block size and no --temporary-pool is {}",
+                    want.name,
+                    want.family()
+                ),
+                hint: format!(
+                    "pass one --temporary-pool per family that changes ({BLOCK_SIZE_DOC})"
+                ),
+            })?;
+        let name = temporary_name(&want.name);
+        if let Some(other) = live_pools
+            .iter()
+            .chain(&desired_pools)
+            .find(|other| other.name != name && cidr::overlaps(&other.net, net))
+        {
+            return Err(PlanError::Unplannable {
+                message: format!(
+                    "--temporary-pool {canonical} overlaps pool {} ({}); Calico refuses \
+                     overlapping pools",
+                    other.name, other.canonical
+                ),
+                hint: "pick a temporary CIDR no pool, node or Service range uses".to_owned(),
+            });
+        }
+        if u64::from(net.prefix_len()) > want.block {
+            return Err(PlanError::Unplannable {
+                message: format!(
+                    "--temporary-pool {canonical} is smaller than one block of /{}",
+                    want.block
+                ),
+                hint: "give a temporary CIDR at least as large as the pool's block".to_owned(),
+            });
+        }
+        let stand_in = |value: &mut Value, cidr_at: &str| {
+            if let Some(cidr) = value.pointer_mut(cidr_at) {
+                *cidr = Value::from(canonical.as_str());
+            }
+        };
+        match want.owner {
+            Owner::Operator => {
+                let entries = halfway
+                    .iter_mut()
+                    .find(|value| is_installation(value))
+                    .and_then(|installation| installation.pointer_mut(POOLS))
+                    .and_then(Value::as_array_mut);
+                for entry in entries.into_iter().flatten() {
+                    if entry.get("name").and_then(Value::as_str) == Some(want.name.as_str()) {
+                        stand_in(entry, "/cidr");
+                        if let Some(fields) = entry.as_object_mut() {
+                            fields.insert("name".to_owned(), Value::from(name.as_str()));
+                        }
+                    }
+                }
+            }
+            Owner::Standalone => {
+                for value in halfway
+                    .iter_mut()
+                    .filter(|value| is_v3_pool(value) && name_of(value) == want.name)
+                {
+                    stand_in(value, "/spec/cidr");
+                    if let Some(metadata) = value.pointer_mut("/metadata") {
+                        metadata["name"] = Value::from(name.as_str());
+                    }
+                }
+            }
+        }
+    }
+    Ok(Some(halfway))
 }
 
 /// The steps of the pool migration, from the live objects to the desired pools.
@@ -356,7 +482,12 @@ pub(super) fn pool_steps(desired: &[Value], live: &[Value]) -> Result<Plan, Plan
                     mirror.name, mirror.disabled, listed.disabled
                 ));
             }
-            if listed.is_none() && !want.iter().any(|pool| pool.canonical == mirror.canonical) {
+            // Gone from the Installation, and not wanted as it is (a block size change comes
+            // back with the same CIDR only once the old IPPool is deleted).
+            let wanted_as_is = want
+                .iter()
+                .any(|pool| pool.canonical == mirror.canonical && pool.block == mirror.block);
+            if listed.is_none() && !wanted_as_is {
                 plan.transitions.push(format!(
                     "pool {} being deleted by the operator",
                     mirror.describe()
@@ -507,6 +638,41 @@ fn canonical_entry(pool: &Pool) -> Value {
     entry
 }
 
+/// A new Installation pool entry with the fields the operator would default written out, so
+/// that the entry the plan predicts is the one the server holds after the operator's
+/// reconcile, and a later step's guard (which tests the whole list) matches it. Facts:
+/// tigera/operator v1.42.3 `pkg/controller/ippool/defaults.go` (allowedUses Workload and
+/// Tunnel; IPv4 natOutgoing Enabled, blockSize 26, encapsulation IPIP with the Calico CNI;
+/// IPv6 natOutgoing Disabled, blockSize 122, encapsulation None; nodeSelector all();
+/// disableNewAllocations false; assignmentMode Automatic). An IPv4 encapsulation is left out
+/// when the CNI plugin is not known to be Calico.
+fn defaulted_entry(pool: &Pool, calico_cni: bool) -> Value {
+    let mut entry = canonical_entry(pool);
+    let v6 = pool.net.addr().is_ipv6();
+    let mut defaults = vec![
+        ("allowedUses", json!(["Workload", "Tunnel"])),
+        ("nodeSelector", json!("all()")),
+        ("disableNewAllocations", json!(false)),
+        ("assignmentMode", json!("Automatic")),
+        (
+            "natOutgoing",
+            json!(if v6 { "Disabled" } else { "Enabled" }),
+        ),
+        ("blockSize", json!(if v6 { 122 } else { 26 })),
+    ];
+    if v6 {
+        defaults.push(("encapsulation", json!("None")));
+    } else if calico_cni {
+        defaults.push(("encapsulation", json!("IPIP")));
+    }
+    if let Some(fields) = entry.as_object_mut() {
+        for (key, value) in defaults {
+            fields.entry(key).or_insert(value);
+        }
+    }
+    entry
+}
+
 fn pool_present(pool: &Pool) -> Check {
     Check {
         description: format!("IPPool {} exists with CIDR {}", pool.name, pool.canonical),
@@ -568,11 +734,16 @@ fn add_operator_pools(id: &ObjectId, state: &[Value], added: &[Pool]) -> Result<
         .cloned()
         .unwrap_or(Value::Array(Vec::new()));
     let start = list.as_array().map_or(0, Vec::len);
+    let calico_cni = state
+        .iter()
+        .find(|value| is_installation(value))
+        .and_then(|installation| installation.pointer("/spec/cni/type"))
+        .and_then(Value::as_str)
+        == Some("Calico");
     let mut ops = vec![test(POOLS, list)];
     for pool in added {
-        ops.push(
-            json!({"op": "add", "path": format!("{POOLS}/-"), "value": canonical_entry(pool)}),
-        );
+        let entry = defaulted_entry(pool, calico_cni);
+        ops.push(json!({"op": "add", "path": format!("{POOLS}/-"), "value": entry}));
     }
     // Undo: remove them again, the last first, each guarded by its name.
     let mut undo_ops = Vec::new();
@@ -588,7 +759,7 @@ fn add_operator_pools(id: &ObjectId, state: &[Value], added: &[Pool]) -> Result<
     let mut wait: Vec<Check> = added.iter().map(pool_present).collect();
     wait.push(pools_settled());
     Ok(Step {
-        id: "add-pools".to_owned(),
+        id: format!("add-pools/{}", names.join(",")),
         title: format!("add pool(s) {} to the Installation", names.join(", ")),
         why: "the new pools must exist before the old ones stop allocating, or new pods get no \
               address; the CIDR is written in canonical form, since the operator matches its \
@@ -629,7 +800,13 @@ fn disable_operator_pool(
     ops.push(json!({"op": "add", "path": format!("{path}/disableNewAllocations"), "value": true}));
     let undo_ops = vec![
         test(&format!("{path}/name"), Value::from(pool.name.as_str())),
-        json!({"op": "replace", "path": format!("{path}/disableNewAllocations"), "value": false}),
+        test(&format!("{path}/disableNewAllocations"), Value::Bool(true)),
+        // Back as it was: false, or no field at all.
+        if pool.value.get("disableNewAllocations").is_some() {
+            json!({"op": "replace", "path": format!("{path}/disableNewAllocations"), "value": false})
+        } else {
+            json!({"op": "remove", "path": format!("{path}/disableNewAllocations")})
+        },
     ];
     let replaced = if replacing.is_empty() {
         String::new()
@@ -671,7 +848,22 @@ fn remove_operator_pool(id: &ObjectId, state: &[Value], pool: &Pool) -> Result<S
     if let Some(fields) = entry.as_object_mut() {
         fields.insert("disableNewAllocations".to_owned(), Value::Bool(true));
     }
-    let undo_ops = vec![json!({"op": "add", "path": format!("{POOLS}/-"), "value": entry})];
+    // Undo: the entry back where it was, the list as this step leaves it tested (so a second
+    // run fails).
+    let mut left = state
+        .iter()
+        .find(|value| is_installation(value))
+        .and_then(|installation| installation.pointer(POOLS))
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    if index < left.len() {
+        left.remove(index);
+    }
+    let undo_ops = vec![
+        test(POOLS, Value::Array(left)),
+        json!({"op": "add", "path": path, "value": entry}),
+    ];
     Ok(Step {
         id: format!("remove-pool/{}", pool.name),
         title: format!(
@@ -791,11 +983,21 @@ fn disable_standalone(pool: &Pool, replacing: &[&Pool]) -> Result<Step, PlanErro
     };
     let mut ops = vec![test("/spec/cidr", Value::from(pool.text.as_str()))];
     let spec = pool.value.get("spec").cloned().unwrap_or(Value::Null);
-    ops.extend(test_unchanged("/spec", &spec, "disabled"));
+    // With no `disabled` field (the CRD defaults none) the whole spec is tested, so that a
+    // second run, which finds the field, fails.
+    ops.push(
+        test_unchanged("/spec", &spec, "disabled").unwrap_or_else(|| test("/spec", spec.clone())),
+    );
     ops.push(json!({"op": "add", "path": "/spec/disabled", "value": true}));
     let undo_ops = vec![
         test("/spec/cidr", Value::from(pool.text.as_str())),
-        json!({"op": "replace", "path": "/spec/disabled", "value": false}),
+        test("/spec/disabled", Value::Bool(true)),
+        // Back as it was: false, or no field at all.
+        if spec.get("disabled").is_some() {
+            json!({"op": "replace", "path": "/spec/disabled", "value": false})
+        } else {
+            json!({"op": "remove", "path": "/spec/disabled"})
+        },
     ];
     Ok(Step {
         id: format!("disable-pool/{}", pool.name),
@@ -805,8 +1007,9 @@ fn disable_standalone(pool: &Pool, replacing: &[&Pool]) -> Result<Step, PlanErro
         ),
         why: "pods keep their addresses, new ones come from the other pools. The operator does \
               not own this pool, so its own `disabled` field is the switch (for a pool listed \
-              in the Installation it would be disableNewAllocations). Guard: the CIDR is \
-              tested, and the command first checks that the new pools exist"
+              in the Installation it would be disableNewAllocations). Guard: the CIDR and \
+              `disabled` (or, without that field, the whole spec) are tested, and the command \
+              first checks that the new pools exist"
             .to_owned(),
         change: requiring(patch_change(&id, ops)?, replacing),
         wait: vec![pool_disabled(pool)],

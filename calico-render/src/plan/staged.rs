@@ -79,6 +79,9 @@ pub(super) struct Staging {
     pub after: Vec<Step>,
     /// The desired objects as the patch step is to reach them (the mesh held back).
     pub desired_for_patch: Vec<Value>,
+    /// What the Installation's patch needs first (the endpoint ConfigMap, kube-proxy off
+    /// IPVS), with the shell test the command runs for it.
+    pub installation_requires: Vec<(Requirement, String)>,
     pub transitions: Vec<String>,
     pub preconditions: Vec<Check>,
     pub notes: Vec<String>,
@@ -110,6 +113,29 @@ fn network_field<'a>(objects: &'a [Value], field: &str) -> Option<&'a str> {
 
 fn endpoint_config_map(objects: &[Value]) -> Option<&Value> {
     named(objects, "v1", "ConfigMap", "kubernetes-services-endpoint")
+}
+
+/// kube-proxy's ConfigMap as kubeadm writes it (`kube-system/kube-proxy`, its
+/// KubeProxyConfiguration in `data["config.conf"]`).
+fn kube_proxy_config(objects: &[Value]) -> Option<&Value> {
+    objects.iter().find(|value| {
+        is(value, "v1", "ConfigMap")
+            && value.pointer("/metadata/name").and_then(Value::as_str) == Some("kube-proxy")
+            && value.pointer("/metadata/namespace").and_then(Value::as_str) == Some("kube-system")
+    })
+}
+
+/// The `mode:` line of a KubeProxyConfiguration's text: its index among the lines and the mode
+/// (`""`, which is iptables on Linux, when the line says nothing).
+fn configured_mode(text: &str) -> Option<(usize, String)> {
+    text.lines().enumerate().find_map(|(index, line)| {
+        let value = line.strip_prefix("mode:")?;
+        let value = value.split('#').next().unwrap_or("").trim();
+        Some((
+            index,
+            value.trim_matches(|c| c == '"' || c == '\'').to_owned(),
+        ))
+    })
 }
 
 fn kube_proxy(objects: &[Value]) -> Option<&Value> {
@@ -286,49 +312,7 @@ fn dataplane(
         ));
         // Moving kube-proxy off IPVS comes right before the switch (a user-checked step stays
         // in the plan until the change after it is applied).
-        let mut ipvs = None;
-        match facts.kube_proxy_mode {
-            None => staging.preconditions.push(user_check(
-                "the kube-proxy mode is known (pass --kube-proxy-mode): IPVS needs a step of \
-                 its own before the switch"
-                    .to_owned(),
-                MODE_CHECK,
-                json!({"condition": "kubeProxyModeKnown"}),
-            )),
-            Some(KubeProxyMode::Ipvs) => {
-                ipvs = Some(Step {
-                    id: "kube-proxy-iptables-mode".to_owned(),
-                    title: "move kube-proxy from IPVS to iptables mode".to_owned(),
-                    why: "Calico's eBPF dataplane takes Services over from kube-proxy's iptables \
-                      rules, not from IPVS; the IPVS state left on the nodes would keep \
-                      answering beside it. This step stays in the plan until the change after \
-                      it is applied"
-                        .to_owned(),
-                    change: Change::UserAction {
-                        commands: vec![
-                            "kubectl -n kube-system edit configmap kube-proxy (set mode: \
-                         iptables)"
-                                .to_owned(),
-                            "kubectl -n kube-system rollout restart daemonset/kube-proxy"
-                                .to_owned(),
-                            "on each node, clear the IPVS state: kube-proxy --cleanup, or reboot \
-                         the node"
-                                .to_owned(),
-                        ],
-                    },
-                    wait: vec![user_check(
-                        "kube-proxy runs in iptables mode on every node".to_owned(),
-                        MODE_CHECK,
-                        json!({"condition": "kubeProxyMode", "mode": "iptables"}),
-                    )],
-                    undo: Undo {
-                        description: "set mode: ipvs again and restart kube-proxy".to_owned(),
-                        change: None,
-                    },
-                })
-            }
-            Some(_) => {}
-        }
+        let ipvs = ipvs_steps(live, facts, staging)?;
         let manager = facts.kube_proxy_manager;
         if manager.is_none() && facts.kube_proxy_mode != Some(KubeProxyMode::Absent) {
             staging.preconditions.push(user_check(
@@ -357,6 +341,17 @@ fn dataplane(
         }
         // The endpoint: the ConfigMap before the switch, or gone before bpfNetworkBootstrap.
         let bootstrap = network_field(desired, "bpfNetworkBootstrap") == Some("Enabled");
+        if let Some(config_map) = endpoint_config_map(desired) {
+            let reference = object_ref(config_map)?;
+            let guard = format!(
+                "kubectl get configmap {} -n {} >/dev/null",
+                shell_quote(&reference.name),
+                shell_quote(reference.namespace.as_deref().unwrap_or("tigera-operator"))
+            );
+            staging
+                .installation_requires
+                .push((Requirement::exists(reference), guard));
+        }
         if let Some(config_map) = endpoint_config_map(desired)
             && endpoint_config_map(live).is_none()
         {
@@ -406,6 +401,185 @@ fn dataplane(
     Ok(())
 }
 
+/// The annotation the ConfigMap step leaves on kube-proxy's ConfigMap: the mode it replaced.
+const LEFT_IPVS: &str = "calico-render.dev/kube-proxy-left";
+
+/// The steps that take kube-proxy off IPVS before the switch to eBPF.
+///
+/// With kube-proxy's ConfigMap in LIVE its `mode:` line is read: `ipvs` there is a guarded patch
+/// of the ConfigMap (the whole text tested, so a second run or a changed ConfigMap fails). The
+/// running kube-proxy keeps IPVS until it restarts and the nodes' IPVS state is cleared, which
+/// only the nodes show: that user-checked step follows while the ConfigMap says ipvs or
+/// `--kube-proxy-mode ipvs` says the processes still run it.
+fn ipvs_steps(
+    live: &[Value],
+    facts: &Facts,
+    staging: &mut Staging,
+) -> Result<Vec<Step>, PlanError> {
+    let config = kube_proxy_config(live);
+    let text = config
+        .and_then(|config| config.pointer("/data/config.conf"))
+        .and_then(Value::as_str);
+    let configured = text.and_then(configured_mode);
+    let mut steps = Vec::new();
+    if facts.kube_proxy_mode.is_none() && configured.is_none() {
+        staging.preconditions.push(user_check(
+            "the kube-proxy mode is known (pass --kube-proxy-mode, or add `kubectl -n \
+             kube-system get configmap kube-proxy -o yaml` to LIVE): IPVS needs steps of its \
+             own before the switch"
+                .to_owned(),
+            MODE_CHECK,
+            json!({"condition": "kubeProxyModeKnown"}),
+        ));
+    }
+    let configured_ipvs = configured
+        .as_ref()
+        .is_some_and(|(_, mode)| mode.eq_ignore_ascii_case("ipvs"));
+    if let (Some(config), Some(text), Some((line, _))) = (config, text, &configured)
+        && configured_ipvs
+    {
+        let new_text: Vec<&str> = text
+            .lines()
+            .enumerate()
+            .map(|(index, old)| {
+                if index == *line {
+                    "mode: iptables"
+                } else {
+                    old
+                }
+            })
+            .collect();
+        let mut new_text = new_text.join("\n");
+        if text.ends_with('\n') {
+            new_text.push('\n');
+        }
+        let reference = object_ref(config)?;
+        let id = ObjectId {
+            api_version: reference.api_version.clone(),
+            kind: reference.kind.clone(),
+            namespace: reference.namespace.clone(),
+            name: reference.name.clone(),
+        };
+        // The mark that IPVS ran, for the restart step after it (the text no longer shows it).
+        let has_annotations = config.pointer("/metadata/annotations").is_some();
+        let mark = |on: bool| -> Value {
+            let path = format!("/metadata/annotations/{}", LEFT_IPVS.replace('/', "~1"));
+            match (on, has_annotations) {
+                (true, true) => json!({"op": "add", "path": path, "value": "ipvs"}),
+                (true, false) => {
+                    json!({"op": "add", "path": "/metadata/annotations", "value": {LEFT_IPVS: "ipvs"}})
+                }
+                (false, true) => json!({"op": "remove", "path": path}),
+                (false, false) => json!({"op": "remove", "path": "/metadata/annotations"}),
+            }
+        };
+        let patch = |from: &str, to: &str, on: bool| -> Result<(Value, String), PlanError> {
+            let ops = json!([
+                {"op": "test", "path": "/data/config.conf", "value": from},
+                {"op": "replace", "path": "/data/config.conf", "value": to},
+                mark(on),
+            ]);
+            let parsed: json_patch::Patch =
+                serde_json::from_value(ops.clone()).map_err(|err| PlanError::SelfCheck {
+                    step: "kube-proxy-iptables-mode".to_owned(),
+                    detail: err.to_string(),
+                })?;
+            let command = kubectl_command(&ObjectPatch::from_parts(id.clone(), parsed))?;
+            Ok((ops, command))
+        };
+        let (ops, command) = patch(text, &new_text, true)?;
+        let (undo_ops, undo_command) = patch(&new_text, text, false)?;
+        steps.push(Step {
+            id: "kube-proxy-iptables-mode".to_owned(),
+            title: "set kube-proxy's mode to iptables in its ConfigMap".to_owned(),
+            why: "Calico's eBPF dataplane takes Services over from kube-proxy's iptables rules, \
+                  not from IPVS. kubeadm keeps the mode in this ConfigMap (and writes it back \
+                  from its ClusterConfiguration on `kubeadm upgrade`: set mode there too). The \
+                  annotation calico-render.dev/kube-proxy-left says IPVS ran, for the restart \
+                  step after this one. Guard: the whole config.conf text is tested, so the step fails if applied \
+                  twice or after the ConfigMap changed"
+                .to_owned(),
+            change: Change::Patch {
+                object: reference.clone(),
+                patch: ops,
+                requires: Vec::new(),
+                command,
+            },
+            wait: Vec::new(),
+            undo: Undo {
+                description: "put mode: ipvs back (the text as it was)".to_owned(),
+                change: Some(Change::Patch {
+                    object: reference,
+                    patch: undo_ops,
+                    requires: Vec::new(),
+                    command: undo_command,
+                }),
+            },
+        });
+    }
+    let left = config
+        .and_then(|config| {
+            config.pointer(&format!(
+                "/metadata/annotations/{}",
+                LEFT_IPVS.replace('/', "~1")
+            ))
+        })
+        .and_then(Value::as_str)
+        == Some("ipvs");
+    if let Some(config) = config
+        && (configured_ipvs || left)
+    {
+        let reference = object_ref(config)?;
+        let annotation = LEFT_IPVS.replace('/', "~1");
+        staging.installation_requires.push((
+            Requirement {
+                object: reference,
+                test: json!([{"op": "test", "path": format!("/metadata/annotations/{annotation}"), "value": "ipvs"}]),
+            },
+            format!(
+                "[ \"$(kubectl -n kube-system get configmap kube-proxy -o \
+                 jsonpath='{{.metadata.annotations.{}}}')\" = ipvs ]",
+                LEFT_IPVS.replace('.', "\\.")
+            ),
+        ));
+    }
+    if configured_ipvs || left || facts.kube_proxy_mode == Some(KubeProxyMode::Ipvs) {
+        let mut commands = Vec::new();
+        if config.is_none() {
+            commands.push(
+                "kubectl -n kube-system edit configmap kube-proxy (set mode: iptables)".to_owned(),
+            );
+        }
+        commands.push("kubectl -n kube-system rollout restart daemonset/kube-proxy".to_owned());
+        commands.push(
+            "on each node, clear the IPVS state: kube-proxy --cleanup, or reboot the node"
+                .to_owned(),
+        );
+        steps.push(Step {
+            id: "kube-proxy-leave-ipvs".to_owned(),
+            title: "restart kube-proxy in iptables mode and clear the nodes' IPVS state".to_owned(),
+            why: "kube-proxy reads its mode when it starts, and the IPVS services and the \
+                  kube-ipvs0 interface it leaves on a node keep answering beside Calico's eBPF \
+                  dataplane. Only the nodes show it, so this step stays in the plan until the \
+                  change after it is applied"
+                .to_owned(),
+            change: Change::UserAction { commands },
+            wait: vec![user_check(
+                "kube-proxy runs in iptables mode on every node (its log says \"Using iptables \
+                 Proxier\"; `ipvsadm -Ln` on a node lists nothing)"
+                    .to_owned(),
+                "kubectl -n kube-system logs ds/kube-proxy | grep -i proxier",
+                json!({"condition": "kubeProxyMode", "mode": "iptables"}),
+            )],
+            undo: Undo {
+                description: "set mode: ipvs again and restart kube-proxy".to_owned(),
+                change: None,
+            },
+        });
+    }
+    Ok(steps)
+}
+
 /// Switch kube-proxy off (`off`) or on with the reversible node selector Calico documents.
 fn kube_proxy_step(
     daemon_set: &Value,
@@ -413,12 +587,11 @@ fn kube_proxy_step(
     manager: Option<KubeProxyManager>,
 ) -> Result<Step, PlanError> {
     let reference = object_ref(daemon_set)?;
-    let has_selector = daemon_set
-        .pointer("/spec/template/spec/nodeSelector")
-        .is_some();
     let mut ops = vec![json!({"op": "test", "path": "/metadata/name", "value": "kube-proxy"})];
     let undo_ops = if off {
-        if has_selector {
+        if let Some(selector) = daemon_set.pointer("/spec/template/spec/nodeSelector") {
+            // The whole selector is tested, so a second run (the key is there then) fails.
+            ops.push(json!({"op": "test", "path": "/spec/template/spec/nodeSelector", "value": selector}));
             ops.push(json!({"op": "add", "path": "/spec/template/spec/nodeSelector/non-calico", "value": "true"}));
         } else {
             ops.push(json!({"op": "add", "path": "/spec/template/spec/nodeSelector", "value": {"non-calico": "true"}}));
@@ -427,7 +600,18 @@ fn kube_proxy_step(
     } else {
         ops.push(json!({"op": "test", "path": "/spec/template/spec/nodeSelector/non-calico", "value": "true"}));
         ops.push(json!({"op": "remove", "path": "/spec/template/spec/nodeSelector/non-calico"}));
-        json!([{"op": "add", "path": "/spec/template/spec/nodeSelector/non-calico", "value": "true"}])
+        // The undo tests the selector as this step leaves it, so it fails a second time.
+        let mut left = daemon_set
+            .pointer("/spec/template/spec/nodeSelector")
+            .cloned()
+            .unwrap_or_else(|| json!({}));
+        if let Some(fields) = left.as_object_mut() {
+            fields.remove("non-calico");
+        }
+        json!([
+            {"op": "test", "path": "/spec/template/spec/nodeSelector", "value": left},
+            {"op": "add", "path": "/spec/template/spec/nodeSelector/non-calico", "value": "true"},
+        ])
     };
     let patch = Value::Array(ops);
     let command = |patch: &Value| {
@@ -460,7 +644,8 @@ fn kube_proxy_step(
                 "Calico's eBPF dataplane now serves the Services; kube-proxy beside it only \
                  costs, and stopping it before the switch would leave Services unanswered. The \
                  node selector is the reversible way Calico documents.{keeper} Guard: the step \
-                 tests the DaemonSet's name"
+                 tests the DaemonSet's name and its node selector as it is, so a second run \
+                 fails, and the command first checks that the Installation is on BPF"
             ),
         )
     } else {
@@ -704,7 +889,10 @@ fn mesh(
                 }
             })?;
         let command = kubectl_command(&ObjectPatch::from_parts(id.clone(), patch))?;
-        let undo = json!([{"op": "replace", "path": "/spec/nodeToNodeMeshEnabled", "value": true}]);
+        let undo = json!([
+            {"op": "test", "path": "/spec/nodeToNodeMeshEnabled", "value": false},
+            {"op": "replace", "path": "/spec/nodeToNodeMeshEnabled", "value": true},
+        ]);
         let undo_patch: json_patch::Patch =
             serde_json::from_value(undo.clone()).map_err(|err| PlanError::SelfCheck {
                 step: "disable-mesh".to_owned(),
