@@ -42,8 +42,11 @@ pub struct Cluster {
     pub plan: Option<AddressPlan>,
     /// How many objects it compiles to, when it loaded.
     pub objects: usize,
-    /// The bundle files, when rendering was asked for and the cluster is valid.
+    /// The bundle files, when rendering was asked for and the cluster is valid (and the sink of
+    /// [`run_with_sink`] gave them back).
     pub files: Vec<BundleFile>,
+    /// What the sink of [`run_with_sink`] said when it could not take the cluster's files.
+    pub sink_error: Option<String>,
 }
 
 impl Cluster {
@@ -131,9 +134,38 @@ pub fn run(
     levels: &LintLevels,
     render: Option<RenderConfig>,
 ) -> FleetRun {
+    run_with_sink(members, fleet, levels, render, |_, _| Ok(None))
+}
+
+/// [`run`], handing each cluster's bundle files to `sink` in the worker that rendered them, as
+/// soon as the cluster is rendered and its own checks pass (the fleet checks come after every
+/// cluster). `sink` returns the files to keep in [`Cluster::files`] (`None`: none, so that
+/// memory does not grow with the fleet's files), or an error that becomes the cluster's
+/// [`Cluster::sink_error`]. The caller must still read [`FleetRun::failed`]: a fleet finding can
+/// make a cluster invalid after `sink` had its files.
+pub fn run_with_sink<S>(
+    members: &[Member],
+    fleet: Option<(&str, &ReadFleet)>,
+    levels: &LintLevels,
+    render: Option<RenderConfig>,
+    sink: S,
+) -> FleetRun
+where
+    S: Fn(&Cluster, Vec<BundleFile>) -> Result<Option<Vec<BundleFile>>, String> + Sync,
+{
     let mut clusters: Vec<Cluster> = members
         .par_iter()
-        .map(|member| load_one(member, levels, render))
+        .map(|member| {
+            let mut cluster = load_one(member, levels, render);
+            if !cluster.failed() && render.is_some() {
+                let files = std::mem::take(&mut cluster.files);
+                match sink(&cluster, files) {
+                    Ok(kept) => cluster.files = kept.unwrap_or_default(),
+                    Err(message) => cluster.sink_error = Some(message),
+                }
+            }
+            cluster
+        })
         .collect();
     let plans: Vec<AddressPlan> = clusters
         .iter()
@@ -208,6 +240,7 @@ fn load_one(member: &Member, levels: &LintLevels, render: Option<RenderConfig>) 
         plan: None,
         objects: 0,
         files: Vec::new(),
+        sink_error: None,
     };
     match cluster_network::load(&member.file, &member.text) {
         Ok(loaded) => {

@@ -232,3 +232,360 @@ fn fleet_file_mistakes_and_usage() {
     assert!(text(&out.stderr).contains("add `--out-dir DIR`"));
     assert!(out.stdout.is_empty());
 }
+
+/// Entries of `dir` whose names start with a dot: the staging folder a fleet render writes into
+/// must never be left behind.
+fn hidden_entries(dir: &Path) -> Vec<String> {
+    std::fs::read_dir(dir)
+        .expect("list")
+        .map(|entry| {
+            entry
+                .expect("entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .filter(|name| name.starts_with('.'))
+        .collect()
+}
+
+/// A generated cluster: its own /24 of pods in 10.128.0.0/16, a /28 of nodes in 100.64.0.0/16,
+/// and kubeadm's Service range, which every generated cluster shares (not compared outside a
+/// routing group).
+fn generated(i: usize, pods: &str) -> String {
+    format!(
+        "apiVersion: calico-render.dev/v1alpha1\nkind: ClusterNetwork\nmetadata:\n  name: gen-{i:03}\nspec:\n  podPools:\n    - name: pods-ipv4\n      cidr: {pods}\n      encapsulation: VXLAN\n  network:\n    nodeSubnets: [100.64.{i}.0/28]\n    serviceCIDRs: [10.96.0.0/12]\n"
+    )
+}
+
+/// The examples' clusters and 200 generated ones in one folder: `validate` names the one overlap
+/// planted (gen-007 takes east-1's pod pool, 10.16.0.0/16) and nothing else, and `render` writes
+/// one folder per cluster and no staging folder.
+#[test]
+fn examples_and_generated_clusters_render_validate_and_report_overlaps() {
+    let input = tempfile::tempdir().expect("temp dir");
+    for name in ["east-1", "east-2", "edge-1", "west-1"] {
+        std::fs::copy(
+            workspace_root().join(format!("examples/fleet/clusters/{name}.yaml")),
+            input.path().join(format!("{name}.yaml")),
+        )
+        .expect("copy");
+    }
+    for i in 0..200 {
+        let pods = if i == 7 {
+            String::from("10.16.0.0/16")
+        } else {
+            format!("10.128.{i}.0/24")
+        };
+        std::fs::write(
+            input.path().join(format!("gen-{i:03}.yaml")),
+            generated(i, &pods),
+        )
+        .expect("write");
+    }
+    let dir = input.path().to_str().expect("UTF-8");
+    let out = run(&["validate", "-f", dir]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report = text(&out.stdout);
+    let findings: Vec<&str> = report.lines().filter(|line| line.contains("[FL")).collect();
+    assert_eq!(findings.len(), 1, "{report}");
+    assert!(
+        findings[0].contains("warning[FL0101]")
+            && findings[0].contains("gen-007")
+            && findings[0].contains("`east-1`")
+            && findings[0].contains("both hold 10.16.0.0/16"),
+        "{report}"
+    );
+    assert!(
+        report.contains("fleet: 204 clusters, 204 valid, 0 invalid; 1 fleet findings"),
+        "{report}"
+    );
+
+    let out_dir = tempfile::tempdir().expect("temp dir");
+    let target = out_dir.path().join("rendered");
+    let rendered = run(&[
+        "render",
+        "-f",
+        dir,
+        "--out-dir",
+        target.to_str().expect("UTF-8"),
+    ]);
+    assert_eq!(
+        rendered.status.code(),
+        Some(0),
+        "{}",
+        text(&rendered.stderr)
+    );
+    let folders: Vec<String> = std::fs::read_dir(&target)
+        .expect("list")
+        .map(|entry| {
+            entry
+                .expect("entry")
+                .file_name()
+                .to_string_lossy()
+                .into_owned()
+        })
+        .collect();
+    assert_eq!(folders.len(), 204, "{folders:?}");
+    assert!(hidden_entries(&target).is_empty());
+    // A generated cluster's folder holds what a render of it alone writes.
+    let alone = tempfile::tempdir().expect("temp dir");
+    let one = run(&[
+        "render",
+        "-f",
+        input.path().join("gen-123.yaml").to_str().expect("UTF-8"),
+        "--out-dir",
+        alone.path().to_str().expect("UTF-8"),
+    ]);
+    assert_eq!(one.status.code(), Some(0), "{}", text(&one.stderr));
+    assert_eq!(tree(&target.join("gen-123")), tree(alone.path()));
+}
+
+/// Files are written to a staging folder as clusters are rendered and moved into place only when
+/// every cluster is valid and no folder has a file in the way: otherwise the output folder is as
+/// it was (the user's files untouched, no cluster folder, no staging folder).
+#[test]
+fn a_fleet_render_leaves_nothing_behind_when_it_writes_nothing() {
+    let first = tempfile::tempdir().expect("temp dir");
+    let out = run(&[
+        "render",
+        "-f",
+        FLEET,
+        "--out-dir",
+        first.path().to_str().expect("UTF-8"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let written = tree(first.path());
+    let in_the_way = written
+        .keys()
+        .find_map(|path| path.strip_prefix("west-1/"))
+        .expect("west-1 has files")
+        .to_owned();
+
+    // A file of west-1's that calico-render did not write stops every cluster.
+    let out_dir = tempfile::tempdir().expect("temp dir");
+    std::fs::write(out_dir.path().join("notes.txt"), "mine\n").expect("write");
+    std::fs::create_dir(out_dir.path().join("west-1")).expect("mkdir");
+    std::fs::write(
+        out_dir.path().join("west-1").join(&in_the_way),
+        "mine too\n",
+    )
+    .expect("write");
+    let before = tree(out_dir.path());
+    let out = run(&[
+        "render",
+        "-f",
+        FLEET,
+        "--out-dir",
+        out_dir.path().to_str().expect("UTF-8"),
+    ]);
+    // The exit status a single `render --out-dir` meets on that file.
+    let single = run(&[
+        "render",
+        "-f",
+        "examples/fleet/clusters/west-1.yaml",
+        "--out-dir",
+        out_dir.path().join("west-1").to_str().expect("UTF-8"),
+    ]);
+    assert_eq!(out.status.code(), single.status.code());
+    assert_ne!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(
+        text(&out.stderr).contains("was not written by calico-render"),
+        "{}",
+        text(&out.stderr)
+    );
+    assert_eq!(tree(out_dir.path()), before);
+    assert!(!out_dir.path().join("east-1").exists());
+    assert!(hidden_entries(out_dir.path()).is_empty());
+
+    // An invalid fleet into an existing folder: the folder is as it was.
+    let broken = tempfile::tempdir().expect("temp dir");
+    std::fs::write(broken.path().join("notes.txt"), "mine\n").expect("write");
+    let before = tree(broken.path());
+    let out = run(&[
+        "render",
+        "-f",
+        BROKEN,
+        "--deny",
+        "FL0101",
+        "--out-dir",
+        broken.path().to_str().expect("UTF-8"),
+    ]);
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    assert_eq!(tree(broken.path()), before);
+    assert!(hidden_entries(broken.path()).is_empty());
+
+    // Rendering again over a fleet's own output replaces it with the same bytes.
+    let out = run(&[
+        "render",
+        "-f",
+        FLEET,
+        "--out-dir",
+        first.path().to_str().expect("UTF-8"),
+    ]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert_eq!(tree(first.path()), written);
+    assert!(hidden_entries(first.path()).is_empty());
+}
+
+/// What Argo CD does with `examples/argocd/applicationset.yaml` and the plugin of
+/// `examples/argocd/cmp-plugin.yaml`, done by hand (no Argo CD runs here): the git directory
+/// generator's pattern picks one folder per cluster in a repository laid out as the
+/// ApplicationSet says (`clusters/<name>/calico/cluster.yaml`, from `examples/fleet/clusters`);
+/// in each, the plugin's `discover` command must accept the folder and its `generate` command,
+/// run with the Application's plugin env as Argo CD passes it (`ARGOCD_ENV_` before each name)
+/// and calico-render on `PATH`, must print what `render --stage <that stage>` of the cluster
+/// prints: a stream of Kubernetes objects.
+#[test]
+fn the_argocd_applicationset_renders_each_cluster_through_the_plugin() {
+    use serde_json::Value;
+    let read = |path: &str| -> Value {
+        let text = std::fs::read_to_string(workspace_root().join(path)).expect("read");
+        serde_saphyr::from_str(&text).expect("YAML")
+    };
+    let set = read("examples/argocd/applicationset.yaml");
+    let plugin = read("examples/argocd/cmp-plugin.yaml");
+    let pattern = set["spec"]["generators"][0]["git"]["directories"][0]["path"]
+        .as_str()
+        .expect("a directory pattern");
+    assert_eq!(pattern, "clusters/*/calico");
+    assert_eq!(
+        set["spec"]["template"]["metadata"]["name"],
+        "calico-{{ index .path.segments 1 }}"
+    );
+    let source = &set["spec"]["template"]["spec"]["source"];
+    assert_eq!(source["plugin"]["name"], "calico-render-v1");
+    assert_eq!(
+        format!(
+            "{}-{}",
+            plugin["metadata"]["name"].as_str().expect("name"),
+            plugin["spec"]["version"].as_str().expect("version")
+        ),
+        "calico-render-v1",
+        "Argo CD names a versioned plugin <name>-<version>"
+    );
+    let env: Vec<(String, String)> = source["plugin"]["env"]
+        .as_array()
+        .expect("plugin env")
+        .iter()
+        .map(|item| {
+            (
+                format!("ARGOCD_ENV_{}", item["name"].as_str().expect("name")),
+                item["value"].as_str().expect("value").to_owned(),
+            )
+        })
+        .collect();
+    let stage = env
+        .iter()
+        .find(|(name, _)| name == "ARGOCD_ENV_CALICO_STAGE")
+        .map(|(_, value)| value.clone())
+        .expect("the stage is set");
+    let command = |value: &Value| -> Vec<String> {
+        value
+            .as_array()
+            .expect("a command")
+            .iter()
+            .map(|part| {
+                part.as_str()
+                    .unwrap_or_else(|| panic!("{part} is not text"))
+                    .to_owned()
+            })
+            .collect()
+    };
+    let discover = command(&plugin["spec"]["discover"]["find"]["command"]);
+    let generate = command(&plugin["spec"]["generate"]["command"]);
+
+    let repo = tempfile::tempdir().expect("temp dir");
+    let names = ["east-1", "east-2", "edge-1", "west-1"];
+    for name in names {
+        let dir = repo.path().join("clusters").join(name).join("calico");
+        std::fs::create_dir_all(&dir).expect("mkdir");
+        std::fs::copy(
+            workspace_root().join(format!("examples/fleet/clusters/{name}.yaml")),
+            dir.join("cluster.yaml"),
+        )
+        .expect("copy");
+    }
+    // A folder the pattern does not take.
+    std::fs::create_dir_all(repo.path().join("clusters/docs")).expect("mkdir");
+    let bin = tempfile::tempdir().expect("temp dir");
+    #[cfg(unix)]
+    std::os::unix::fs::symlink(
+        calico_render_tests::calico_render(),
+        bin.path().join("calico-render"),
+    )
+    .expect("link");
+    let path = format!(
+        "{}:{}",
+        bin.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+
+    // The generator: `clusters/*/calico`, one segment matched by `*`.
+    let mut apps = Vec::new();
+    for entry in std::fs::read_dir(repo.path().join("clusters")).expect("list") {
+        let cluster = entry.expect("entry").path();
+        let dir = cluster.join("calico");
+        if dir.is_dir() {
+            let segment = cluster
+                .file_name()
+                .expect("a name")
+                .to_string_lossy()
+                .into_owned();
+            apps.push((format!("calico-{segment}"), dir));
+        }
+    }
+    apps.sort();
+    let expected: Vec<String> = names.iter().map(|name| format!("calico-{name}")).collect();
+    assert_eq!(
+        apps.iter().map(|(app, _)| app.clone()).collect::<Vec<_>>(),
+        expected
+    );
+    for (app, dir) in &apps {
+        let run_in = |parts: &[String]| {
+            std::process::Command::new(&parts[0])
+                .args(&parts[1..])
+                .current_dir(dir)
+                .env("PATH", &path)
+                .envs(env.iter().map(|(name, value)| (name, value)))
+                .output()
+                .expect("sh runs")
+        };
+        let found = run_in(&discover);
+        assert_eq!(found.status.code(), Some(0), "{app}: discover");
+        assert_eq!(text(&found.stdout).trim(), "cluster.yaml", "{app}");
+        let generated = run_in(&generate);
+        assert_eq!(
+            generated.status.code(),
+            Some(0),
+            "{app}: {}",
+            text(&generated.stderr)
+        );
+        let alone = run(&[
+            "render",
+            "-f",
+            dir.join("cluster.yaml").to_str().expect("UTF-8"),
+            "--stage",
+            &stage,
+        ]);
+        assert_eq!(alone.status.code(), Some(0));
+        assert_eq!(text(&generated.stdout), text(&alone.stdout), "{app}");
+        let objects: Vec<Value> =
+            serde_saphyr::from_multiple(&text(&generated.stdout)).expect("a YAML stream");
+        assert!(!objects.is_empty(), "{app}");
+        for object in &objects {
+            assert!(
+                object["apiVersion"].is_string()
+                    && object["kind"].is_string()
+                    && object["metadata"]["name"].is_string(),
+                "{app}: {object}"
+            );
+        }
+        assert!(
+            objects
+                .iter()
+                .any(|object| object["kind"] == "Installation"),
+            "{app}: the operator stage holds the Installation"
+        );
+    }
+}

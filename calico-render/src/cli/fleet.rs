@@ -416,6 +416,13 @@ fn fleet_ref(inputs: &Inputs) -> Option<(&str, &ReadFleet)> {
 
 /// `render` of a fleet into `out_dir/<cluster>/`, the report on standard error. Nothing is
 /// written unless every cluster (and the fleet file) is valid.
+///
+/// Memory does not grow with the fleet's files: each cluster's files are written, as soon as it
+/// is rendered, to its folder in a staging folder inside `out_dir` (`.calico-render-fleet-*`,
+/// created for this run), and only when the whole fleet is valid and no folder has a file in
+/// the way are they renamed into place, as `render --out-dir` places one cluster's (stale bundle
+/// files removed, other files left alone). Otherwise the staging folder is removed, and so is
+/// `out_dir` if this run created it.
 pub(super) fn render(
     inputs: &Inputs,
     levels: &LintLevels,
@@ -433,40 +440,179 @@ pub(super) fn render(
         stage,
         format: calico_render::bundle::Format::Yaml,
     };
-    let run = fleet::run(&inputs.members, fleet_ref(inputs), levels, Some(config));
+    let created = Created::create(out_dir)?;
+    let staging = tempfile::Builder::new()
+        .prefix(".calico-render-fleet-")
+        .tempdir_in(out_dir)
+        .with_context(|| {
+            format!(
+                "cannot create a staging folder in the output directory `{}`",
+                out_dir.display()
+            )
+        })?;
+    let run = fleet::run_with_sink(
+        &inputs.members,
+        fleet_ref(inputs),
+        levels,
+        Some(config),
+        |cluster, files| stage_cluster(staging.path(), cluster, &files).map(|()| None),
+    );
     let name = fleet::fleet_name(inputs.fleet.as_ref().map(|(_, read)| &read.fleet));
     let text = report_text(&run, &name, &stderr_palette());
     let _ = std::io::stderr().lock().write_all(text.as_bytes());
-    if run.failed() {
+    let refused = if run.failed() {
         super::input::note("nothing was written: every cluster of a fleet must be valid first");
-        return Ok(exit_code(&run));
-    }
-    if let Some(message) = run.clusters.iter().find_map(|cluster| {
-        cluster
-            .files
-            .iter()
-            .find_map(|file| calico_render::bundle::check_file_name(&file.name).err())
-    }) {
+        Some(exit_code(&run))
+    } else if let Some(message) = run
+        .clusters
+        .iter()
+        .find_map(|cluster| cluster.sink_error.as_deref())
+    {
         eprintln!("error: {message}");
-        return Ok(ExitCode::from(super::EXIT_INVALID));
+        super::input::note("nothing was written");
+        Some(ExitCode::from(super::EXIT_INVALID))
+    } else {
+        None
+    };
+    if let Some(code) = refused {
+        discard(staging, &created);
+        return Ok(code);
     }
-    std::fs::create_dir_all(out_dir)
-        .with_context(|| format!("cannot create the output directory `{}`", out_dir.display()))?;
-    // Each folder is written as `render --out-dir` writes one (staged, then renamed); folders
-    // are independent, so they are written in parallel, and the first error in cluster order is
-    // reported.
+    // Every folder is checked before any file is moved: a file in the way of one cluster stops
+    // them all.
     use rayon::prelude::*;
-    let results: Vec<anyhow::Result<()>> = run
+    let checked: Vec<anyhow::Result<Vec<String>>> = run
         .clusters
         .par_iter()
         .map(|cluster| {
-            super::render::write_out_dir(&out_dir.join(&cluster.name), stage, &cluster.files)
+            let names = staged_names(&staging.path().join(&cluster.name))?;
+            let target = out_dir.join(&cluster.name);
+            if target.exists() {
+                let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+                super::render::stale_files(&target, stage, &refs)?;
+            }
+            Ok(names)
         })
         .collect();
-    for result in results {
-        result?;
+    let mut staged = Vec::with_capacity(checked.len());
+    for result in checked {
+        match result {
+            Ok(names) => staged.push(names),
+            Err(err) => {
+                discard(staging, &created);
+                return Err(err.context("nothing was written"));
+            }
+        }
     }
+    // Folders are independent: they are filled in parallel, each under its lock, and the first
+    // error in cluster order is reported.
+    let results: Vec<anyhow::Result<()>> = run
+        .clusters
+        .par_iter()
+        .zip(staged.par_iter())
+        .map(|(cluster, names)| {
+            place(
+                &staging.path().join(&cluster.name),
+                &out_dir.join(&cluster.name),
+                stage,
+                names,
+            )
+        })
+        .collect();
+    let placed: anyhow::Result<()> = results.into_iter().collect();
+    let closed = staging.close().with_context(|| {
+        format!(
+            "cannot remove the staging folder in `{}`",
+            out_dir.display()
+        )
+    });
+    placed?;
+    closed?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The folders `create` made for the output directory, the outermost last, to remove them again
+/// when nothing is written.
+struct Created(Vec<PathBuf>);
+
+impl Created {
+    fn create(out_dir: &Path) -> anyhow::Result<Created> {
+        let mut missing = Vec::new();
+        let mut dir = Some(out_dir);
+        while let Some(path) = dir.filter(|path| !path.as_os_str().is_empty() && !path.exists()) {
+            missing.push(path.to_path_buf());
+            dir = path.parent();
+        }
+        std::fs::create_dir_all(out_dir).with_context(|| {
+            format!("cannot create the output directory `{}`", out_dir.display())
+        })?;
+        Ok(Created(missing))
+    }
+}
+
+/// Remove the staging folder, and the folders this run created if they are empty again.
+fn discard(staging: tempfile::TempDir, created: &Created) {
+    let _ = staging.close();
+    for dir in &created.0 {
+        if std::fs::remove_dir(dir).is_err() {
+            break;
+        }
+    }
+}
+
+/// Write one cluster's files to its folder in the staging folder, each synced.
+fn stage_cluster(
+    staging: &Path,
+    cluster: &fleet::Cluster,
+    files: &[calico_render::bundle::BundleFile],
+) -> Result<(), String> {
+    let dir = staging.join(&cluster.name);
+    std::fs::create_dir_all(&dir)
+        .map_err(|err| format!("cannot create `{}`: {err}", dir.display()))?;
+    for file in files {
+        calico_render::bundle::check_file_name(&file.name)?;
+        let path = dir.join(&file.name);
+        std::fs::File::create(&path)
+            .and_then(|mut handle| {
+                handle.write_all(file.contents.as_bytes())?;
+                handle.sync_all()
+            })
+            .map_err(|err| format!("cannot write `{}`: {err}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// The files staged for one cluster, sorted.
+fn staged_names(dir: &Path) -> anyhow::Result<Vec<String>> {
+    let mut names = Vec::new();
+    for entry in
+        std::fs::read_dir(dir).with_context(|| format!("cannot list `{}`", dir.display()))?
+    {
+        let entry = entry.with_context(|| format!("cannot list `{}`", dir.display()))?;
+        names.push(entry.file_name().to_string_lossy().into_owned());
+    }
+    names.sort();
+    Ok(names)
+}
+
+/// Move one cluster's staged files into its folder and remove the stale bundle files there,
+/// under the folder's lock (its checks are made again under the lock).
+fn place(from: &Path, to: &Path, stage: Stage, names: &[String]) -> anyhow::Result<()> {
+    std::fs::create_dir_all(to)
+        .with_context(|| format!("cannot create the output directory `{}`", to.display()))?;
+    let _lock = super::render::lock_dir(to)?;
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let stale = super::render::stale_files(to, stage, &refs)?;
+    for name in names {
+        let path = to.join(name);
+        std::fs::rename(from.join(name), &path)
+            .with_context(|| format!("cannot write `{}`", path.display()))?;
+    }
+    for path in stale {
+        std::fs::remove_file(&path)
+            .with_context(|| format!("cannot remove the stale bundle file `{}`", path.display()))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]

@@ -365,8 +365,39 @@ pub(super) fn write_out_dir(
     std::fs::create_dir_all(dir)
         .with_context(|| format!("cannot create the output directory `{shown}`"))?;
     let _lock = lock_dir(dir)?;
+    let names: Vec<&str> = files.iter().map(|file| file.name.as_str()).collect();
+    let stale = stale_files(dir, stage, &names)?;
+
+    let mut staged = Vec::with_capacity(files.len());
     for file in files {
-        let path = dir.join(&file.name);
+        let temporary = super::input::staged_file(dir, &file.contents)?;
+        staged.push((temporary, dir.join(&file.name)));
+    }
+    // Every file is complete on disk: from here on only renames and removals happen.
+    for (temporary, path) in staged {
+        temporary
+            .persist(&path)
+            .map_err(|err| err.error)
+            .with_context(|| format!("cannot write `{}`", path.display()))?;
+    }
+    for path in stale {
+        std::fs::remove_file(&path)
+            .with_context(|| format!("cannot remove the stale bundle file `{}`", path.display()))?;
+    }
+    Ok(())
+}
+
+/// What writing the bundle files `names` into the folder `dir` meets: an error for a file in the
+/// way (a link, not a regular file, or not written by calico-render), else the other bundle
+/// files of `stage` there, which are stale (sorted).
+pub(super) fn stale_files(
+    dir: &Path,
+    stage: Stage,
+    names: &[&str],
+) -> anyhow::Result<Vec<PathBuf>> {
+    let shown = dir.display();
+    for name in names {
+        let path = dir.join(name);
         match std::fs::symlink_metadata(&path) {
             Err(err) if err.kind() == std::io::ErrorKind::NotFound => {}
             Err(err) => {
@@ -396,7 +427,7 @@ pub(super) fn write_out_dir(
     for entry in entries {
         let entry = entry.with_context(|| format!("cannot list `{shown}`"))?;
         let name = entry.file_name();
-        if files.iter().any(|file| name == file.name.as_str()) {
+        if names.iter().any(|written| name == *written) {
             continue;
         }
         // `DirEntry::file_type` does not follow links: only regular files are candidates.
@@ -407,24 +438,7 @@ pub(super) fn write_out_dir(
         }
     }
     stale.sort();
-
-    let mut staged = Vec::with_capacity(files.len());
-    for file in files {
-        let temporary = super::input::staged_file(dir, &file.contents)?;
-        staged.push((temporary, dir.join(&file.name)));
-    }
-    // Every file is complete on disk: from here on only renames and removals happen.
-    for (temporary, path) in staged {
-        temporary
-            .persist(&path)
-            .map_err(|err| err.error)
-            .with_context(|| format!("cannot write `{}`", path.display()))?;
-    }
-    for path in stale {
-        std::fs::remove_file(&path)
-            .with_context(|| format!("cannot remove the stale bundle file `{}`", path.display()))?;
-    }
-    Ok(())
+    Ok(stale)
 }
 
 /// The stage in the header of the regular file at `path`, or `None` when it has none (or is
@@ -443,7 +457,7 @@ fn written_stage(path: &Path) -> anyhow::Result<Option<Stage>> {
 
 /// An exclusive lock on the folder itself (no lock file is left behind), held until dropped.
 #[cfg(unix)]
-fn lock_dir(dir: &Path) -> anyhow::Result<std::fs::File> {
+pub(super) fn lock_dir(dir: &Path) -> anyhow::Result<std::fs::File> {
     let handle = std::fs::File::open(dir)
         .with_context(|| format!("cannot open the output directory `{}`", dir.display()))?;
     handle
@@ -454,6 +468,6 @@ fn lock_dir(dir: &Path) -> anyhow::Result<std::fs::File> {
 
 /// Folders cannot be opened as files here: runs into one folder are not serialised.
 #[cfg(not(unix))]
-fn lock_dir(_dir: &Path) -> anyhow::Result<()> {
+pub(super) fn lock_dir(_dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }

@@ -220,6 +220,16 @@ impl Routing {
 /// Run every fleet check over `plans` (one per cluster) and the fleet file, if any. The result
 /// is sorted by cluster (the fleet file first), then as [`crate::diag::sort_diagnostics`] would.
 pub fn check(fleet: Option<&Fleet>, plans: &[AddressPlan]) -> Vec<FleetDiagnostic> {
+    check_counting(fleet, plans).0
+}
+
+/// [`check`], and how many overlapping pairs its sweep handed to the rules: the figure that
+/// grows with the square of the clusters if ranges no rule compares (the Service range most
+/// clusters share) are swept again (a test holds it).
+pub(super) fn check_counting(
+    fleet: Option<&Fleet>,
+    plans: &[AddressPlan],
+) -> (Vec<FleetDiagnostic>, usize) {
     let mut out = Vec::new();
     check_names(fleet, plans, &mut out);
     let routing = Routing::of(fleet, plans);
@@ -227,14 +237,16 @@ pub fn check(fleet: Option<&Fleet>, plans: &[AddressPlan]) -> Vec<FleetDiagnosti
         Some(fleet) => (fleet.spec.reserved.as_slice(), fleet.spec.routed.as_slice()),
         None => (&[][..], &[][..]),
     };
-    for overlap in overlaps_where(plans, reserved, routed, |plan, range| {
+    let swept = overlaps_where(plans, reserved, routed, |plan, range| {
         compared(&routing, plan, range)
-    }) {
+    });
+    let judged = swept.len();
+    for overlap in swept {
         if let Some(found) = judge(&overlap, plans, reserved, routed, &routing) {
             out.push(found);
         }
     }
-    finish(fleet, plans, &routing, out)
+    (finish(fleet, plans, &routing, out), judged)
 }
 
 /// The overlaps [`check`] reports (those that matter: pairs across clusters that a rule judges,

@@ -577,3 +577,59 @@ fn sweep_agrees_with_every_pair() {
     );
     assert_eq!(swept, brute);
 }
+
+/// Many clusters share one Service range by design (kubeadm's 10.96.0.0/12), and no rule
+/// compares Service ranges outside a routing group: the sweep must not hand those pairs to the
+/// rules. It once did (every pair found, then dropped: 10,000 clusters made about 50 million),
+/// which this counts rather than times: with that sweep, 2,000 clusters give 1,999,000 pairs
+/// instead of the 3 below.
+#[test]
+fn a_shared_service_range_is_not_swept_pairwise() {
+    let template = plan(
+        "template",
+        "  bgp:\n    enabled: true\n  podPools:\n    - name: p\n      cidr: 10.0.0.0/24\n      encapsulation: VXLAN\n      natOutgoing: false\n  network:\n    serviceCIDRs: [10.96.0.0/12]\n",
+    );
+    let n: u32 = 2_000;
+    let plans: Vec<AddressPlan> = (0..n)
+        .map(|i| {
+            let mut plan = template.clone();
+            plan.cluster = format!("c{i}");
+            // Each cluster's own /24 of pods, in 10.64.0.0/10 (clear of the Service range).
+            let pods = ipnet::IpNet::V4(
+                ipnet::Ipv4Net::new(std::net::Ipv4Addr::from(0x0a40_0000 + (i << 8)), 24).unwrap(),
+            );
+            for range in &mut plan.ranges {
+                if range.kind == RangeKind::PodPool {
+                    range.net = pods;
+                }
+            }
+            plan
+        })
+        .collect();
+    assert_eq!(
+        plans[0].ranges.iter().map(|r| r.kind).collect::<Vec<_>>(),
+        [RangeKind::PodPool, RangeKind::Service]
+    );
+    // No fleet file: nothing compared, nothing found.
+    let (found, swept) = super::check::check_counting(None, &plans);
+    assert_eq!((found.len(), swept), (0, 0));
+    // Three clusters route to each other: their Service ranges are compared, three pairs.
+    let group = fleet("  routing:\n    - name: east\n      clusters: [c0, c1, c2]\n");
+    let (found, swept) = super::check::check_counting(Some(&group), &plans);
+    assert_eq!(swept, 3);
+    let service: Vec<(Option<&str>, &str)> = found
+        .iter()
+        .filter(|f| f.diagnostic.code == c::FL_SERVICE_OVERLAP.code)
+        .map(|f| (f.cluster.as_deref(), f.diagnostic.path.as_str()))
+        .collect();
+    // Each pair is reported on the cluster whose name sorts last.
+    assert_eq!(
+        service,
+        [
+            (Some("c1"), "spec.network.serviceCIDRs[0]"),
+            (Some("c2"), "spec.network.serviceCIDRs[0]"),
+            (Some("c2"), "spec.network.serviceCIDRs[0]"),
+        ]
+    );
+    assert_eq!(found.len(), 3, "{found:?}");
+}
