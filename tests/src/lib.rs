@@ -211,6 +211,12 @@ pub fn example_names() -> Vec<String> {
 pub fn example_for(name: &str, version: &str) -> String {
     let path = workspace_root().join(format!("examples/{name}/cluster.yaml"));
     let text = std::fs::read_to_string(path).expect("example readable");
+    with_calico_version(&text, version)
+}
+
+/// A ClusterNetwork's text with `spec.calicoVersion: version` as the first field of its spec
+/// (any `calicoVersion` it had is dropped).
+pub fn with_calico_version(text: &str, version: &str) -> String {
     let mut out = String::new();
     for line in text.lines() {
         if line.starts_with("  calicoVersion:") {
@@ -224,7 +230,7 @@ pub fn example_for(name: &str, version: &str) -> String {
     }
     assert!(
         out.contains(&format!("\n  calicoVersion: {version}\n")),
-        "{name}: no `spec:` line to put calicoVersion under"
+        "no `spec:` line to put calicoVersion under:\n{text}"
     );
     out
 }

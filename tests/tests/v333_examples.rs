@@ -66,22 +66,7 @@ fn examples() -> Vec<(String, PathBuf)> {
 /// The example's text with `spec.calicoVersion: version` (replacing the one it has).
 fn at_version(path: &Path, version: &str) -> String {
     let text = std::fs::read_to_string(path).expect("example readable");
-    let mut out = String::new();
-    for line in text.lines() {
-        if line.starts_with("  calicoVersion:") {
-            continue;
-        }
-        out.push_str(line);
-        out.push('\n');
-        if line == "spec:" {
-            out.push_str(&format!("  calicoVersion: {version}\n"));
-        }
-    }
-    assert!(
-        out.contains(&format!("\n  calicoVersion: {version}\n")),
-        "{out}"
-    );
-    out
+    calico_render_tests::with_calico_version(&text, version)
 }
 
 struct Ran {
