@@ -329,3 +329,71 @@ fn the_json_schema_and_the_tool_agree_on_as_numbers() {
         }
     }
 }
+
+/// `patch` removes an Installation pool LIVE lists and DESIRED does not only with an explicit
+/// `--remove-pools` (issue 35, first hour): a pool that still holds addresses breaks the pods
+/// on it, so Calico's documented way is disable, move the workloads, then delete. Without the
+/// opt-in the patch is refused as a CIDR change is (exit 1, nothing on standard output, the
+/// steps and `calico-render plan` in the hint); with it, the guarded removal is printed. The
+/// library's `DayTwoOptions` carries the same opt-in.
+#[test]
+fn patch_removes_a_live_only_pool_only_when_asked() {
+    use calico_render::patch::{self, DayTwoOptions, PatchError};
+    let case = "tests/cases/patch/remove-pool";
+    let (desired, live) = (format!("{case}/desired.yaml"), format!("{case}/live.yaml"));
+    // (extra flags, exit code, whether the removal is printed, what standard error says)
+    let cases: [(&[&str], i32, bool, &[&str]); 3] = [
+        (
+            &[],
+            1,
+            false,
+            &[
+                "error: ",
+                "pool old-default-pool",
+                "--remove-pools",
+                "disableNewAllocations: true on pool old-default-pool",
+                "`calico-render plan`",
+            ],
+        ),
+        (&["-o", "kubectl"], 1, false, &["--remove-pools"]),
+        (&["--remove-pools"], 0, true, &["note: "]),
+    ];
+    for (extra, code, removes, said) in cases {
+        let mut args = vec!["patch", "-f", &desired, "--live", &live];
+        args.extend_from_slice(extra);
+        let output = run(&args, "");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(code), "{extra:?}: {stderr}");
+        // The stock pool is first in LIVE: its removal is guarded by a test of its name.
+        let removal = r#"{"op":"test","path":"/spec/calicoNetwork/ipPools/0/name","value":"old-default-pool"},{"op":"remove","path":"/spec/calicoNetwork/ipPools/0"}"#;
+        assert_eq!(stdout.contains(removal), removes, "{extra:?}: {stdout}");
+        if !removes {
+            assert!(stdout.is_empty(), "{extra:?}: {stdout}");
+        }
+        for words in said {
+            assert!(stderr.contains(words), "{extra:?}: {words} in {stderr}");
+        }
+    }
+
+    // The library: the same refusal, and the same opt-in.
+    let read = |path: &str| {
+        let text = std::fs::read_to_string(Path::new(ROOT).join(path)).expect("case");
+        calico_spec::source::parse_stream(&text, &calico_spec::source::Limits::MANIFESTS)
+            .expect("YAML")
+            .into_iter()
+            .map(|document| document.value)
+            .collect::<Vec<Value>>()
+    };
+    let (desired, live) = (read(&desired), read(&live));
+    match patch::day_two_objects(&desired, None, &live, &DayTwoOptions::default()) {
+        Err(PatchError::PoolsRemoved { removals }) => {
+            let pools: Vec<&str> = removals.iter().map(|r| r.pool.as_str()).collect();
+            assert_eq!(pools, ["old-default-pool"]);
+        }
+        other => panic!("expected a refusal: {other:?}"),
+    }
+    let asked = DayTwoOptions::default().with_remove_pools(true);
+    let day_two = patch::day_two_objects(&desired, None, &live, &asked).expect("a patch");
+    assert_eq!(day_two.stream.changed().count(), 1);
+}
