@@ -397,3 +397,33 @@ fn patch_removes_a_live_only_pool_only_when_asked() {
     let day_two = patch::day_two_objects(&desired, None, &live, &asked).expect("a patch");
     assert_eq!(day_two.stream.changed().count(), 1);
 }
+
+/// One layout for YAML syntax errors (issue 35, first hour): every subcommand that reads a
+/// file names the broken spot as every other diagnostic does, `FILE:LINE:COLUMN: message`
+/// (report.rs's one-line form, and the `--> FILE:LINE:COLUMN` of `validate`), with the same
+/// words, and exits 2 with nothing on standard output. The input's `[` is at line 2,
+/// column 8 and is never closed.
+#[test]
+fn yaml_syntax_errors_have_one_layout() {
+    let broken = "apiVersion: v1\nitems: [\n";
+    let expected = "error: <stdin>:2:8: not valid YAML: unclosed bracket '['";
+    let live = "tests/cases/patch/remove-pool/live.yaml";
+    let commands: &[&[&str]] = &[
+        &["validate", "-f", "-"],
+        &["render", "-f", "-"],
+        &["patch", "-f", "-", "--live", live],
+        &["patch", "-f", EXAMPLE, "--live", "-"],
+        &["plan", "-f", "-", "--live", live],
+        &["plan", "-f", EXAMPLE, "--live", "-"],
+        &["import", "-f", "-"],
+        &["upgrade", "-f", "-", "--to", "v3.33.0"],
+        &["router", "-f", "-"],
+    ];
+    for args in commands {
+        let output = run(args, broken);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(output.stdout.is_empty(), "{args:?}");
+        assert_eq!(stderr.lines().next(), Some(expected), "{args:?}: {stderr}");
+    }
+}

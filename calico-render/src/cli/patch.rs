@@ -310,7 +310,7 @@ fn compile_cluster_network(
 /// Parse a YAML (or JSON) stream into its documents, empty ones included.
 fn parse_documents(file: &str, text: &str) -> Result<Vec<Document>, Failure> {
     source::parse_stream(text, &Limits::MANIFESTS)
-        .map_err(|err| Failure::NotYaml(format!("{file}: {err}")))
+        .map_err(|err| Failure::NotYaml(format!("{file}:{err}")))
 }
 
 /// Parse a YAML (or JSON) stream into its non-empty documents (the live side: read as the
