@@ -427,3 +427,52 @@ fn yaml_syntax_errors_have_one_layout() {
         assert_eq!(stderr.lines().next(), Some(expected), "{args:?}: {stderr}");
     }
 }
+
+/// One range per diagnostic (issue 35, first hour): a pool that overlaps several declared
+/// ranges gets one diagnostic per range, each naming its range, so one run shows every clash.
+/// 10.244.0.0/16 contains 10.244.0.0/24 and 10.244.8.0/24 and lies inside 10.0.0.0/8; it
+/// shares nothing with 192.168.0.0/16. The same holds for the Service range and the node
+/// subnets (CR8003).
+#[test]
+fn one_range_per_diagnostic() {
+    let text = "apiVersion: calico-render.dev/v1alpha1\nkind: ClusterNetwork\nmetadata:\n  name: \
+                t\nspec:\n  network:\n    avoid:\n      - 10.244.0.0/24\n      - 192.168.0.0/16\n      \
+                - 10.244.8.0/24\n      - 10.0.0.0/8\n    serviceCIDRs:\n      - 10.244.16.0/20\n    \
+                nodeSubnets:\n      - 10.244.32.0/24\n      - 172.31.0.0/16\n  podPools:\n    - \
+                name: p\n      cidr: 10.244.0.0/16\n      encapsulation: VXLAN\n";
+    let output = run(&["validate", "-f", "-", "-o", "json"], text);
+    let report: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|err| panic!("{err}: {}", String::from_utf8_lossy(&output.stderr)));
+    let messages = |code: &str| -> Vec<String> {
+        report["diagnostics"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|d| d["code"] == code)
+            .filter_map(|d| d["message"].as_str().map(str::to_owned))
+            .collect()
+    };
+    for (code, overlapping) in [
+        (
+            "CR8001",
+            &["10.244.0.0/24", "10.244.8.0/24", "10.0.0.0/8"][..],
+        ),
+        ("CR8003", &["10.244.16.0/20", "10.244.32.0/24"][..]),
+    ] {
+        let said = messages(code);
+        assert_eq!(said.len(), overlapping.len(), "{code}: {said:#?}");
+        for range in overlapping {
+            let naming: Vec<_> = said
+                .iter()
+                .filter(|m| m.ends_with(&format!(" {range}")))
+                .collect();
+            assert_eq!(naming.len(), 1, "{code} {range}: {said:#?}");
+        }
+        assert!(
+            !said
+                .iter()
+                .any(|m| m.contains("192.168.0.0/16") || m.contains("172.31.0.0/16")),
+            "{said:#?}"
+        );
+    }
+}
