@@ -476,3 +476,83 @@ fn one_range_per_diagnostic() {
         );
     }
 }
+
+/// The JSON Schema and the tool agree on quoted numbers (issue 35, first hour): the schema an
+/// editor checks with types the API endpoint's port (and the AS number) as an integer, so a
+/// quoted `"6443"` is refused there; the tool refuses the same inputs, at the field, and
+/// accepts the same numbers unquoted. A quoted port is the endpoint ConfigMap's form (its
+/// values are strings), not the ClusterNetwork's.
+#[test]
+fn the_json_schema_and_the_tool_agree_on_quoted_ports() {
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(ROOT).join("examples/clusternetwork.schema.json"))
+            .expect("the committed schema"),
+    )
+    .expect("JSON");
+    let schema_type = |definition: &str, field: &str| {
+        schema["definitions"][definition]["properties"][field]["type"].clone()
+    };
+    // The schema's side: an integer (or null where optional), never a string.
+    for (definition, field) in [("ApiEndpoint", "port"), ("Bgp", "asNumber")] {
+        let types: Vec<Value> = match schema_type(definition, field) {
+            Value::Array(types) => types,
+            one => vec![one],
+        };
+        assert!(
+            types.contains(&Value::from("integer")) && !types.contains(&Value::from("string")),
+            "{definition}.{field}: {types:?}"
+        );
+    }
+
+    let cluster = |port: &str, as_number: &str| {
+        format!(
+            "apiVersion: calico-render.dev/v1alpha1\nkind: ClusterNetwork\nmetadata:\n  name: \
+             t\nspec:\n  apiEndpoint:\n    host: 10.0.0.1\n    port: {port}\n  bgp:\n    \
+             enabled: true\n    asNumber: {as_number}\n  podPools:\n    - name: p\n      cidr: \
+             10.244.0.0/16\n"
+        )
+    };
+    // (port as written, asNumber as written, the paths refused)
+    let cases: [(&str, &str, &[&str]); 5] = [
+        ("6443", "64512", &[]),
+        ("\"6443\"", "64512", &["spec.apiEndpoint.port"]),
+        ("'6443'", "64512", &["spec.apiEndpoint.port"]),
+        ("6443", "\"64512\"", &["spec.bgp.asNumber"]),
+        (
+            "\"6443\"",
+            "'64512'",
+            &["spec.apiEndpoint.port", "spec.bgp.asNumber"],
+        ),
+    ];
+    for (port, as_number, refused) in cases {
+        let output = run(
+            &["validate", "-f", "-", "-o", "json"],
+            &cluster(port, as_number),
+        );
+        let report: Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|err| panic!("{err}: {}", String::from_utf8_lossy(&output.stderr)));
+        let mut errors: Vec<&str> = report["diagnostics"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|d| d["severity"] == "error")
+            .filter_map(|d| d["path"].as_str())
+            .collect();
+        errors.sort_unstable();
+        assert_eq!(
+            errors, refused,
+            "port {port} asNumber {as_number}: {report:#}"
+        );
+        let expected_code = if refused.is_empty() { 0 } else { 1 };
+        assert_eq!(output.status.code(), Some(expected_code), "{report:#}");
+        if refused.contains(&"spec.apiEndpoint.port") {
+            let output = run(&["validate", "-f", "-"], &cluster(port, as_number));
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            assert!(
+                format!("{stdout}{stderr}").contains("write it unquoted, `port: 6443`"),
+                "{stdout}{stderr}"
+            );
+        }
+    }
+}
