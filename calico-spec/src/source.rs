@@ -84,12 +84,13 @@ pub(crate) enum Scalars {
     AsWritten,
 }
 
-/// Why a text could not be read as YAML.
+/// Why a text could not be read as YAML. Its message starts `LINE:COLUMN: `, so that the file
+/// name and a colon before it give the `FILE:LINE:COLUMN: message` layout of every diagnostic.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum SourceError {
     /// The text is not YAML: the parser stopped at the given position.
-    #[error("line {line}, column {column}: not valid YAML: {message}")]
+    #[error("{line}:{column}: not valid YAML: {message}")]
     Syntax {
         /// One-based line of the error.
         line: usize,
@@ -100,7 +101,7 @@ pub enum SourceError {
     },
     /// The text exceeds one of the [`Limits`]; it is refused rather than read.
     #[error(
-        "line {line}, column {column}: input refused: more than {limit} {what}; split the input or simplify it"
+        "{line}:{column}: input refused: more than {limit} {what}; split the input or simplify it"
     )]
     Budget {
         /// Which budget was exceeded (`bytes`, `documents`, `nodes`, `nesting levels`, `aliases`).

@@ -200,6 +200,18 @@ fn library_patch(case: &PatchCase, format: Format, revert: bool) -> (i32, String
                 .collect();
             (1, String::new(), lines)
         }
+        Err(patch::PatchError::PoolsRemoved { removals }) => {
+            let lines = removals
+                .iter()
+                .flat_map(|removal| {
+                    [
+                        format!("error: {removal}"),
+                        format!("  hint: {}", removal.hint()),
+                    ]
+                })
+                .collect();
+            (1, String::new(), lines)
+        }
         Err(err) => (1, String::new(), vec![format!("error: {err}")]),
     }
 }

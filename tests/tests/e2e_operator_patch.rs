@@ -198,8 +198,8 @@ fn live_installation(operator: &Operator) -> Result<Value, String> {
     operator.get_json(&["installations.operator.tigera.io", "default"])
 }
 
-/// `calico-render patch -f DESIRED --live LIVE`, LIVE being the Installation as the server
-/// has it now.
+/// `calico-render patch -f DESIRED --live LIVE --remove-pools`, LIVE being the Installation as
+/// the server has it now (the removed pool never held a workload, so the opt-in is safe).
 fn our_patch(operator: &Operator, files: &Files, desired: &Path) -> Result<Ran, String> {
     let live = files.write("live.json", &live_installation(operator)?.to_string())?;
     Ok(run(
@@ -210,6 +210,7 @@ fn our_patch(operator: &Operator, files: &Files, desired: &Path) -> Result<Ran, 
             &desired.to_string_lossy(),
             "--live",
             &live.to_string_lossy(),
+            "--remove-pools",
         ],
         None,
         &[],

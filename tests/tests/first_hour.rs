@@ -329,3 +329,230 @@ fn the_json_schema_and_the_tool_agree_on_as_numbers() {
         }
     }
 }
+
+/// `patch` removes an Installation pool LIVE lists and DESIRED does not only with an explicit
+/// `--remove-pools` (issue 35, first hour): a pool that still holds addresses breaks the pods
+/// on it, so Calico's documented way is disable, move the workloads, then delete. Without the
+/// opt-in the patch is refused as a CIDR change is (exit 1, nothing on standard output, the
+/// steps and `calico-render plan` in the hint); with it, the guarded removal is printed. The
+/// library's `DayTwoOptions` carries the same opt-in.
+#[test]
+fn patch_removes_a_live_only_pool_only_when_asked() {
+    use calico_render::patch::{self, DayTwoOptions, PatchError};
+    let case = "tests/cases/patch/remove-pool";
+    let (desired, live) = (format!("{case}/desired.yaml"), format!("{case}/live.yaml"));
+    // (extra flags, exit code, whether the removal is printed, what standard error says)
+    let cases: [(&[&str], i32, bool, &[&str]); 3] = [
+        (
+            &[],
+            1,
+            false,
+            &[
+                "error: ",
+                "pool old-default-pool",
+                "--remove-pools",
+                "disableNewAllocations: true on pool old-default-pool",
+                "`calico-render plan`",
+            ],
+        ),
+        (&["-o", "kubectl"], 1, false, &["--remove-pools"]),
+        (&["--remove-pools"], 0, true, &["note: "]),
+    ];
+    for (extra, code, removes, said) in cases {
+        let mut args = vec!["patch", "-f", &desired, "--live", &live];
+        args.extend_from_slice(extra);
+        let output = run(&args, "");
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(code), "{extra:?}: {stderr}");
+        // The stock pool is first in LIVE: its removal is guarded by a test of its name.
+        let removal = r#"{"op":"test","path":"/spec/calicoNetwork/ipPools/0/name","value":"old-default-pool"},{"op":"remove","path":"/spec/calicoNetwork/ipPools/0"}"#;
+        assert_eq!(stdout.contains(removal), removes, "{extra:?}: {stdout}");
+        if !removes {
+            assert!(stdout.is_empty(), "{extra:?}: {stdout}");
+        }
+        for words in said {
+            assert!(stderr.contains(words), "{extra:?}: {words} in {stderr}");
+        }
+    }
+
+    // The library: the same refusal, and the same opt-in.
+    let read = |path: &str| {
+        let text = std::fs::read_to_string(Path::new(ROOT).join(path)).expect("case");
+        calico_spec::source::parse_stream(&text, &calico_spec::source::Limits::MANIFESTS)
+            .expect("YAML")
+            .into_iter()
+            .map(|document| document.value)
+            .collect::<Vec<Value>>()
+    };
+    let (desired, live) = (read(&desired), read(&live));
+    match patch::day_two_objects(&desired, None, &live, &DayTwoOptions::default()) {
+        Err(PatchError::PoolsRemoved { removals }) => {
+            let pools: Vec<&str> = removals.iter().map(|r| r.pool.as_str()).collect();
+            assert_eq!(pools, ["old-default-pool"]);
+        }
+        other => panic!("expected a refusal: {other:?}"),
+    }
+    let asked = DayTwoOptions::default().with_remove_pools(true);
+    let day_two = patch::day_two_objects(&desired, None, &live, &asked).expect("a patch");
+    assert_eq!(day_two.stream.changed().count(), 1);
+}
+
+/// One layout for YAML syntax errors (issue 35, first hour): every subcommand that reads a
+/// file names the broken spot as every other diagnostic does, `FILE:LINE:COLUMN: message`
+/// (report.rs's one-line form, and the `--> FILE:LINE:COLUMN` of `validate`), with the same
+/// words, and exits 2 with nothing on standard output. The input's `[` is at line 2,
+/// column 8 and is never closed.
+#[test]
+fn yaml_syntax_errors_have_one_layout() {
+    let broken = "apiVersion: v1\nitems: [\n";
+    let expected = "error: <stdin>:2:8: not valid YAML: unclosed bracket '['";
+    let live = "tests/cases/patch/remove-pool/live.yaml";
+    let commands: &[&[&str]] = &[
+        &["validate", "-f", "-"],
+        &["render", "-f", "-"],
+        &["patch", "-f", "-", "--live", live],
+        &["patch", "-f", EXAMPLE, "--live", "-"],
+        &["plan", "-f", "-", "--live", live],
+        &["plan", "-f", EXAMPLE, "--live", "-"],
+        &["import", "-f", "-"],
+        &["upgrade", "-f", "-", "--to", "v3.33.0"],
+        &["router", "-f", "-"],
+    ];
+    for args in commands {
+        let output = run(args, broken);
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(output.stdout.is_empty(), "{args:?}");
+        assert_eq!(stderr.lines().next(), Some(expected), "{args:?}: {stderr}");
+    }
+}
+
+/// One range per diagnostic (issue 35, first hour): a pool that overlaps several declared
+/// ranges gets one diagnostic per range, each naming its range, so one run shows every clash.
+/// 10.244.0.0/16 contains 10.244.0.0/24 and 10.244.8.0/24 and lies inside 10.0.0.0/8; it
+/// shares nothing with 192.168.0.0/16. The same holds for the Service range and the node
+/// subnets (CR8003).
+#[test]
+fn one_range_per_diagnostic() {
+    let text = "apiVersion: calico-render.dev/v1alpha1\nkind: ClusterNetwork\nmetadata:\n  name: \
+                t\nspec:\n  network:\n    avoid:\n      - 10.244.0.0/24\n      - 192.168.0.0/16\n      \
+                - 10.244.8.0/24\n      - 10.0.0.0/8\n    serviceCIDRs:\n      - 10.244.16.0/20\n    \
+                nodeSubnets:\n      - 10.244.32.0/24\n      - 172.31.0.0/16\n  podPools:\n    - \
+                name: p\n      cidr: 10.244.0.0/16\n      encapsulation: VXLAN\n";
+    let output = run(&["validate", "-f", "-", "-o", "json"], text);
+    let report: Value = serde_json::from_slice(&output.stdout)
+        .unwrap_or_else(|err| panic!("{err}: {}", String::from_utf8_lossy(&output.stderr)));
+    let messages = |code: &str| -> Vec<String> {
+        report["diagnostics"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|d| d["code"] == code)
+            .filter_map(|d| d["message"].as_str().map(str::to_owned))
+            .collect()
+    };
+    for (code, overlapping) in [
+        (
+            "CR8001",
+            &["10.244.0.0/24", "10.244.8.0/24", "10.0.0.0/8"][..],
+        ),
+        ("CR8003", &["10.244.16.0/20", "10.244.32.0/24"][..]),
+    ] {
+        let said = messages(code);
+        assert_eq!(said.len(), overlapping.len(), "{code}: {said:#?}");
+        for range in overlapping {
+            let naming: Vec<_> = said
+                .iter()
+                .filter(|m| m.ends_with(&format!(" {range}")))
+                .collect();
+            assert_eq!(naming.len(), 1, "{code} {range}: {said:#?}");
+        }
+        assert!(
+            !said
+                .iter()
+                .any(|m| m.contains("192.168.0.0/16") || m.contains("172.31.0.0/16")),
+            "{said:#?}"
+        );
+    }
+}
+
+/// The JSON Schema and the tool agree on quoted numbers (issue 35, first hour): the schema an
+/// editor checks with types the API endpoint's port (and the AS number) as an integer, so a
+/// quoted `"6443"` is refused there; the tool refuses the same inputs, at the field, and
+/// accepts the same numbers unquoted. A quoted port is the endpoint ConfigMap's form (its
+/// values are strings), not the ClusterNetwork's.
+#[test]
+fn the_json_schema_and_the_tool_agree_on_quoted_ports() {
+    let schema: Value = serde_json::from_str(
+        &std::fs::read_to_string(Path::new(ROOT).join("examples/clusternetwork.schema.json"))
+            .expect("the committed schema"),
+    )
+    .expect("JSON");
+    let schema_type = |definition: &str, field: &str| {
+        schema["definitions"][definition]["properties"][field]["type"].clone()
+    };
+    // The schema's side: an integer (or null where optional), never a string.
+    for (definition, field) in [("ApiEndpoint", "port"), ("Bgp", "asNumber")] {
+        let types: Vec<Value> = match schema_type(definition, field) {
+            Value::Array(types) => types,
+            one => vec![one],
+        };
+        assert!(
+            types.contains(&Value::from("integer")) && !types.contains(&Value::from("string")),
+            "{definition}.{field}: {types:?}"
+        );
+    }
+
+    let cluster = |port: &str, as_number: &str| {
+        format!(
+            "apiVersion: calico-render.dev/v1alpha1\nkind: ClusterNetwork\nmetadata:\n  name: \
+             t\nspec:\n  apiEndpoint:\n    host: 10.0.0.1\n    port: {port}\n  bgp:\n    \
+             enabled: true\n    asNumber: {as_number}\n  podPools:\n    - name: p\n      cidr: \
+             10.244.0.0/16\n"
+        )
+    };
+    // (port as written, asNumber as written, the paths refused)
+    let cases: [(&str, &str, &[&str]); 5] = [
+        ("6443", "64512", &[]),
+        ("\"6443\"", "64512", &["spec.apiEndpoint.port"]),
+        ("'6443'", "64512", &["spec.apiEndpoint.port"]),
+        ("6443", "\"64512\"", &["spec.bgp.asNumber"]),
+        (
+            "\"6443\"",
+            "'64512'",
+            &["spec.apiEndpoint.port", "spec.bgp.asNumber"],
+        ),
+    ];
+    for (port, as_number, refused) in cases {
+        let output = run(
+            &["validate", "-f", "-", "-o", "json"],
+            &cluster(port, as_number),
+        );
+        let report: Value = serde_json::from_slice(&output.stdout)
+            .unwrap_or_else(|err| panic!("{err}: {}", String::from_utf8_lossy(&output.stderr)));
+        let mut errors: Vec<&str> = report["diagnostics"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|d| d["severity"] == "error")
+            .filter_map(|d| d["path"].as_str())
+            .collect();
+        errors.sort_unstable();
+        assert_eq!(
+            errors, refused,
+            "port {port} asNumber {as_number}: {report:#}"
+        );
+        let expected_code = if refused.is_empty() { 0 } else { 1 };
+        assert_eq!(output.status.code(), Some(expected_code), "{report:#}");
+        if refused.contains(&"spec.apiEndpoint.port") {
+            let output = run(&["validate", "-f", "-"], &cluster(port, as_number));
+            let stderr = String::from_utf8_lossy(&output.stderr);
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            assert!(
+                format!("{stdout}{stderr}").contains("write it unquoted, `port: 6443`"),
+                "{stdout}{stderr}"
+            );
+        }
+    }
+}

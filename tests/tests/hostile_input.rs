@@ -215,7 +215,11 @@ fn invalid_utf8_and_nul_bytes_are_refused() {
         2,
         &["17:18", "unexpected character"],
     );
-    refused(&validate_file(nul.as_bytes()), 2, &["line 17, column 18"]);
+    refused(
+        &validate_file(nul.as_bytes()),
+        2,
+        &[":17:18: not valid YAML"],
+    );
 }
 
 #[test]

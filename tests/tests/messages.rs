@@ -201,7 +201,7 @@ fn a_bad_second_document_on_stdin_is_located() {
     let output = run(&["validate", "-f", "-"], "a: 1\n---\nb: [\n");
     assert_eq!(output.status.code(), Some(2));
     assert!(
-        seen(&output).contains("<stdin>: line 3, column 4: not valid YAML: unclosed bracket"),
+        seen(&output).contains("<stdin>:3:4: not valid YAML: unclosed bracket"),
         "{}",
         seen(&output)
     );

@@ -41,12 +41,21 @@ fn compile(path: &Path) -> Vec<Value> {
 
 /// Everything the user would see for one case, as reviewable text.
 fn describe(desired: &[Value], live: &[Value]) -> String {
-    let stream = match patch::diff_streams(desired, live) {
-        Ok(stream) => stream,
+    // `patch`'s own call: every field stated (as for upstream objects), no opt-in given.
+    let options = patch::DayTwoOptions::default();
+    let stream = match patch::day_two_objects(desired, None, live, &options) {
+        Ok(day_two) => day_two.stream,
         Err(PatchError::Refused { refusals }) => {
             let mut text = String::from("# refused (exit 1)\n");
             for refusal in refusals {
                 text.push_str(&format!("error: {refusal}\n  hint: {}\n", refusal.hint));
+            }
+            return text;
+        }
+        Err(PatchError::PoolsRemoved { removals }) => {
+            let mut text = String::from("# refused (exit 1)\n");
+            for removal in removals {
+                text.push_str(&format!("error: {removal}\n  hint: {}\n", removal.hint()));
             }
             return text;
         }

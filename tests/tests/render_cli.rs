@@ -142,7 +142,7 @@ fn not_yaml_and_missing_files_exit_2() {
     assert_eq!(stdout(&output), "");
     assert_eq!(
         stderr(&output),
-        "error: <stdin>:1:7: the input is not YAML: unclosed bracket '['\n"
+        "error: <stdin>:1:7: not valid YAML: unclosed bracket '['\n"
     );
 
     let output = run(

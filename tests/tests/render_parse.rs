@@ -324,12 +324,12 @@ fn reading_rules() {
         "spc:\n",
         "cluster.yaml:3:1 error[CN0001] unknown field `spc` (at spc); did you mean `spec`? valid here: `apiVersion`, `kind`, `metadata`, `spec`",
     );
-    // Plain scalars are read by the field's type: a number-like name is a name, a quoted port
-    // is a port.
+    // Plain scalars are read by the field's type: a number-like name is a name. A quoted port
+    // is refused, as the JSON Schema editors check with refuses it (issue 35).
     check(
         "spec:\n",
         "spec:\n  apiEndpoint: {host: 10.0.0.10, port: \"6443\"}\n",
-        "ok",
+        "cluster.yaml:4:40 error[CN0002] expected an integer, found the quoted string \"6443\" (at spec.apiEndpoint.port); write it unquoted, `port: 6443`: the ClusterNetwork's JSON Schema, which editors check with, takes a number here, as kubeconfig and kubeadm write ports (a quoted port belongs in the endpoint ConfigMap, whose values are all strings)",
     );
     check("    - name: default-ipv4-ippool", "    - name: 123", "ok");
     check(

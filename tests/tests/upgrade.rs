@@ -301,7 +301,7 @@ fn the_same_version_changes_nothing_and_bad_versions_are_usage_errors() {
     assert_eq!(broken.code, Some(2), "{}", broken.stderr);
     assert!(broken.stdout.is_empty());
     assert!(
-        broken.stderr.contains("cluster.yaml:") && broken.stderr.contains("not YAML"),
+        broken.stderr.contains("cluster.yaml:") && broken.stderr.contains("not valid YAML"),
         "{}",
         broken.stderr
     );

@@ -124,7 +124,7 @@ pub fn run(args: Args) -> super::Outcome {
     let imported = match import::import_texts(&inputs, &options) {
         Ok(imported) => imported,
         Err(ImportError::NotYaml { file, message }) => {
-            eprintln!("error: {file}: {message}");
+            eprintln!("error: {file}:{message}");
             return Ok(ExitCode::from(super::EXIT_USAGE));
         }
         Err(ImportError::Invalid { diagnostics }) => {

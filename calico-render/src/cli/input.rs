@@ -199,7 +199,7 @@ pub(super) fn not_yaml_message(file: &str, line: usize, column: usize, message: 
         // YAML.
         format!("{file}:{line}:{column}: {message}")
     } else {
-        format!("{file}:{line}:{column}: the input is not YAML: {message}")
+        format!("{file}:{line}:{column}: not valid YAML: {message}")
     }
 }
 

@@ -66,6 +66,11 @@ pub struct Args {
     /// it they are reported on standard error and left as they are.
     #[arg(long)]
     revert_unstated: bool,
+    /// Remove the Installation pools LIVE lists and DESIRED does not. Without it such a patch
+    /// is refused with exit code 1 and the steps: disable the pool, move the workloads off it,
+    /// then remove it (`calico-render plan` prints them).
+    #[arg(long)]
+    remove_pools: bool,
     #[command(flatten)]
     release: ReleaseArgs,
     #[command(flatten)]
@@ -85,7 +90,9 @@ desired field excludes, such as peerIP when switching to peerSelector, is remove
 name, never by position, and every change to one is guarded by a `test` of its name, so a \
 patch applied to a pool list that has moved fails instead of editing the wrong pool. A pool's \
 cidr or blockSize, and switching a pool to or from LoadBalancer use, cannot change in place: \
-such changes are refused with exit code 1 and the migration steps.
+such changes are refused with exit code 1 and the migration steps. So is removing a pool LIVE \
+lists and DESIRED does not, unless `--remove-pools` is given: a pool still holding addresses \
+is disabled and emptied first (`calico-render plan` prints the steps).
 
 With a ClusterNetwork, an Installation field that only the operator's defaults set (the \
 ClusterNetwork states it neither in its vocabulary nor in spec.overrides) is left as LIVE has it \
@@ -137,7 +144,8 @@ pub fn run(args: Args) -> super::Outcome {
     };
     // Fields only the operator's defaults set: a different live value is the cluster's own
     // choice, kept and reported unless --revert-unstated (the library's `day_two`).
-    let options = patch::DayTwoOptions::revert_unstated(args.revert_unstated);
+    let options = patch::DayTwoOptions::revert_unstated(args.revert_unstated)
+        .with_remove_pools(args.remove_pools);
     let patch::DayTwo {
         stream, unstated, ..
     } = match patch::day_two_objects(&desired, stated.as_deref(), &live, &options) {
@@ -179,6 +187,12 @@ fn report_patch_error(err: &PatchError) -> ExitCode {
             for refusal in refusals {
                 eprintln!("error: {refusal}");
                 eprintln!("  hint: {}", refusal.hint);
+            }
+        }
+        PatchError::PoolsRemoved { removals } => {
+            for removal in removals {
+                eprintln!("error: {removal}");
+                eprintln!("  hint: {}", removal.hint());
             }
         }
         other => eprintln!("error: {other}"),
@@ -296,7 +310,7 @@ fn compile_cluster_network(
 /// Parse a YAML (or JSON) stream into its documents, empty ones included.
 fn parse_documents(file: &str, text: &str) -> Result<Vec<Document>, Failure> {
     source::parse_stream(text, &Limits::MANIFESTS)
-        .map_err(|err| Failure::NotYaml(format!("{file}: {err}")))
+        .map_err(|err| Failure::NotYaml(format!("{file}:{err}")))
 }
 
 /// Parse a YAML (or JSON) stream into its non-empty documents (the live side: read as the

@@ -117,7 +117,7 @@ pub enum ImportError {
     NotYaml {
         /// The input as messages name it.
         file: String,
-        /// What the reader said, with its position (`line 3, column 1: not valid YAML: ...`
+        /// What the reader said, with its position (`3:1: not valid YAML: ...`
         /// or `... input refused: more than ...`).
         message: String,
     },

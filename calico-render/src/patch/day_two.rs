@@ -6,7 +6,9 @@ use calico_spec::cluster_network::{self, Loaded};
 use calico_spec::objects::Object;
 use serde_json::Value;
 
-use super::{PatchError, StreamPatch, Unstated, diff_streams, keep_unstated};
+use super::{
+    Note, ObjectPatch, PatchError, PoolRemoval, StreamPatch, Unstated, diff_streams, keep_unstated,
+};
 
 /// How [`day_two`] treats a live Installation value where the desired one comes only from the
 /// operator's write-back defaults.
@@ -17,12 +19,29 @@ pub struct DayTwoOptions {
     /// default, `false`, keeps what the cluster chose (a chart's `kubeletVolumePluginPath:
     /// None`) and reports it in [`DayTwo::unstated`].
     pub revert_unstated: bool,
+    /// Remove an Installation pool that LIVE lists and DESIRED does not (`--remove-pools`).
+    /// The default, `false`, refuses such a patch with [`PatchError::PoolsRemoved`]: a pool
+    /// that still holds addresses breaks the pods using them, so it is disabled and emptied
+    /// first (`calico-render plan` prints those steps).
+    pub remove_pools: bool,
 }
 
 impl DayTwoOptions {
     /// The options with `revert_unstated` as given.
     pub fn revert_unstated(revert_unstated: bool) -> DayTwoOptions {
-        DayTwoOptions { revert_unstated }
+        DayTwoOptions {
+            revert_unstated,
+            ..DayTwoOptions::default()
+        }
+    }
+
+    /// These options with `remove_pools` as given.
+    #[must_use]
+    pub fn with_remove_pools(self, remove_pools: bool) -> DayTwoOptions {
+        DayTwoOptions {
+            remove_pools,
+            ..self
+        }
     }
 }
 
@@ -49,7 +68,8 @@ pub struct DayTwo {
 ///
 /// # Errors
 /// [`PatchError`] as [`diff_streams`] gives it: a refused change (a pool's CIDR), objects that
-/// cannot be identified, no object in common.
+/// cannot be identified, no object in common; [`PatchError::PoolsRemoved`] when the patch
+/// would remove a pool and [`DayTwoOptions::remove_pools`] is not set.
 pub fn day_two(
     loaded: &Loaded,
     live: &[Value],
@@ -77,5 +97,22 @@ pub fn day_two_objects(
         _ => (desired.to_vec(), Vec::new()),
     };
     let stream = diff_streams(&desired, live)?;
+    if !options.remove_pools {
+        let removals: Vec<PoolRemoval> = stream
+            .patches()
+            .iter()
+            .flat_map(ObjectPatch::notes)
+            .filter_map(|note| match note {
+                Note::PoolRemoved { object, pool } => Some(PoolRemoval {
+                    object: object.clone(),
+                    pool: pool.clone(),
+                }),
+                _ => None,
+            })
+            .collect();
+        if !removals.is_empty() {
+            return Err(PatchError::PoolsRemoved { removals });
+        }
+    }
     Ok(DayTwo { stream, unstated })
 }

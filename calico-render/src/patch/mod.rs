@@ -345,6 +345,41 @@ impl fmt::Display for Refusal {
     }
 }
 
+/// A pool the patch would remove from an Installation's list, refused without
+/// [`DayTwoOptions::remove_pools`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PoolRemoval {
+    /// The object holding the pool list.
+    pub object: ObjectId,
+    /// The name of the pool LIVE lists and DESIRED does not.
+    pub pool: String,
+}
+
+impl PoolRemoval {
+    /// The steps that remove the pool safely, and the opt-in.
+    pub fn hint(&self) -> String {
+        let pool = &self.pool;
+        format!(
+            "removing a pool that still holds addresses breaks the pods using them; do it in \
+             steps: set disableNewAllocations: true on pool {pool}, move the workloads off it \
+             (restart their pods), then remove pool {pool} from the list; `calico-render plan` \
+             (same flags) prints these steps, guarded, with what to wait for and how to undo \
+             each; once no workload uses pool {pool}, `--remove-pools` prints the removal"
+        )
+    }
+}
+
+impl fmt::Display for PoolRemoval {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}: LIVE lists pool {} and DESIRED does not; refusing to remove it without \
+             --remove-pools",
+            self.object, self.pool
+        )
+    }
+}
+
 /// Why no patch could be computed.
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
@@ -454,6 +489,16 @@ pub enum PatchError {
     Refused {
         /// Every refused change, each with its migration hint.
         refusals: Vec<Refusal>,
+    },
+    /// The patch would remove pools and [`DayTwoOptions::remove_pools`] is not set.
+    #[error(
+        "refusing to patch: {} pool(s) would be removed without --remove-pools: {}",
+        .removals.len(),
+        .removals.iter().map(ToString::to_string).collect::<Vec<_>>().join("; ")
+    )]
+    PoolsRemoved {
+        /// Every pool the patch would remove, each with the steps as its hint.
+        removals: Vec<PoolRemoval>,
     },
     /// The patch would edit a projectcalico.org/v3 IPPool the operator owns.
     #[error(

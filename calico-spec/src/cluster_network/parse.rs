@@ -121,6 +121,21 @@ pub fn parse(file: &str, text: &str) -> Result<Parsed, ParseError> {
             return Err(ParseError::Invalid { diagnostics });
         }
     };
+    // A quoted number where the JSON Schema says integer: the schema is what editors check
+    // with, so the tool refuses what the schema refuses.
+    let mut quoted = Vec::new();
+    if let Ok(typed_value) = serde_json::to_value(&cluster_network) {
+        quoted_numbers(&document.value, &typed_value, "", &spans, &mut quoted);
+    }
+    if !quoted.is_empty() {
+        for diag in &mut quoted {
+            diag.location = Some(at(spans.locate_value(&diag.path)));
+        }
+        sort(&mut quoted);
+        return Err(ParseError::Invalid {
+            diagnostics: quoted,
+        });
+    }
     // Overrides and extra objects are upstream objects: read them again as kubectl would.
     if overrides::any(&cluster_network)
         && let Err(diag) =
@@ -150,6 +165,65 @@ pub fn parse(file: &str, text: &str) -> Result<Parsed, ParseError> {
         warnings: diagnostics,
         spans,
     })
+}
+
+/// The fields written as quoted scalars (`port: "6443"`) that the ClusterNetwork types as
+/// numbers, walking the text as read (`written`) beside the typed value serialized (`typed`).
+/// `spec.overrides` and the extra objects are upstream objects, read as Kubernetes reads them,
+/// and are not walked; keys that are not plain identifiers are skipped.
+fn quoted_numbers(
+    written: &serde_json::Value,
+    typed: &serde_json::Value,
+    path: &str,
+    spans: &SpanMap,
+    out: &mut Vec<Diagnostic>,
+) {
+    use serde_json::Value;
+    match (written, typed) {
+        (Value::Object(written), Value::Object(typed)) => {
+            for (key, value) in written {
+                let plain = key
+                    .chars()
+                    .all(|ch| ch.is_ascii_alphanumeric() || ch == '_' || ch == '-');
+                let upstream = path == "spec" && matches!(key.as_str(), "overrides" | "objects");
+                if let (true, false, Some(typed)) = (plain, upstream, typed.get(key)) {
+                    let child = if path.is_empty() {
+                        key.clone()
+                    } else {
+                        format!("{path}.{key}")
+                    };
+                    quoted_numbers(value, typed, &child, spans, out);
+                }
+            }
+        }
+        (Value::Array(written), Value::Array(typed)) => {
+            for (idx, (value, typed)) in written.iter().zip(typed).enumerate() {
+                quoted_numbers(value, typed, &format!("{path}[{idx}]"), spans, out);
+            }
+        }
+        (Value::String(text), Value::Number(_))
+            if spans.quoting(path) == Some(crate::source::Quoting::Quoted) =>
+        {
+            let key = path.rsplit('.').next().unwrap_or(path);
+            let mut hint = format!(
+                "write it unquoted, `{key}: {text}`: the ClusterNetwork's JSON Schema, which \
+                 editors check with, takes a number here"
+            );
+            if key == "port" {
+                hint.push_str(
+                    ", as kubeconfig and kubeadm write ports (a quoted port belongs in the \
+                     endpoint ConfigMap, whose values are all strings)",
+                );
+            }
+            out.push(report(
+                &c::CN_INVALID_VALUE,
+                path,
+                format!("expected an integer, found the quoted string \"{text}\""),
+                Some(hint),
+            ));
+        }
+        _ => {}
+    }
 }
 
 /// Fill in file, line and column of diagnostics whose path names a ClusterNetwork field (the

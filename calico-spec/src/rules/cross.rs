@@ -243,10 +243,10 @@ pub(crate) fn check(facts: &Facts<'_>, ctx: &Context) -> BTreeMap<usize, Sink> {
         // The operator's own default pool gets its dedicated lint (CR8002) instead.
         let default_pool = pool.origin == PoolOrigin::InstallationDefault
             && pool.net.to_string() == DEFAULT_POOL_CIDR_V4;
-        if pool.workload
-            && !default_pool
-            && let Some(lan) = ctx.lans.iter().find(|lan| cidr::overlaps(lan, &pool.net))
-        {
+        // One diagnostic per overlapping range, each naming it: fixing the first one reported
+        // must not reveal the next only on the following run.
+        let lans = ctx.lans.iter().filter(|lan| cidr::overlaps(lan, &pool.net));
+        for lan in lans.filter(|_| pool.workload && !default_pool) {
             sink.report(
                 &c::LINT_LAN_OVERLAP,
                 pool.path.to_string(),
@@ -254,11 +254,11 @@ pub(crate) fn check(facts: &Facts<'_>, ctx: &Context) -> BTreeMap<usize, Sink> {
                 Some("pick a range such as 172.20.0.0/16".into()),
             );
         }
-        if let Some(range) = ctx
+        for range in ctx
             .service_cidrs
             .iter()
             .chain(&ctx.node_subnets)
-            .find(|range| cidr::overlaps(range, &pool.net))
+            .filter(|range| cidr::overlaps(range, &pool.net))
         {
             let what = if ctx.service_cidrs.contains(range) {
                 "the Service range"

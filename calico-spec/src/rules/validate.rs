@@ -176,7 +176,7 @@ pub struct SourceText<'a> {
 
 /// A text that could not be read as YAML.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{file}: {source}")]
+#[error("{file}:{source}")]
 pub struct TextError {
     /// The file name as the user gave it.
     pub file: String,
