@@ -981,6 +981,8 @@ struct PatchCase {
     name: &'static str,
     live: &'static str,
     desired: &'static str,
+    /// Flags added to `calico-render patch`.
+    flags: &'static [&'static str],
     outcome: PatchOutcome,
 }
 
@@ -989,6 +991,7 @@ const PATCH_CASES: &[PatchCase] = &[
         name: "the article's disableBGPExport change",
         live: "installation-export-on.yaml",
         desired: "installation-article.yaml",
+        flags: &[],
         outcome: PatchOutcome::Applied {
             commands: 1,
             expected: None,
@@ -998,15 +1001,24 @@ const PATCH_CASES: &[PatchCase] = &[
         name: "add a second pool",
         live: "installation-article.yaml",
         desired: "installation-two-pools.yaml",
+        flags: &[],
         outcome: PatchOutcome::Applied {
             commands: 1,
             expected: None,
         },
     },
     PatchCase {
+        name: "remove the second pool without --remove-pools",
+        live: "installation-two-pools.yaml",
+        desired: "installation-article.yaml",
+        flags: &[],
+        outcome: PatchOutcome::Refused,
+    },
+    PatchCase {
         name: "remove the second pool",
         live: "installation-two-pools.yaml",
         desired: "installation-article.yaml",
+        flags: &["--remove-pools"],
         outcome: PatchOutcome::Applied {
             commands: 1,
             expected: None,
@@ -1016,6 +1028,7 @@ const PATCH_CASES: &[PatchCase] = &[
         name: "set the MTU",
         live: "installation-article.yaml",
         desired: "installation-mtu.yaml",
+        flags: &[],
         outcome: PatchOutcome::Applied {
             commands: 1,
             expected: None,
@@ -1025,6 +1038,7 @@ const PATCH_CASES: &[PatchCase] = &[
         name: "enable BGP",
         live: "installation-article.yaml",
         desired: "installation-bgp-enabled.yaml",
+        flags: &[],
         outcome: PatchOutcome::Applied {
             commands: 1,
             expected: None,
@@ -1034,6 +1048,7 @@ const PATCH_CASES: &[PatchCase] = &[
         name: "live object carrying the operator's written-back defaults",
         live: "installation-operator-defaults.yaml",
         desired: "installation-article.yaml",
+        flags: &[],
         outcome: PatchOutcome::Applied {
             commands: 1,
             expected: Some("expected-operator-defaults.yaml"),
@@ -1043,18 +1058,21 @@ const PATCH_CASES: &[PatchCase] = &[
         name: "pools listed in another order",
         live: "installation-two-pools.yaml",
         desired: "installation-two-pools-reordered.yaml",
+        flags: &[],
         outcome: PatchOutcome::NoChange,
     },
     PatchCase {
         name: "already as desired",
         live: "installation-article.yaml",
         desired: "installation-article.yaml",
+        flags: &[],
         outcome: PatchOutcome::NoChange,
     },
     PatchCase {
         name: "a pool's CIDR cannot change in place",
         live: "installation-article.yaml",
         desired: "installation-cidr-moved.yaml",
+        flags: &[],
         outcome: PatchOutcome::Refused,
     },
 ];
@@ -1211,18 +1229,19 @@ fn check_patch_case(server: &Server, shell: &Shell, case: &PatchCase) -> Result<
     let live_file = shell.file("live.yaml", &live_yaml)?;
     let desired_file = fixtures().join("patch").join(case.desired);
     let before = live_installation(server)?;
-    let ran = server.calico_render(
-        &[
-            "patch",
-            "-f",
-            &desired_file.to_string_lossy(),
-            "--live",
-            &live_file.to_string_lossy(),
-            "-o",
-            "kubectl",
-        ],
-        None,
-    );
+    let desired_arg = desired_file.to_string_lossy();
+    let live_arg = live_file.to_string_lossy();
+    let mut args = vec![
+        "patch",
+        "-f",
+        &desired_arg,
+        "--live",
+        &live_arg,
+        "-o",
+        "kubectl",
+    ];
+    args.extend_from_slice(case.flags);
+    let ran = server.calico_render(&args, None);
     match &case.outcome {
         PatchOutcome::Refused => {
             if ran.code != Some(1) || !ran.stdout.trim().is_empty() {
@@ -1508,7 +1527,9 @@ fn check_guarded_patch(server: &Server, shell: &Shell) -> Result<(), String> {
         )?
         .stdout;
     let live_file = shell.file("live-two-pools.yaml", &live_yaml)?;
-    // DESIRED drops the second pool and changes nothing else: a guarded op on ipPools/1.
+    // DESIRED drops the second pool and changes nothing else: a guarded op on ipPools/1
+    // (removing a pool is opted into; without `--remove-pools` patch refuses it, a case of
+    // PATCH_CASES).
     let desired_file = fixtures().join("patch/installation-article.yaml");
     let ran = server.calico_render(
         &[
@@ -1519,6 +1540,7 @@ fn check_guarded_patch(server: &Server, shell: &Shell) -> Result<(), String> {
             &live_file.to_string_lossy(),
             "-o",
             "json",
+            "--remove-pools",
         ],
         None,
     );
