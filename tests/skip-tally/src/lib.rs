@@ -145,8 +145,8 @@ pub fn tally(records: &[Record]) -> String {
     }
     let _ = writeln!(
         out,
-        "real-tool tally: {} skipped (these passed without running; \
-         CALICO_RENDER_E2E=required makes a skip a failure)",
+        "real-tool tally: {} skipped (each passed without its real judge, for the reason \
+         given; CALICO_RENDER_E2E=required fails a run whose tool is missing instead)",
         records.len()
     );
     let mut by_tool = std::collections::BTreeMap::<&str, usize>::new();
