@@ -765,6 +765,110 @@ fn a_refused_import_writes_nothing() {
     assert!(denied.stdout.is_empty());
 }
 
+/// The drops every real cluster has (status and server metadata, the operator's write-back
+/// defaults, its own FelixConfiguration fields and pool copies: CN0401-CN0403) are notes:
+/// `--deny warnings` passes on them, a real warning still fails it, `--deny CODE` raises a
+/// note of that code, and JSON says `"note"`.
+#[test]
+fn routine_drops_are_notes_and_deny_warnings_is_usable() {
+    let dir = scratch();
+    let rendered = render(
+        "d.yaml",
+        "apiVersion: calico-render.dev/v1alpha1\nkind: ClusterNetwork\nspec:\n  podPools:\n    - \
+         {name: pods, cidr: 10.48.0.0/16}\n",
+    );
+    let live = serde_json::to_string(&as_live(&rendered)[0]).unwrap();
+    let out = run_calico_render(
+        &["import", "--deny", "warnings"],
+        dir.path(),
+        live.as_bytes(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!out.stdout.is_empty());
+    for code in ["CN0401", "CN0402", "CN0403"] {
+        assert!(
+            stderr.contains(&format!(": note[{code}]: ")),
+            "{code}: {stderr}"
+        );
+    }
+    // Nothing else is reported, and a note carries no `--allow`/`--deny` lint note.
+    assert!(
+        !stderr.contains("warning[") && !stderr.contains("error["),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("--allow CN040"), "{stderr}");
+    // `--deny CODE` raises a note like a warning; `--allow CODE` hides it.
+    let denied = run_calico_render(&["import", "--deny", "CN0401"], dir.path(), live.as_bytes());
+    let denied_err = String::from_utf8_lossy(&denied.stderr);
+    assert_eq!(denied.status.code(), Some(1), "{denied_err}");
+    assert!(denied_err.contains(": error[CN0401]: "), "{denied_err}");
+    assert!(denied_err.contains(": note[CN0402]: "), "{denied_err}");
+    let allowed = run_calico_render(
+        &["import", "--allow", "CN0401"],
+        dir.path(),
+        live.as_bytes(),
+    );
+    assert_eq!(allowed.status.code(), Some(0));
+    assert!(!String::from_utf8_lossy(&allowed.stderr).contains("CN0401"));
+
+    // A real warning still fails `--deny warnings`: the air-gapped cluster keeps a private
+    // registry and Felix settings in spec.overrides (CN0404), which a reviewer should see.
+    let example = workspace_root().join("examples/air-gapped");
+    let out = run_calico_render(
+        &["import", "-f", "live.yaml", "--deny", "warnings"],
+        &example,
+        b"",
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(out.stdout.is_empty());
+    assert!(stderr.contains(": error[CN0404]: "), "{stderr}");
+    assert!(stderr.contains(": note[CN0401]: "), "{stderr}");
+
+    // JSON: the library's report serializes a note as `"note"`, as `-o json` prints it.
+    let imported = import::import_values(&as_live(&rendered), &Options::default()).unwrap();
+    let json: Value = serde_json::from_str(&calico_render::report::render_json(
+        &imported.report,
+        &[],
+        &[],
+    ))
+    .unwrap();
+    let severities: Vec<(&str, &str)> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|diag| {
+            (
+                diag["code"].as_str().unwrap(),
+                diag["severity"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert!(!severities.is_empty());
+    assert!(
+        severities.iter().all(|(code, severity)| {
+            ["CN0401", "CN0402", "CN0403"].contains(code) && *severity == "note"
+        }),
+        "{severities:?}"
+    );
+    // The text report counts notes apart from problems.
+    let text = calico_render::report::render_text(
+        &imported.report,
+        &[],
+        &std::collections::BTreeMap::new(),
+        3,
+        &calico_render::report::Palette::PLAIN,
+    );
+    assert!(
+        text.ends_with(&format!(
+            "3 objects checked, no problems found, {} notes\n",
+            severities.len()
+        )),
+        "{text}"
+    );
+}
+
 // ---------------------------------------------------------------------------------------------
 // The worked example
 

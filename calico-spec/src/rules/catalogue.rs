@@ -30,7 +30,8 @@ use crate::diag::Severity;
 pub struct Rule {
     /// Stable code, e.g. `CR1003`.
     pub code: &'static str,
-    /// Severity before `--deny`/`--allow`: errors are upstream parity, warnings are our lints.
+    /// Severity before `--deny`/`--allow`: errors are upstream parity, warnings are our lints,
+    /// notes are routine information that never fails a run.
     pub severity: Severity,
     /// One line, lowercase.
     pub summary: &'static str,
@@ -110,11 +111,11 @@ rules! {
     CN_EXTRA_OBJECT = "CN0305", Error, "extra object that cannot be added",
         "`spec.extraObjects` takes projectcalico.org/v3 FelixConfiguration, BGPConfiguration, BGPPeer and IPPool objects that the ClusterNetwork does not render itself (FelixConfiguration `node.<name>`, more BGPPeers, ...). An object with the kind and name of a rendered one is refused: change the rendered object with `spec.overrides` instead.";
     // CN04xx: `calico-render import`, live objects read back into a ClusterNetwork.
-    CN_IMPORT_SERVER_SET = "CN0401", Warning, "live value dropped: set by the API server or a controller",
+    CN_IMPORT_SERVER_SET = "CN0401", Note, "live value dropped: set by the API server or a controller",
         "`import` drops what the API server and the controllers write into an object, because a ClusterNetwork never renders it and `patch` never compares it: `status`, and in `metadata` the uid, resourceVersion, generation, creationTimestamp, managedFields, selfLink, ownerReferences and finalizers, the `kubectl.kubernetes.io/last-applied-configuration` annotation and the `projectcalico.org/metadata` annotation of objects read through crd.projectcalico.org/v1 (imported as projectcalico.org/v3; a copy of an object read through both groups is imported once). Nothing to fix: the report says what was dropped.";
-    CN_IMPORT_OPERATOR_DEFAULT = "CN0402", Warning, "live value dropped: the operator's write-back default",
+    CN_IMPORT_OPERATOR_DEFAULT = "CN0402", Note, "live value dropped: the operator's write-back default",
         "The tigera-operator writes its defaults back into the Installation (variant, CNI type and directories, host ports, pool fields, controlPlaneReplicas, nodeUpdateStrategy, ...). `import` drops a live value that is exactly what the operator would write for the imported ClusterNetwork, because `render` spells those defaults out again, so `render` then `patch` finds nothing to change. A value that differs from the default is kept, in `spec.overrides` when the vocabulary cannot say it. `Disabled` for `bpfNetworkBootstrap` and `kubeProxyManagement` is dropped too: it means what leaving them out means. For a release whose CRDs carry `default:` values that `render` writes (v3.33: the Installation's `calicoLibHostPath` and `calicoRunHostPath`, FelixConfiguration `nftablesFlowTableOffload`, an IPPool's `nodeSelector`), a top-level live value equal to its CRD default is dropped the same way: the API server writes it on every write.";
-    CN_IMPORT_OPERATOR_WRITTEN = "CN0403", Warning, "live value dropped: written by the tigera-operator",
+    CN_IMPORT_OPERATOR_WRITTEN = "CN0403", Note, "live value dropped: written by the tigera-operator",
         "Some values are the operator's own output rather than the cluster's configuration: the FelixConfiguration `default` fields it writes from the Installation (`bpfEnabled`, `nftablesMode`, `healthPort`, `vxlanVNI`, `vxlanPort`, `programClusterRoutes`, `routeTableRange`) and its `operator.tigera.io/` annotations, and the projectcalico.org/v3 IPPools it makes from the Installation's pools (label `app.kubernetes.io/managed-by: tigera-operator`, or the name of an Installation pool). `import` drops them; the operator writes them again from what the ClusterNetwork renders.";
     CN_IMPORT_OVERRIDE = "CN0404", Warning, "live value kept outside the vocabulary",
         "A live value the ClusterNetwork vocabulary cannot say (a private `registry`, `imagePullSecrets`, component resources, most Felix settings, BGP communities, ...) is kept in `spec.overrides` in upstream wire form, and a whole object the vocabulary does not render (FelixConfiguration `node.<name>`, a BGPPeer with a `peerSelector`, a workload IPPool outside the Installation) in `spec.extraObjects`. They render back exactly; the report lists them so that a reviewer can move what the vocabulary does say into it, or decide that a chart's choice is not wanted.";
