@@ -444,6 +444,41 @@ fn what_cannot_be_said_is_refused() {
     assert!(found[0].1.contains("registri"), "{found:?}");
 }
 
+/// Calico's quickstart `custom-resources.yaml` from v3.30 on (the real file, v3.32.1) holds
+/// Goldmane and Whisker beside the Installation and APIServer: no ClusterNetwork renders them,
+/// so each is named (CN0415) and left out, and the rest imports; the pool comes back as the
+/// quickstart wrote it.
+#[test]
+fn the_quickstart_with_goldmane_and_whisker_imports() {
+    let dir = workspace_root().join("tests/cases/real/projectcalico__calico");
+    let file = "v3.32.1__manifests__custom-resources.yaml";
+    let out = run_calico_render(&["import", "-f", file], &dir, b"");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    for kind in ["Goldmane", "Whisker"] {
+        assert!(
+            stderr.contains(&format!(
+                "warning[CN0415]: {kind} `default` (operator.tigera.io/v1) is not rendered by a \
+                 ClusterNetwork"
+            )),
+            "{kind}: {stderr}"
+        );
+    }
+    assert!(
+        stdout.contains("- name: default-ipv4-ippool\n    cidr: 192.168.0.0/16\n"),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("Goldmane") && !stdout.contains("Whisker"),
+        "{stdout}"
+    );
+    // Leaving them out is a warning, so a reviewer can deny it.
+    let denied = run_calico_render(&["import", "-f", file, "--deny", "CN0415"], &dir, b"");
+    assert_eq!(denied.status.code(), Some(1));
+    assert!(denied.stdout.is_empty());
+}
+
 /// Installations whose pools have no name (written by hand, or by an operator from before pools
 /// had names, read before it reconciled): each pool is named as tigera/operator's
 /// `pkg/controller/ippool/defaults.go` (`fillDefaults`) names it, and the import is the one of
