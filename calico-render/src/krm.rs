@@ -515,6 +515,8 @@ fn to_result(diag: &Diagnostic, reference: Option<&Value>) -> Value {
         severity: match diag.severity {
             Severity::Error => "error",
             Severity::Warning => "warning",
+            // The KRM functions spec's informational severity.
+            Severity::Note => "info",
         },
         resource_ref: reference.cloned(),
         field: (!diag.path.is_empty()).then(|| FieldRef {

@@ -2,8 +2,10 @@
 //! subcommands print on standard error, and the JSON object of `validate -o json`; plus the
 //! `--deny`/`--allow` lint levels every subcommand applies.
 //!
-//! calico-spec's diagnostics are not `Serialize` on purpose (serialization is a boundary): this
-//! module defines the wire shape of `validate -o json` and converts to it by hand.
+//! Three severities: errors fail a run; warnings (lints) fail it under `--deny warnings` or
+//! `--deny CODE`; notes (routine information, e.g. what `import` drops because the API server
+//! or the operator writes it) fail it only under `--deny CODE`, never under `--deny warnings`.
+//! The JSON form is calico-spec's `Diagnostic` as serde writes it (`"severity": "note"`).
 //!
 //! Colour is a [`Palette`] of `anstyle` styles; [`Palette::PLAIN`] writes no escape codes at
 //! all, so the text is byte for byte the same as without colour support. The caller decides
@@ -22,9 +24,9 @@ use serde::Serialize;
 pub struct LintLevels {
     /// `--deny warnings`: every remaining warning becomes an error.
     pub deny_warnings: bool,
-    /// `--deny CODE`: these warnings become errors.
+    /// `--deny CODE`: these warnings and notes become errors.
     pub deny: BTreeSet<&'static str>,
-    /// `--allow CODE`: these warnings are dropped.
+    /// `--allow CODE`: these warnings and notes are dropped.
     pub allow: BTreeSet<&'static str>,
 }
 
@@ -90,16 +92,20 @@ impl LintLevels {
         Ok(levels)
     }
 
-    /// Apply the levels: drop allowed warnings, raise denied ones. A code named with `--allow`
-    /// wins over `--deny warnings`, as in clippy.
+    /// Apply the levels: drop allowed warnings and notes, raise denied ones. A code named with
+    /// `--allow` wins over `--deny warnings`, as in clippy; `--deny warnings` leaves notes alone,
+    /// `--deny CODE` raises a note of that code.
     pub fn apply(&self, diagnostics: Vec<Diagnostic>) -> Vec<Diagnostic> {
         diagnostics
             .into_iter()
-            .filter(|diag| !(diag.severity == Severity::Warning && self.allow.contains(diag.code)))
+            .filter(|diag| diag.severity == Severity::Error || !self.allow.contains(diag.code))
             .map(|mut diag| {
-                if diag.severity == Severity::Warning
-                    && (self.deny_warnings || self.deny.contains(diag.code))
-                {
+                let denied = match diag.severity {
+                    Severity::Error => false,
+                    Severity::Warning => self.deny_warnings || self.deny.contains(diag.code),
+                    Severity::Note => self.deny.contains(diag.code),
+                };
+                if denied {
                     diag.severity = Severity::Error;
                 }
                 diag
@@ -155,6 +161,7 @@ impl Palette {
         match severity {
             Severity::Error => self.error,
             Severity::Warning => self.warning,
+            Severity::Note => self.label,
         }
     }
 }
@@ -363,21 +370,31 @@ pub fn render_text(
             skip.document + 1
         );
     }
-    let n_errors = diagnostics
-        .iter()
-        .filter(|d| d.severity == Severity::Error)
-        .count();
-    let n_warnings = diagnostics.len() - n_errors;
+    let count = |severity: Severity| {
+        diagnostics
+            .iter()
+            .filter(|d| d.severity == severity)
+            .count()
+    };
+    let (n_errors, n_warnings) = (count(Severity::Error), count(Severity::Warning));
     let plural = |n: usize, word: &str| format!("{n} {word}{}", if n == 1 { "" } else { "s" });
     let objects = plural(checked, "object");
-    if checked == 0 && n_errors + n_warnings == 0 {
+    // Notes are counted only when there are some, after the problems.
+    let notes = match count(Severity::Note) {
+        0 => String::new(),
+        n => format!(", {}", plural(n, "note")),
+    };
+    if checked == 0 && diagnostics.is_empty() {
         let _ = writeln!(out, "{bold}no objects checked{bold:#}");
     } else if n_errors + n_warnings == 0 {
-        let _ = writeln!(out, "{bold}{objects} checked, no problems found{bold:#}");
+        let _ = writeln!(
+            out,
+            "{bold}{objects} checked, no problems found{notes}{bold:#}"
+        );
     } else {
         let _ = writeln!(
             out,
-            "{bold}{objects} checked: {}, {}{bold:#}",
+            "{bold}{objects} checked: {}, {}{notes}{bold:#}",
             plural(n_errors, "error"),
             plural(n_warnings, "warning")
         );
@@ -416,6 +433,9 @@ pub fn render_explanation(rule: &rules::Rule) -> String {
             }
             Severity::Error => "error, upstream parity",
             Severity::Warning => "warning, lint: --deny or --allow it",
+            Severity::Note => {
+                "note, informational: never fails a run, not even under --deny warnings; --deny or --allow it by code"
+            }
         },
         summary = rule.summary,
         explanation = rule.explanation,
@@ -507,6 +527,23 @@ mod tests {
         let out = levels.apply(vec![warn("CR8001"), warn("CR8007")]);
         assert_eq!(out.len(), 1);
         assert_eq!(out[0].severity, Severity::Error);
+        // `--deny warnings` leaves a note alone; `--deny CODE` raises it, `--allow CODE` drops it.
+        let note = |code: &'static str| Diagnostic {
+            severity: Severity::Note,
+            ..warn(code)
+        };
+        let levels = LintLevels::from_flags(&["warnings".into()], &[]).unwrap();
+        assert_eq!(
+            levels.apply(vec![note("CN0401")])[0].severity,
+            Severity::Note
+        );
+        let levels = LintLevels::from_flags(&["CN0401".into()], &["CN0402".into()]).unwrap();
+        let out = levels.apply(vec![note("CN0401"), note("CN0402"), note("CN0403")]);
+        let kept: Vec<_> = out.iter().map(|d| (d.code, d.severity)).collect();
+        assert_eq!(
+            kept,
+            [("CN0401", Severity::Error), ("CN0403", Severity::Note)]
+        );
         assert!(matches!(
             LintLevels::from_flags(&[], &["CR1003".into()]),
             Err(LevelError::CannotAllowError { .. })

@@ -21,14 +21,19 @@ pub enum Severity {
     Error,
     /// The object is accepted upstream but is very likely a mistake (a lint).
     Warning,
+    /// Informational: something routine the user may want to know (what `import` drops
+    /// because the API server or the operator writes it). A note never fails a run and
+    /// `--deny warnings` leaves it alone; `--deny CODE` raises it like a warning of that code.
+    Note,
 }
 
 impl Severity {
-    /// The lowercase wire spelling, `error` or `warning`.
+    /// The lowercase wire spelling, `error`, `warning` or `note`.
     pub fn as_str(self) -> &'static str {
         match self {
             Severity::Error => "error",
             Severity::Warning => "warning",
+            Severity::Note => "note",
         }
     }
 }
@@ -57,7 +62,7 @@ pub struct Location {
 /// One problem found in the input.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Diagnostic {
-    /// Error or warning (after `--deny`/`--allow` have been applied by the caller).
+    /// Error, warning or note (after `--deny`/`--allow` have been applied by the caller).
     pub severity: Severity,
     /// The stable rule code, e.g. `CR1003`; always a code of the rule catalogue.
     pub code: &'static str,

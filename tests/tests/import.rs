@@ -444,6 +444,41 @@ fn what_cannot_be_said_is_refused() {
     assert!(found[0].1.contains("registri"), "{found:?}");
 }
 
+/// Calico's quickstart `custom-resources.yaml` from v3.30 on (the real file, v3.32.1) holds
+/// Goldmane and Whisker beside the Installation and APIServer: no ClusterNetwork renders them,
+/// so each is named (CN0415) and left out, and the rest imports; the pool comes back as the
+/// quickstart wrote it.
+#[test]
+fn the_quickstart_with_goldmane_and_whisker_imports() {
+    let dir = workspace_root().join("tests/cases/real/projectcalico__calico");
+    let file = "v3.32.1__manifests__custom-resources.yaml";
+    let out = run_calico_render(&["import", "-f", file], &dir, b"");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    for kind in ["Goldmane", "Whisker"] {
+        assert!(
+            stderr.contains(&format!(
+                "warning[CN0415]: {kind} `default` (operator.tigera.io/v1) is not rendered by a \
+                 ClusterNetwork"
+            )),
+            "{kind}: {stderr}"
+        );
+    }
+    assert!(
+        stdout.contains("- name: default-ipv4-ippool\n    cidr: 192.168.0.0/16\n"),
+        "{stdout}"
+    );
+    assert!(
+        !stdout.contains("Goldmane") && !stdout.contains("Whisker"),
+        "{stdout}"
+    );
+    // Leaving them out is a warning, so a reviewer can deny it.
+    let denied = run_calico_render(&["import", "-f", file, "--deny", "CN0415"], &dir, b"");
+    assert_eq!(denied.status.code(), Some(1));
+    assert!(denied.stdout.is_empty());
+}
+
 /// Installations whose pools have no name (written by hand, or by an operator from before pools
 /// had names, read before it reconciled): each pool is named as tigera/operator's
 /// `pkg/controller/ippool/defaults.go` (`fillDefaults`) names it, and the import is the one of
@@ -763,6 +798,110 @@ fn a_refused_import_writes_nothing() {
     let denied = run_calico_render(&["import", "--deny", "CN0402"], dir.path(), live.as_bytes());
     assert_eq!(denied.status.code(), Some(1));
     assert!(denied.stdout.is_empty());
+}
+
+/// The drops every real cluster has (status and server metadata, the operator's write-back
+/// defaults, its own FelixConfiguration fields and pool copies: CN0401-CN0403) are notes:
+/// `--deny warnings` passes on them, a real warning still fails it, `--deny CODE` raises a
+/// note of that code, and JSON says `"note"`.
+#[test]
+fn routine_drops_are_notes_and_deny_warnings_is_usable() {
+    let dir = scratch();
+    let rendered = render(
+        "d.yaml",
+        "apiVersion: calico-render.dev/v1alpha1\nkind: ClusterNetwork\nspec:\n  podPools:\n    - \
+         {name: pods, cidr: 10.48.0.0/16}\n",
+    );
+    let live = serde_json::to_string(&as_live(&rendered)[0]).unwrap();
+    let out = run_calico_render(
+        &["import", "--deny", "warnings"],
+        dir.path(),
+        live.as_bytes(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(!out.stdout.is_empty());
+    for code in ["CN0401", "CN0402", "CN0403"] {
+        assert!(
+            stderr.contains(&format!(": note[{code}]: ")),
+            "{code}: {stderr}"
+        );
+    }
+    // Nothing else is reported, and a note carries no `--allow`/`--deny` lint note.
+    assert!(
+        !stderr.contains("warning[") && !stderr.contains("error["),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("--allow CN040"), "{stderr}");
+    // `--deny CODE` raises a note like a warning; `--allow CODE` hides it.
+    let denied = run_calico_render(&["import", "--deny", "CN0401"], dir.path(), live.as_bytes());
+    let denied_err = String::from_utf8_lossy(&denied.stderr);
+    assert_eq!(denied.status.code(), Some(1), "{denied_err}");
+    assert!(denied_err.contains(": error[CN0401]: "), "{denied_err}");
+    assert!(denied_err.contains(": note[CN0402]: "), "{denied_err}");
+    let allowed = run_calico_render(
+        &["import", "--allow", "CN0401"],
+        dir.path(),
+        live.as_bytes(),
+    );
+    assert_eq!(allowed.status.code(), Some(0));
+    assert!(!String::from_utf8_lossy(&allowed.stderr).contains("CN0401"));
+
+    // A real warning still fails `--deny warnings`: the air-gapped cluster keeps a private
+    // registry and Felix settings in spec.overrides (CN0404), which a reviewer should see.
+    let example = workspace_root().join("examples/air-gapped");
+    let out = run_calico_render(
+        &["import", "-f", "live.yaml", "--deny", "warnings"],
+        &example,
+        b"",
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(out.stdout.is_empty());
+    assert!(stderr.contains(": error[CN0404]: "), "{stderr}");
+    assert!(stderr.contains(": note[CN0401]: "), "{stderr}");
+
+    // JSON: the library's report serializes a note as `"note"`, as `-o json` prints it.
+    let imported = import::import_values(&as_live(&rendered), &Options::default()).unwrap();
+    let json: Value = serde_json::from_str(&calico_render::report::render_json(
+        &imported.report,
+        &[],
+        &[],
+    ))
+    .unwrap();
+    let severities: Vec<(&str, &str)> = json["diagnostics"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|diag| {
+            (
+                diag["code"].as_str().unwrap(),
+                diag["severity"].as_str().unwrap(),
+            )
+        })
+        .collect();
+    assert!(!severities.is_empty());
+    assert!(
+        severities.iter().all(|(code, severity)| {
+            ["CN0401", "CN0402", "CN0403"].contains(code) && *severity == "note"
+        }),
+        "{severities:?}"
+    );
+    // The text report counts notes apart from problems.
+    let text = calico_render::report::render_text(
+        &imported.report,
+        &[],
+        &std::collections::BTreeMap::new(),
+        3,
+        &calico_render::report::Palette::PLAIN,
+    );
+    assert!(
+        text.ends_with(&format!(
+            "3 objects checked, no problems found, {} notes\n",
+            severities.len()
+        )),
+        "{text}"
+    );
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -305,7 +305,7 @@ fn an_old_dump_validates_and_imports() {
         "{stderr}"
     );
     // The storage-group copy is the operator's, dropped; its annotation is the server's.
-    assert!(stderr.contains("warning[CN0403]: IPPool `default-ipv4-ippool`"));
+    assert!(stderr.contains("note[CN0403]: IPPool `default-ipv4-ippool`"));
     assert!(stderr.contains("`metadata.annotations.projectcalico.org/metadata`"));
 }
 

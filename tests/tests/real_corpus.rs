@@ -37,7 +37,7 @@ const CORPUS: &str = "tests/cases/real";
 
 /// Round-trip share of the import candidates measured when the corpus was committed, in
 /// per mille; the test fails when it drops below.
-const MEASURED_ROUND_TRIP_PER_MILLE: usize = 500;
+const MEASURED_ROUND_TRIP_PER_MILLE: usize = 739;
 
 /// Licences whose terms allow the files to be redistributed here.
 const LICENCES: &[&str] = &[
@@ -323,6 +323,8 @@ fn validate_corpus() -> (Findings, Findings, String) {
                                 .insert(file.clone());
                             warnings.entry(key).or_insert(message);
                         }
+                        // Routine information needs no justification.
+                        Severity::Note => {}
                     }
                 }
                 warnings_per_file.insert(file.clone(), count);

@@ -39,9 +39,10 @@ What the API server and the operator write (status, server-set metadata, the ope
 write-back defaults, its own FelixConfiguration fields and IPPool copies) is dropped; the
 vocabulary gets what it can say, spec.overrides and spec.extraObjects the rest. Every drop and
 every value kept outside the vocabulary is reported on standard error with a CN04xx code
-(`calico-render explain CN0402`). The result is checked before it is written: it must pass
-every check `render` runs and render every live value that was kept, so `render` then `patch`
-against the same objects finds nothing to change.
+(`calico-render explain CN0402`); the routine drops (CN0401-CN0403) are notes, which never fail
+the run, not even under `--deny warnings` (`--deny CN0402` fails on one). The result is checked
+before it is written: it must pass every check `render` runs and render every live value that
+was kept, so `render` then `patch` against the same objects finds nothing to change.
 
 Exit status: 0 written (warnings allowed), 1 the objects cannot be imported (or a lint was
 denied), 2 usage or IO error or text that is not YAML.")]

@@ -199,6 +199,22 @@ fn one(value: &Value, at: At, report: &mut Report) -> Option<(Live, bool)> {
             }
             true
         }
+        (OPERATOR_V1, "Goldmane" | "Whisker") => {
+            // The quickstart's observability objects: named and left as they are, so the
+            // Installation and APIServer beside them still import.
+            report.push(
+                &c::CN_IMPORT_OUTSIDE,
+                Some(&at),
+                "",
+                format!(
+                    "{kind} `{name}` ({api_version}) is not rendered by a ClusterNetwork; left \
+                     out of it as it is (`patch` leaves it on the cluster)"
+                ),
+                "on a new cluster apply it beside the rendered bundle, or the cluster runs \
+                 without it",
+            );
+            return None;
+        }
         ("v1", "ConfigMap") => {
             let namespace = text("/metadata/namespace").unwrap_or(OPERATOR_NAMESPACE);
             if name != ENDPOINT_CONFIG_MAP || namespace != OPERATOR_NAMESPACE {
