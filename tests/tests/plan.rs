@@ -772,3 +772,32 @@ fn disabling_kube_proxy_twice_is_refused() {
         (false, false)
     );
 }
+
+/// A block size change keeps the pool's name, so "the new pool exists" by name alone would
+/// pass for the old one: disabling the temporary pool before the old pool is gone and the new
+/// one made (with the old one disabled, no pool would allocate) must fail.
+#[test]
+fn the_temporary_pool_stays_until_the_new_pool_replaces_the_old() {
+    let pair = pair("plan-standalone-block-size-temporary");
+    let full = pair.plan(&pair.live).expect("plans");
+    let at = |id: &str| {
+        full.steps
+            .iter()
+            .position(|step| step.id == id)
+            .unwrap_or_else(|| panic!("no step {id}"))
+    };
+    let disable_temporary = &full.steps[at("disable-pool/pool-a6-temporary")];
+    let recreate = at("create-pool/pool-a6");
+    // Every state before the new pool-a6 is made, pool-a6 (old or none) is not the new one.
+    for count in 1..=recreate {
+        let mut state = state_after(&pair.live, &full.steps, count);
+        let before = state.clone();
+        assert!(
+            plan::apply_change(&mut state, disable_temporary).is_err(),
+            "disabling the temporary pool after {count} steps went through"
+        );
+        assert_eq!(state, before);
+    }
+    let mut state = state_after(&pair.live, &full.steps, recreate + 1);
+    plan::apply_change(&mut state, disable_temporary).expect("applies once pool-a6 is new");
+}

@@ -1013,7 +1013,8 @@ fn disable_standalone(pool: &Pool, replacing: &[&Pool]) -> Result<Step, PlanErro
               not own this pool, so its own `disabled` field is the switch (for a pool listed \
               in the Installation it would be disableNewAllocations). Guard: the CIDR and \
               `disabled` are tested (without that field, the command checks it is still \
-              absent), and the command first checks that the new pools exist"
+              absent), and the command first checks that the new pools exist with their CIDR \
+              and block size"
             .to_owned(),
         change: unset_first(requiring(patch_change(&id, ops)?, replacing), unset),
         wait: vec![pool_disabled(pool)],
@@ -1049,7 +1050,10 @@ fn unset_first(change: Change, unset: Option<super::Requirement>) -> Change {
     }
 }
 
-/// A patch that needs other pools to exist first: the command checks them with `kubectl get`.
+/// A patch that needs other pools first: the command checks with `kubectl get` that each
+/// exists with its CIDR and block size as DESIRED gives them. By name alone the old pool of a
+/// block size change would pass for the new one (they share the name), and disabling the
+/// temporary pool while the old one is the only other would leave no pool to allocate from.
 fn requiring(change: Change, pools: &[&Pool]) -> Change {
     match change {
         Change::Patch {
@@ -1059,20 +1063,32 @@ fn requiring(change: Change, pools: &[&Pool]) -> Change {
             ..
         } if !pools.is_empty() => {
             let mut guarded = String::new();
+            let mut requires = Vec::new();
             for pool in pools {
+                let mut tests = vec![test("/spec/cidr", Value::from(pool.text.as_str()))];
+                let mut query = "{.spec.cidr}".to_owned();
+                let mut expected = pool.text.clone();
+                if let Some(block) = pool.value.pointer("/spec/blockSize") {
+                    tests.push(test("/spec/blockSize", block.clone()));
+                    query.push_str(" {.spec.blockSize}");
+                    expected.push_str(&format!(" {block}"));
+                }
                 guarded.push_str(&format!(
-                    "kubectl get {IPPOOLS} {} >/dev/null && ",
-                    shell_quote(&pool.name)
+                    "[ \"$(kubectl get {IPPOOLS} {} -o {})\" = {} ] && ",
+                    shell_quote(&pool.name),
+                    shell_quote(&format!("jsonpath={query}")),
+                    shell_quote(&expected)
+                ));
+                requires.push(super::Requirement::tested(
+                    pool_ref(pool),
+                    Value::Array(tests),
                 ));
             }
             guarded.push_str(&command);
             Change::Patch {
                 object,
                 patch,
-                requires: pools
-                    .iter()
-                    .map(|pool| super::Requirement::exists(pool_ref(pool)))
-                    .collect(),
+                requires,
                 command: guarded,
             }
         }
