@@ -22,8 +22,15 @@
 //! pool the operator waits for an enabled IPPool, so the start creates them first.
 //!
 //! kube-proxy is the ConfigMap and DaemonSet `kubeadm init` writes (the plan case
-//! `dataplane-to-ebpf-ipvs-kubeadm`), in IPVS mode: the ConfigMap's mode change and the node
-//! selector that stops kube-proxy are applied to the API server; no controller runs pods here.
+//! `dataplane-to-ebpf-ipvs-kubeadm`), in IPVS mode, or that DaemonSet without a node selector:
+//! the ConfigMap's mode change and the node selector that stops kube-proxy are applied to the
+//! API server; no controller runs pods here. Leaving eBPF before kube-proxy is back is tried
+//! and must be refused (the Installation's patch requires the `non-calico` key gone); a
+//! kube-proxy step run twice must be refused too.
+//!
+//! eBPF comes both ways: the endpoint ConfigMap, and `bpfNetworkBootstrap` with the operator
+//! managing kube-proxy (tigera/operator v1.40+, PR #4058; the harness runs v1.42.3), where the
+//! ConfigMap must go first and the Installation's patch is refused while it is there.
 //!
 //! What cannot be shown without nodes (workloads moving, kube-proxy restarted and the nodes'
 //! IPVS state cleared, BGP sessions Established) is a user-checked step: the cluster has none,
@@ -52,16 +59,37 @@ struct State {
     pools: &'static [Pool],
     standalone: bool,
     kube_proxy: KubeProxy,
+    endpoint: Endpoint,
+}
+
+/// How Calico finds the API server.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Endpoint {
+    /// The endpoint ConfigMap (`apiEndpoint`) where the dataplane is BPF, none elsewhere.
+    OnBpf,
+    /// The endpoint ConfigMap whatever the dataplane (a cluster before it moves to
+    /// bpfNetworkBootstrap).
+    ConfigMap,
+    /// On BPF, `bpfNetworkBootstrap` with the operator managing kube-proxy
+    /// (`manageKubeProxy`): the operator reads the API server's address from the `kubernetes`
+    /// Service's EndpointSlices (`.ci/k8s-e2e.sh` publishes one). Both fields came with
+    /// tigera/operator PR #4058, first released in v1.40.0 (Calico v3.31); the harness runs
+    /// v1.42.3 (`conformance/operator/go.mod`), whose core controller checks them
+    /// (`pkg/controller/utils/bpf.go`, `pkg/controller/kubeproxy/controller.go`).
+    Bootstrap,
 }
 
 /// kube-proxy on the API server: none, or the ConfigMap and DaemonSet `kubeadm init` writes
 /// with `mode: ipvs` (tests/cases/plan/dataplane-to-ebpf-ipvs-kubeadm/kube-proxy.yaml), running
-/// or switched off by the node selector Calico documents.
+/// or switched off by the node selector Calico documents; or that DaemonSet alone without a
+/// node selector (`Bare`; its mode given as a flag), running or switched off.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum KubeProxy {
     None,
     KubeadmIpvs,
     KubeadmOff,
+    Bare,
+    BareOff,
 }
 
 /// The kubeadm objects, as the plan case holds them.
@@ -83,13 +111,17 @@ spec:
         state.dataplane
     );
     // The endpoint ConfigMap only where eBPF needs it, so the switch creates it.
-    if state.dataplane == "BPF" {
-        text.push_str(
+    match (state.endpoint, state.dataplane == "BPF") {
+        (Endpoint::OnBpf, true) | (Endpoint::ConfigMap, _) => text.push_str(
             "  apiEndpoint:
     host: control.k8s.example.com
     port: 6443
 ",
-        );
+        ),
+        (Endpoint::Bootstrap, true) => {
+            text.push_str("  bpfNetworkBootstrap: true\n  manageKubeProxy: true\n")
+        }
+        _ => {}
     }
     if state.bgp {
         text.push_str(
@@ -129,6 +161,7 @@ const fn operator_pools(pools: &'static [Pool]) -> State {
         pools,
         standalone: false,
         kube_proxy: KubeProxy::None,
+        endpoint: Endpoint::OnBpf,
     }
 }
 
@@ -151,6 +184,11 @@ const fn with(kube_proxy: KubeProxy, state: State) -> State {
         kube_proxy,
         ..state
     }
+}
+
+/// The same state with the API server found another way.
+const fn found(endpoint: Endpoint, state: State) -> State {
+    State { endpoint, ..state }
 }
 
 /// One transition: a start, an end, and the facts given to `plan` as flags.
@@ -190,6 +228,18 @@ const TRANSITIONS: &[Transition] = &[
         flags: &["--temporary-pool", "10.99.0.0/16"],
     },
     Transition {
+        name: "standalone IPv6 pool blockSize 122 -> 120 on its CIDR, through a temporary pool",
+        start: standalone(&[
+            ("pool-a", "10.10.0.0/16", 26, false),
+            ("pool-a6", "fd00:a::/64", 122, false),
+        ]),
+        end: standalone(&[
+            ("pool-a", "10.10.0.0/16", 26, false),
+            ("pool-a6", "fd00:a::/64", 120, false),
+        ]),
+        flags: &["--temporary-pool", "fd00:99::/64"],
+    },
+    Transition {
         name: "standalone IPv4 and IPv6 pools to new CIDRs (and an IPv6 block size)",
         start: standalone(&[
             ("pool-a", "10.10.0.0/16", 26, false),
@@ -212,6 +262,41 @@ const TRANSITIONS: &[Transition] = &[
         start: with(KubeProxy::KubeadmIpvs, operator_pools(&[V4])),
         end: with(KubeProxy::KubeadmOff, on("BPF", operator_pools(&[V4]))),
         flags: &["--kube-proxy-manager", "kubeadm"],
+    },
+    Transition {
+        name: "iptables with the endpoint ConfigMap, kubeadm's kube-proxy in IPVS mode, to eBPF \
+               with bpfNetworkBootstrap, kube-proxy managed by the operator",
+        start: with(
+            KubeProxy::KubeadmIpvs,
+            found(Endpoint::ConfigMap, operator_pools(&[V4])),
+        ),
+        end: with(
+            KubeProxy::KubeadmIpvs,
+            found(Endpoint::Bootstrap, on("BPF", operator_pools(&[V4]))),
+        ),
+        flags: &["--kube-proxy-manager", "kubeadm"],
+    },
+    Transition {
+        name: "iptables, a kube-proxy without a node selector, to eBPF",
+        start: with(KubeProxy::Bare, operator_pools(&[V4])),
+        end: with(KubeProxy::BareOff, on("BPF", operator_pools(&[V4]))),
+        flags: &[
+            "--kube-proxy-mode",
+            "iptables",
+            "--kube-proxy-manager",
+            "none",
+        ],
+    },
+    Transition {
+        name: "eBPF, a kube-proxy whose only node selector stops it, back to iptables",
+        start: with(KubeProxy::BareOff, on("BPF", operator_pools(&[V4]))),
+        end: with(KubeProxy::Bare, operator_pools(&[V4])),
+        flags: &[
+            "--kube-proxy-mode",
+            "iptables",
+            "--kube-proxy-manager",
+            "none",
+        ],
     },
     Transition {
         name: "eBPF back to iptables",
@@ -554,7 +639,26 @@ fn put_start(operator: &Operator, files: &Files, state: &State) -> Result<(), St
         let path = workspace_root().join(KUBE_PROXY_FILE);
         operator.kubectl_ok(&["create", "-f", &path.to_string_lossy()], None)?;
     }
-    if state.kube_proxy == KubeProxy::KubeadmOff {
+    if matches!(state.kube_proxy, KubeProxy::Bare | KubeProxy::BareOff) {
+        operator.kubectl_ok(
+            &["-n", "kube-system", "delete", "configmap", "kube-proxy"],
+            None,
+        )?;
+        operator.kubectl_ok(
+            &[
+                "-n",
+                "kube-system",
+                "patch",
+                "daemonset",
+                "kube-proxy",
+                "--type=json",
+                "-p",
+                r#"[{"op":"remove","path":"/spec/template/spec/nodeSelector"}]"#,
+            ],
+            None,
+        )?;
+    }
+    if matches!(state.kube_proxy, KubeProxy::KubeadmOff | KubeProxy::BareOff) {
         operator.kubectl_ok(
             &[
                 "-n",
@@ -665,6 +769,13 @@ fn transition(operator: &Operator, files: &Files, t: &Transition) -> Result<Vec<
         // Twice: the same command again is refused or changes nothing.
         let again = guarded(operator, files, &step["change"])
             .map_err(|err| format!("{name}: {id} applied twice: {err}"))?;
+        // A kube-proxy step adds or removes a node selector; run again it must be refused,
+        // not pass as a no-op: an `add` of a whole selector would replace one put there since.
+        if id.ends_with("-kube-proxy") && again != "refused" {
+            return Err(format!(
+                "{name}: {id} applied twice was not refused ({again})"
+            ));
+        }
         rows.push(format!(
             "{name} | {id} | reconciled in {seconds:.1}s | again: {again}"
         ));

@@ -275,6 +275,19 @@ const EXPECTED: &[(&str, Result<&[&str], &str>)] = &[
         Ok(&["enable-kube-proxy", "patch/Installation/default"]),
     ),
     (
+        "plan-dataplane-from-ebpf-no-selector",
+        Ok(&["enable-kube-proxy", "patch/Installation/default"]),
+    ),
+    // A kube-proxy without a node selector: stopping it adds one (guarded by its absence).
+    (
+        "plan-dataplane-to-ebpf-no-selector",
+        Ok(&[
+            "create-endpoint-configmap",
+            "patch/Installation/default",
+            "disable-kube-proxy",
+        ]),
+    ),
+    (
         "plan-dataplane-gitops-refused",
         Err("GitOps tool manages it"),
     ),
@@ -494,6 +507,14 @@ fn depends(step: &Step, earlier: &Step) -> bool {
     if step.id == "disable-kube-proxy" {
         return earlier.id == "patch/Installation/default";
     }
+    // The switch needs the endpoint as the mode wants it (the ConfigMap there, or gone for
+    // bpfNetworkBootstrap), and leaving eBPF needs kube-proxy back.
+    if step.id == "patch/Installation/default" {
+        return matches!(
+            earlier.id.as_str(),
+            "create-endpoint-configmap" | "delete-endpoint-configmap" | "enable-kube-proxy"
+        );
+    }
     if step.id == "disable-mesh" {
         return earlier.id.starts_with("create-peer/");
     }
@@ -591,4 +612,192 @@ fn undo_patches_restore_the_state_before_the_step() {
         }
     }
     assert!(checked >= 10, "{checked} undos checked");
+}
+
+/// The step with `id` of a pair's plan from its LIVE.
+fn step_of(pair: &Pair, id: &str) -> Step {
+    let full = pair
+        .plan(&pair.live)
+        .unwrap_or_else(|err| panic!("{}: {err}", pair.name));
+    full.steps
+        .into_iter()
+        .find(|step| step.id == id)
+        .unwrap_or_else(|| panic!("{}: no step {id}", pair.name))
+}
+
+fn pair(name: &str) -> Pair {
+    pairs()
+        .into_iter()
+        .find(|pair| pair.name == name)
+        .unwrap_or_else(|| panic!("no pair {name}"))
+}
+
+/// A step's printed command run by bash against a stand-in `kubectl` that answers `get` as
+/// the real one does (`-o jsonpath` prints nothing for a missing key and exits 0; a missing
+/// object is an error) from `answers` (a jsonpath fragment and what to print, `None`: the
+/// object is missing), and records `patch` instead of sending it. Returns whether the command
+/// succeeded and whether it patched.
+fn run_printed(step: &Step, answers: &[(&str, Option<&str>)]) -> (bool, bool) {
+    let Change::Patch { command, .. } = &step.change else {
+        panic!("{} is not a patch", step.id);
+    };
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mut script = String::from(
+        "#!/bin/bash\ncase \" $* \" in *' patch '*) echo \"$*\" >> \"$FAKE/patched\"; exit 0;; esac\n\
+         case \"$*\" in\n",
+    );
+    for (fragment, answer) in answers {
+        match answer {
+            Some(text) => script.push_str(&format!("  *'{fragment}'*) printf %s '{text}';;\n")),
+            None => script.push_str(&format!(
+                "  *'{fragment}'*) echo 'Error from server (NotFound)' >&2; exit 1;;\n"
+            )),
+        }
+    }
+    script.push_str("  *) echo \"unexpected: $*\" >&2; exit 2;;\nesac\n");
+    let kubectl = dir.path().join("kubectl");
+    std::fs::write(&kubectl, script).expect("fake kubectl");
+    std::fs::set_permissions(
+        &kubectl,
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .expect("chmod");
+    let path = format!(
+        "{}:{}",
+        dir.path().display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let out = std::process::Command::new("bash")
+        .args(["-c", command])
+        .env("PATH", path)
+        .env("FAKE", dir.path())
+        .output()
+        .expect("bash runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("unexpected:"), "{}: {stderr}", step.id);
+    (out.status.success(), dir.path().join("patched").exists())
+}
+
+/// Leaving eBPF while kube-proxy is still stopped (its DaemonSet still has the `non-calico`
+/// node selector) is refused: the simulated step fails and changes nothing, and the printed
+/// command's guard stops before the patch; once kube-proxy is back it goes through.
+#[test]
+fn leaving_ebpf_before_kube_proxy_is_back_is_refused() {
+    for name in [
+        "plan-dataplane-from-ebpf",
+        "plan-dataplane-from-ebpf-no-selector",
+    ] {
+        let pair = pair(name);
+        let leave = step_of(&pair, "patch/Installation/default");
+        let mut state = pair.live.clone();
+        let err = plan::apply_change(&mut state, &leave).expect_err(name);
+        assert!(err.to_string().contains("not as required"), "{name}: {err}");
+        assert_eq!(
+            state, pair.live,
+            "{name}: the refused step changed the state"
+        );
+        // After kube-proxy is back it applies.
+        let enable = step_of(&pair, "enable-kube-proxy");
+        plan::apply_change(&mut state, &enable).expect("enable-kube-proxy applies");
+        plan::apply_change(&mut state, &leave).expect("then leaving eBPF applies");
+        // The printed command: refused while the key is there or the DaemonSet cannot be
+        // read, through once the key is gone.
+        let key = "nodeSelector.non-calico";
+        assert_eq!(
+            run_printed(&leave, &[(key, Some("true"))]),
+            (false, false),
+            "{name}"
+        );
+        assert_eq!(
+            run_printed(&leave, &[(key, None)]),
+            (false, false),
+            "{name}"
+        );
+        assert_eq!(
+            run_printed(&leave, &[(key, Some(""))]),
+            (true, true),
+            "{name}"
+        );
+    }
+}
+
+/// `disable-kube-proxy` on a DaemonSet without a node selector adds the whole selector, and
+/// `add` replaces one that is there: harmless right after the first run, but a selector put
+/// there since (kubeadm re-applying its kube-proxy with `kubernetes.io/os: linux`) would be
+/// overwritten, and the undo would then leave kube-proxy unrestricted. So the step requires
+/// the selector to be absent: a second run fails, here and in the printed command.
+#[test]
+fn disabling_kube_proxy_twice_is_refused() {
+    let pair = pair("plan-dataplane-to-ebpf-no-selector");
+    let full = pair.plan(&pair.live).expect("plans");
+    let end = state_after(&pair.live, &full.steps, full.steps.len());
+    let disable = step_of(&pair, "disable-kube-proxy");
+    let mut again = end.clone();
+    assert!(plan::apply_change(&mut again, &disable).is_err());
+    assert_eq!(again, end);
+    // A selector that appeared before the step is not overwritten either.
+    let mut moved = state_after(&pair.live, &full.steps, full.steps.len() - 1);
+    for object in &mut moved {
+        if object["kind"] == "DaemonSet" {
+            object["spec"]["template"]["spec"]["nodeSelector"] =
+                serde_json::json!({"kubernetes.io/os": "linux"});
+        }
+    }
+    assert!(plan::apply_change(&mut moved.clone(), &disable).is_err());
+    let bpf = ("linuxDataplane", Some("BPF"));
+    let selector = "{.spec.template.spec.nodeSelector}";
+    assert_eq!(
+        run_printed(
+            &disable,
+            &[bpf, (selector, Some(r#"{"non-calico":"true"}"#))]
+        ),
+        (false, false)
+    );
+    assert_eq!(
+        run_printed(
+            &disable,
+            &[bpf, (selector, Some(r#"{"kubernetes.io/os":"linux"}"#))]
+        ),
+        (false, false)
+    );
+    assert_eq!(
+        run_printed(&disable, &[bpf, (selector, Some(""))]),
+        (true, true)
+    );
+    assert_eq!(
+        run_printed(
+            &disable,
+            &[("linuxDataplane", Some("Iptables")), (selector, Some(""))]
+        ),
+        (false, false)
+    );
+}
+
+/// A block size change keeps the pool's name, so "the new pool exists" by name alone would
+/// pass for the old one: disabling the temporary pool before the old pool is gone and the new
+/// one made (with the old one disabled, no pool would allocate) must fail.
+#[test]
+fn the_temporary_pool_stays_until_the_new_pool_replaces_the_old() {
+    let pair = pair("plan-standalone-block-size-temporary");
+    let full = pair.plan(&pair.live).expect("plans");
+    let at = |id: &str| {
+        full.steps
+            .iter()
+            .position(|step| step.id == id)
+            .unwrap_or_else(|| panic!("no step {id}"))
+    };
+    let disable_temporary = &full.steps[at("disable-pool/pool-a6-temporary")];
+    let recreate = at("create-pool/pool-a6");
+    // Every state before the new pool-a6 is made, pool-a6 (old or none) is not the new one.
+    for count in 1..=recreate {
+        let mut state = state_after(&pair.live, &full.steps, count);
+        let before = state.clone();
+        assert!(
+            plan::apply_change(&mut state, disable_temporary).is_err(),
+            "disabling the temporary pool after {count} steps went through"
+        );
+        assert_eq!(state, before);
+    }
+    let mut state = state_after(&pair.live, &full.steps, recreate + 1);
+    plan::apply_change(&mut state, disable_temporary).expect("applies once pool-a6 is new");
 }

@@ -82,8 +82,9 @@ objects do not show (the kube-proxy mode and manager, the kernel) comes from the
 printed as a precondition with the command that checks it.
 
 Every step says why, what to wait for before the next (a command, and data with -o json) and \
-how to undo it. Steps are guarded (JSON patch `test`s, `kubectl create`, a checked delete), so \
-a step applied twice or out of order fails instead of doing harm. Run `plan` again with the \
+how to undo it. Steps are guarded (JSON patch `test`s, `kubectl create`, a checked delete, a \
+`kubectl get` check where a field or object must be absent), so a step applied twice or out of \
+order fails instead of doing harm. Run `plan` again with the \
 live objects at any point: it prints the steps left. What the objects cannot show (workloads \
 moved, a pool empty) is a check you make by reading a command's output; that step stays in \
 the plan until the step after it is applied.

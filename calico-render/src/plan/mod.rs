@@ -157,8 +157,8 @@ impl Change {
     }
 }
 
-/// A condition on another object that a step needs: the object exists and passes the `test`
-/// operations.
+/// A condition on an object that a step needs: the object exists, passes the `test`
+/// operations and lacks the `absent` fields; or, with `absent: [""]`, it does not exist.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Requirement {
@@ -166,6 +166,11 @@ pub struct Requirement {
     pub object: ObjectRef,
     /// RFC 6902 `test` operations on it (`[]`: it exists).
     pub test: Value,
+    /// JSON pointers that must not be in the object (a `test` cannot say a field is absent;
+    /// the command checks it with `kubectl get -o jsonpath`); `""`, the whole object: it must
+    /// not exist.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub absent: Vec<String>,
 }
 
 impl Requirement {
@@ -174,7 +179,42 @@ impl Requirement {
         Requirement {
             object,
             test: Value::Array(Vec::new()),
+            absent: Vec::new(),
         }
+    }
+
+    /// The object must exist and pass the `test` operations.
+    pub fn tested(object: ObjectRef, test: Value) -> Requirement {
+        Requirement {
+            test,
+            ..Requirement::exists(object)
+        }
+    }
+
+    /// The object must exist without the field at `pointer`; `""`: the object must not exist.
+    pub fn absent(object: ObjectRef, pointer: &str) -> Requirement {
+        Requirement {
+            absent: vec![pointer.to_owned()],
+            ..Requirement::exists(object)
+        }
+    }
+
+    /// Whether the objects of `state` meet the requirement.
+    fn met(&self, state: &[Value]) -> bool {
+        let found = state.iter().find(|value| {
+            ObjectId::of(value, crate::patch::Side::Live, 0)
+                .is_ok_and(|id| ObjectRef::from(&id) == self.object)
+        });
+        let Some(found) = found else {
+            return self.absent.iter().any(String::is_empty);
+        };
+        let ops = serde_json::from_value::<json_patch::Patch>(self.test.clone());
+        let mut probe = found.clone();
+        ops.is_ok_and(|ops| json_patch::patch(&mut probe, &ops).is_ok())
+            && self
+                .absent
+                .iter()
+                .all(|pointer| !pointer.is_empty() && found.pointer(pointer).is_none())
     }
 }
 
@@ -538,16 +578,7 @@ pub fn apply_change(state: &mut Vec<Value>, step: &Step) -> Result<(), PlanError
     };
     match &step.change {
         Change::Patch { requires, .. } | Change::Create { requires, .. }
-            if !requires.iter().all(|needed| {
-                let ops = serde_json::from_value::<json_patch::Patch>(needed.test.clone());
-                state.iter().any(|value| {
-                    let mut probe = value.clone();
-                    same(value, &needed.object)
-                        && ops
-                            .as_ref()
-                            .is_ok_and(|ops| json_patch::patch(&mut probe, ops).is_ok())
-                })
-            }) =>
+            if !requires.iter().all(|needed| needed.met(state)) =>
         {
             return Err(fail(
                 "an object it requires is missing or not as required".to_owned(),

@@ -983,11 +983,15 @@ fn disable_standalone(pool: &Pool, replacing: &[&Pool]) -> Result<Step, PlanErro
     };
     let mut ops = vec![test("/spec/cidr", Value::from(pool.text.as_str()))];
     let spec = pool.value.get("spec").cloned().unwrap_or(Value::Null);
-    // With no `disabled` field (the CRD defaults none) the whole spec is tested, so that a
-    // second run, which finds the field, fails.
-    ops.push(
-        test_unchanged("/spec", &spec, "disabled").unwrap_or_else(|| test("/spec", spec.clone())),
-    );
+    // With no `disabled` field (the CRD defaults none) the field must still be absent, so that
+    // a second run, which finds it, fails. Not the whole spec: the API server adds its CRD
+    // defaults (`assignmentMode`) to a pool the plan creates, so the spec the plan predicts
+    // is not the one stored (the temporary pool of a block size change).
+    let unset = spec
+        .get("disabled")
+        .is_none()
+        .then(|| super::Requirement::absent(pool_ref(pool), "/spec/disabled"));
+    ops.extend(test_unchanged("/spec", &spec, "disabled"));
     ops.push(json!({"op": "add", "path": "/spec/disabled", "value": true}));
     let undo_ops = vec![
         test("/spec/cidr", Value::from(pool.text.as_str())),
@@ -1008,10 +1012,11 @@ fn disable_standalone(pool: &Pool, replacing: &[&Pool]) -> Result<Step, PlanErro
         why: "pods keep their addresses, new ones come from the other pools. The operator does \
               not own this pool, so its own `disabled` field is the switch (for a pool listed \
               in the Installation it would be disableNewAllocations). Guard: the CIDR and \
-              `disabled` (or, without that field, the whole spec) are tested, and the command \
-              first checks that the new pools exist"
+              `disabled` are tested (without that field, the command checks it is still \
+              absent), and the command first checks that the new pools exist with their CIDR \
+              and block size"
             .to_owned(),
-        change: requiring(patch_change(&id, ops)?, replacing),
+        change: unset_first(requiring(patch_change(&id, ops)?, replacing), unset),
         wait: vec![pool_disabled(pool)],
         undo: Undo {
             description: format!("let IPPool {} allocate again", pool.name),
@@ -1020,7 +1025,35 @@ fn disable_standalone(pool: &Pool, replacing: &[&Pool]) -> Result<Step, PlanErro
     })
 }
 
-/// A patch that needs other pools to exist first: the command checks them with `kubectl get`.
+/// A patch that needs a field still absent: the command checks it with `kubectl get` first.
+fn unset_first(change: Change, unset: Option<super::Requirement>) -> Change {
+    match (change, unset) {
+        (
+            Change::Patch {
+                object,
+                patch,
+                mut requires,
+                command,
+            },
+            Some(unset),
+        ) => {
+            let command = format!("{} && {command}", super::staged::absent_guard(&unset));
+            requires.push(unset);
+            Change::Patch {
+                object,
+                patch,
+                requires,
+                command,
+            }
+        }
+        (change, _) => change,
+    }
+}
+
+/// A patch that needs other pools first: the command checks with `kubectl get` that each
+/// exists with its CIDR and block size as DESIRED gives them. By name alone the old pool of a
+/// block size change would pass for the new one (they share the name), and disabling the
+/// temporary pool while the old one is the only other would leave no pool to allocate from.
 fn requiring(change: Change, pools: &[&Pool]) -> Change {
     match change {
         Change::Patch {
@@ -1030,20 +1063,32 @@ fn requiring(change: Change, pools: &[&Pool]) -> Change {
             ..
         } if !pools.is_empty() => {
             let mut guarded = String::new();
+            let mut requires = Vec::new();
             for pool in pools {
+                let mut tests = vec![test("/spec/cidr", Value::from(pool.text.as_str()))];
+                let mut query = "{.spec.cidr}".to_owned();
+                let mut expected = pool.text.clone();
+                if let Some(block) = pool.value.pointer("/spec/blockSize") {
+                    tests.push(test("/spec/blockSize", block.clone()));
+                    query.push_str(" {.spec.blockSize}");
+                    expected.push_str(&format!(" {block}"));
+                }
                 guarded.push_str(&format!(
-                    "kubectl get {IPPOOLS} {} >/dev/null && ",
-                    shell_quote(&pool.name)
+                    "[ \"$(kubectl get {IPPOOLS} {} -o {})\" = {} ] && ",
+                    shell_quote(&pool.name),
+                    shell_quote(&format!("jsonpath={query}")),
+                    shell_quote(&expected)
+                ));
+                requires.push(super::Requirement::tested(
+                    pool_ref(pool),
+                    Value::Array(tests),
                 ));
             }
             guarded.push_str(&command);
             Change::Patch {
                 object,
                 patch,
-                requires: pools
-                    .iter()
-                    .map(|pool| super::Requirement::exists(pool_ref(pool)))
-                    .collect(),
+                requires,
                 command: guarded,
             }
         }

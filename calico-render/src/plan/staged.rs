@@ -222,6 +222,59 @@ fn resource(reference: &ObjectRef) -> String {
     )
 }
 
+/// The shell test a command runs first for a requirement that fields (or the object) are
+/// absent, which RFC 6902 `test` cannot express: `kubectl get` must succeed and print nothing
+/// for the field (kubectl's jsonpath prints nothing for a missing key; `--ignore-not-found -o
+/// name` nothing for a missing object), so an unreachable server fails the test too.
+pub(super) fn absent_guard(requirement: &Requirement) -> String {
+    let reference = &requirement.object;
+    let mut get = format!(
+        "kubectl get {} {}",
+        resource(reference),
+        shell_quote(&reference.name)
+    );
+    if let Some(namespace) = &reference.namespace {
+        get.push_str(&format!(" -n {}", shell_quote(namespace)));
+    }
+    let tests: Vec<String> = requirement
+        .absent
+        .iter()
+        .map(|pointer| {
+            let query = if pointer.is_empty() {
+                "--ignore-not-found -o name".to_owned()
+            } else {
+                let path: Vec<String> = pointer
+                    .split('/')
+                    .skip(1)
+                    .map(|segment| {
+                        segment
+                            .replace("~1", "/")
+                            .replace("~0", "~")
+                            .replace('.', "\\.")
+                    })
+                    .collect();
+                format!(
+                    "-o {}",
+                    shell_quote(&format!("jsonpath={{.{}}}", path.join(".")))
+                )
+            };
+            format!("[ \"$({get} {query} && echo absent)\" = absent ]")
+        })
+        .collect();
+    tests.join(" && ")
+}
+
+/// A command behind the shell tests of its absence requirements.
+fn guarded(command: String, requires: &[Requirement]) -> String {
+    requires
+        .iter()
+        .filter(|requirement| !requirement.absent.is_empty())
+        .map(absent_guard)
+        .chain([command])
+        .collect::<Vec<_>>()
+        .join(" && ")
+}
+
 fn user_check(description: String, command: &str, data: Value) -> Check {
     Check {
         description,
@@ -352,6 +405,21 @@ fn dataplane(
                 .installation_requires
                 .push((Requirement::exists(reference), guard));
         }
+        if bootstrap && endpoint_config_map(desired).is_none() {
+            // The operator refuses bpfNetworkBootstrap while the ConfigMap exists (it looks for
+            // it in its own namespace): the Installation's patch waits until it is gone.
+            let gone = Requirement::absent(
+                ObjectRef {
+                    api_version: "v1".to_owned(),
+                    kind: "ConfigMap".to_owned(),
+                    name: "kubernetes-services-endpoint".to_owned(),
+                    namespace: Some("tigera-operator".to_owned()),
+                },
+                "",
+            );
+            let guard = absent_guard(&gone);
+            staging.installation_requires.push((gone, guard));
+        }
         if let Some(config_map) = endpoint_config_map(desired)
             && endpoint_config_map(live).is_none()
         {
@@ -397,6 +465,20 @@ fn dataplane(
         staging
             .notes
             .push("leaving eBPF drops the connections its NAT tracks; plan a window".to_owned());
+        // kube-proxy must be back before the Installation leaves BPF: the patch waits until
+        // the node selector that stops it is gone (the operator removes it itself when it
+        // manages kube-proxy, after the switch).
+        if !operator_manages
+            && facts.kube_proxy_mode != Some(KubeProxyMode::Absent)
+            && let Some(daemon_set) = kube_proxy(live)
+        {
+            let back = Requirement::absent(
+                object_ref(daemon_set)?,
+                "/spec/template/spec/nodeSelector/non-calico",
+            );
+            let guard = absent_guard(&back);
+            staging.installation_requires.push((back, guard));
+        }
     }
     Ok(())
 }
@@ -532,10 +614,10 @@ fn ipvs_steps(
         let reference = object_ref(config)?;
         let annotation = LEFT_IPVS.replace('/', "~1");
         staging.installation_requires.push((
-            Requirement {
-                object: reference,
-                test: json!([{"op": "test", "path": format!("/metadata/annotations/{annotation}"), "value": "ipvs"}]),
-            },
+            Requirement::tested(
+                reference,
+                json!([{"op": "test", "path": format!("/metadata/annotations/{annotation}"), "value": "ipvs"}]),
+            ),
             format!(
                 "[ \"$(kubectl -n kube-system get configmap kube-proxy -o \
                  jsonpath='{{.metadata.annotations.{}}}')\" = ipvs ]",
@@ -593,14 +675,19 @@ fn kube_proxy_step(
             // The whole selector is tested, so a second run (the key is there then) fails.
             ops.push(json!({"op": "test", "path": "/spec/template/spec/nodeSelector", "value": selector}));
             ops.push(json!({"op": "add", "path": "/spec/template/spec/nodeSelector/non-calico", "value": "true"}));
+            json!([{"op": "remove", "path": "/spec/template/spec/nodeSelector/non-calico"}])
         } else {
+            // `add` of a whole selector replaces one that is there, so the absence is checked
+            // first (`requires`, the command's shell test): a second run, or a selector put
+            // there since (kubeadm's `kubernetes.io/os: linux`), fails instead of being
+            // overwritten. The undo takes away the selector the step made, tested whole.
             ops.push(json!({"op": "add", "path": "/spec/template/spec/nodeSelector", "value": {"non-calico": "true"}}));
+            json!([
+                {"op": "test", "path": "/spec/template/spec/nodeSelector", "value": {"non-calico": "true"}},
+                {"op": "remove", "path": "/spec/template/spec/nodeSelector"},
+            ])
         }
-        json!([{"op": "remove", "path": "/spec/template/spec/nodeSelector/non-calico"}])
     } else {
-        ops.push(json!({"op": "test", "path": "/spec/template/spec/nodeSelector/non-calico", "value": "true"}));
-        ops.push(json!({"op": "remove", "path": "/spec/template/spec/nodeSelector/non-calico"}));
-        // The undo tests the selector as this step leaves it, so it fails a second time.
         let mut left = daemon_set
             .pointer("/spec/template/spec/nodeSelector")
             .cloned()
@@ -608,10 +695,36 @@ fn kube_proxy_step(
         if let Some(fields) = left.as_object_mut() {
             fields.remove("non-calico");
         }
-        json!([
-            {"op": "test", "path": "/spec/template/spec/nodeSelector", "value": left},
-            {"op": "add", "path": "/spec/template/spec/nodeSelector/non-calico", "value": "true"},
-        ])
+        if left.as_object().is_some_and(serde_json::Map::is_empty) {
+            // The selector is only that key: it goes whole, as the API server drops an empty
+            // one, and the undo puts it back where there is none (`requires`).
+            let only = json!({"non-calico": "true"});
+            ops.push(
+                json!({"op": "test", "path": "/spec/template/spec/nodeSelector", "value": only}),
+            );
+            ops.push(json!({"op": "remove", "path": "/spec/template/spec/nodeSelector"}));
+            json!([{"op": "add", "path": "/spec/template/spec/nodeSelector", "value": only}])
+        } else {
+            ops.push(json!({"op": "test", "path": "/spec/template/spec/nodeSelector/non-calico", "value": "true"}));
+            ops.push(
+                json!({"op": "remove", "path": "/spec/template/spec/nodeSelector/non-calico"}),
+            );
+            // The undo tests the selector as this step leaves it, so it fails a second time.
+            json!([
+                {"op": "test", "path": "/spec/template/spec/nodeSelector", "value": left},
+                {"op": "add", "path": "/spec/template/spec/nodeSelector/non-calico", "value": "true"},
+            ])
+        }
+    };
+    // Where the step (or its undo) adds a whole selector, none may be there.
+    let no_selector = Requirement::absent(reference.clone(), "/spec/template/spec/nodeSelector");
+    let bare = daemon_set
+        .pointer("/spec/template/spec/nodeSelector")
+        .is_none_or(|selector| selector == &json!({"non-calico": "true"}));
+    let (requires_selector, undo_requires) = match (bare, off) {
+        (false, _) => (Vec::new(), Vec::new()),
+        (true, true) => (vec![no_selector], Vec::new()),
+        (true, false) => (Vec::new(), vec![no_selector]),
     };
     let patch = Value::Array(ops);
     let command = |patch: &Value| {
@@ -644,8 +757,14 @@ fn kube_proxy_step(
                 "Calico's eBPF dataplane now serves the Services; kube-proxy beside it only \
                  costs, and stopping it before the switch would leave Services unanswered. The \
                  node selector is the reversible way Calico documents.{keeper} Guard: the step \
-                 tests the DaemonSet's name and its node selector as it is, so a second run \
-                 fails, and the command first checks that the Installation is on BPF"
+                 tests the DaemonSet's name and its node selector as it is{}, so a second run \
+                 fails, and the command first checks that the Installation is on BPF",
+                if bare {
+                    " (there is none: the command checks it is still absent, since adding a \
+                     whole selector would replace one put there since)"
+                } else {
+                    ""
+                }
             ),
         )
     } else {
@@ -654,8 +773,9 @@ fn kube_proxy_step(
             "run kube-proxy on every node again",
             format!(
                 "the iptables and nftables dataplanes need kube-proxy for Services: it must \
-                 run before the Installation leaves BPF.{keeper} Guard: the step tests the \
-                 node selector it removes"
+                 run before the Installation leaves BPF, whose patch checks first that the \
+                 non-calico key is gone.{keeper} Guard: the step tests the node selector it \
+                 removes"
             ),
         )
     };
@@ -676,28 +796,33 @@ fn kube_proxy_step(
         why,
         change: Change::Patch {
             object: reference.clone(),
-            command: if off {
-                format!(
-                    "[ \"$(kubectl get installations.operator.tigera.io default -o \
-                     jsonpath='{{.spec.calicoNetwork.linuxDataplane}}')\" = BPF ] && {}",
+            command: guarded(
+                if off {
+                    format!(
+                        "[ \"$(kubectl get installations.operator.tigera.io default -o \
+                         jsonpath='{{.spec.calicoNetwork.linuxDataplane}}')\" = BPF ] && {}",
+                        command(&patch)
+                    )
+                } else {
                     command(&patch)
-                )
-            } else {
-                command(&patch)
-            },
+                },
+                &requires_selector,
+            ),
             patch,
             requires: if off {
-                vec![Requirement {
-                    object: ObjectRef {
+                let mut requires = vec![Requirement::tested(
+                    ObjectRef {
                         api_version: "operator.tigera.io/v1".to_owned(),
                         kind: "Installation".to_owned(),
                         name: "default".to_owned(),
                         namespace: None,
                     },
-                    test: json!([{"op": "test", "path": "/spec/calicoNetwork/linuxDataplane", "value": "BPF"}]),
-                }]
+                    json!([{"op": "test", "path": "/spec/calicoNetwork/linuxDataplane", "value": "BPF"}]),
+                )];
+                requires.extend(requires_selector);
+                requires
             } else {
-                Vec::new()
+                requires_selector
             },
         },
         wait,
@@ -709,9 +834,9 @@ fn kube_proxy_step(
             },
             change: Some(Change::Patch {
                 object: reference,
-                command: command(&undo_ops),
+                command: guarded(command(&undo_ops), &undo_requires),
                 patch: undo_ops,
-                requires: Vec::new(),
+                requires: undo_requires,
             }),
         },
     })
