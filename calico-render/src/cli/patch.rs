@@ -36,20 +36,8 @@ const CLUSTER_NETWORK_API_VERSION: &str = "calico-render.dev/v1alpha1";
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = AFTER_HELP)]
 pub struct Args {
-    /// The desired state: a ClusterNetwork, or upstream objects (Installation, APIServer,
-    /// projectcalico.org/v3 kinds, the endpoint ConfigMap); `-` reads standard input. Validated
-    /// as `validate` does before anything is compared.
-    #[arg(
-        short = 'f',
-        long = "filename",
-        visible_alias = "file",
-        value_name = "DESIRED"
-    )]
-    file: String,
-    /// The live objects, as `kubectl get ... -o yaml` or `-o json` prints them (one object, a
-    /// stream, or a List); `-` reads standard input.
-    #[arg(long, value_name = "LIVE")]
-    live: String,
+    #[command(flatten)]
+    inputs: DesiredLive,
     /// json: with one live object, its RFC 6902 array; with several, one
     /// {"apiVersion","kind","name","namespace","patch"} object per line for each object that
     /// differs. kubectl: one shell-safe `kubectl patch` command per object that differs.
@@ -120,27 +108,80 @@ enum Format {
     Kubectl,
 }
 
+// DESIRED (`-f`) and LIVE (`--live`), as `patch` and `plan` read them. (A `//` comment: clap
+// would take a doc comment of a flattened struct for the subcommand's about.)
+#[derive(Debug, clap::Args)]
+pub(super) struct DesiredLive {
+    /// The desired state: a ClusterNetwork, or upstream objects (Installation, APIServer,
+    /// projectcalico.org/v3 kinds, the endpoint ConfigMap); `-` reads standard input. Validated
+    /// as `validate` does before anything is compared.
+    #[arg(
+        short = 'f',
+        long = "filename",
+        visible_alias = "file",
+        value_name = "DESIRED"
+    )]
+    file: String,
+    /// The live objects, as `kubectl get ... -o yaml` or `-o json` prints them (one object, a
+    /// stream, or a List); `-` reads standard input.
+    #[arg(long, value_name = "LIVE")]
+    live: String,
+}
+
+/// DESIRED and LIVE as read: the desired objects (validated), the fields DESIRED states
+/// (`None` for upstream objects, which state every field they hold), and the live objects.
+pub(super) struct Read {
+    pub desired: Vec<Value>,
+    pub stated: Option<Vec<Value>>,
+    pub live: Vec<Value>,
+}
+
+impl DesiredLive {
+    /// Read and check both inputs; `Ok(Err(code))` when a problem was reported and the run
+    /// ends with that exit code.
+    pub(super) fn read(
+        &self,
+        levels: &LintLevels,
+        release: &'static calico_spec::release::Release,
+    ) -> anyhow::Result<Result<Read, ExitCode>> {
+        if self.file == "-" && self.live == "-" {
+            eprintln!(
+                "error: -f and --live cannot both read standard input; give one of them a file"
+            );
+            return Ok(Err(ExitCode::from(super::EXIT_USAGE)));
+        }
+        let (desired_name, live_name) = (display_name(&self.file), display_name(&self.live));
+        let desired_text =
+            read_input(&self.file).with_context(|| format!("cannot read -f {desired_name}"))?;
+        let live_text =
+            read_input(&self.live).with_context(|| format!("cannot read --live {live_name}"))?;
+        let (desired, stated) = match desired_objects(desired_name, &desired_text, levels, release)
+        {
+            Ok(objects) => objects,
+            Err(failure) => return Ok(Err(failure.report())),
+        };
+        let live = match upstream_objects(live_name, &live_text) {
+            Ok(objects) => objects,
+            Err(failure) => return Ok(Err(failure.report())),
+        };
+        Ok(Ok(Read {
+            desired,
+            stated,
+            live,
+        }))
+    }
+}
+
 /// Run the subcommand.
 pub fn run(args: Args) -> super::Outcome {
     let levels = args.lints.levels()?;
-    if args.file == "-" && args.live == "-" {
-        eprintln!("error: -f and --live cannot both read standard input; give one of them a file");
-        return Ok(ExitCode::from(super::EXIT_USAGE));
-    }
-    let (desired_name, live_name) = (display_name(&args.file), display_name(&args.live));
-    let desired_text =
-        read_input(&args.file).with_context(|| format!("cannot read -f {desired_name}"))?;
-    let live_text =
-        read_input(&args.live).with_context(|| format!("cannot read --live {live_name}"))?;
-
-    let (desired, stated) =
-        match desired_objects(desired_name, &desired_text, &levels, args.release.target()) {
-            Ok(objects) => objects,
-            Err(failure) => return Ok(failure.report()),
-        };
-    let live = match upstream_objects(live_name, &live_text) {
-        Ok(objects) => objects,
-        Err(failure) => return Ok(failure.report()),
+    let Read {
+        desired,
+        stated,
+        live,
+    } = match args.inputs.read(&levels, args.release.target())? {
+        Ok(read) => read,
+        Err(code) => return Ok(code),
     };
     // Fields only the operator's defaults set: a different live value is the cluster's own
     // choice, kept and reported unless --revert-unstated (the library's `day_two`).

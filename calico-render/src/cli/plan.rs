@@ -10,27 +10,16 @@ use anyhow::Context;
 use calico_render::patch::{self, PatchError};
 use calico_render::plan::{self, PlanError};
 
-use super::input::{LintArgs, ReleaseArgs, display_name, note, read_input};
-use super::patch::{desired_objects, upstream_objects};
+use super::input::{LintArgs, ReleaseArgs, note};
+use super::patch::{DesiredLive, Read};
 
 // Plan a change that one patch cannot make, as ordered, guarded, resumable steps: a pool
 // migration, a dataplane switch, BGP enablement.
 #[derive(Debug, clap::Args)]
 #[command(after_long_help = AFTER_HELP)]
 pub struct Args {
-    /// The desired state: a ClusterNetwork, or upstream objects, as `patch -f` takes it; `-`
-    /// reads standard input.
-    #[arg(
-        short = 'f',
-        long = "filename",
-        visible_alias = "file",
-        value_name = "DESIRED"
-    )]
-    file: String,
-    /// The live objects, as `kubectl get ... -o yaml` or `-o json` prints them (the
-    /// Installation, the IPPools); `-` reads standard input.
-    #[arg(long, value_name = "LIVE")]
-    live: String,
+    #[command(flatten)]
+    inputs: DesiredLive,
     /// text: numbered steps to read and run one at a time. json: the same plan as data
     /// (each step's change, wait conditions and undo).
     #[arg(
@@ -135,23 +124,13 @@ enum Format {
 /// Run the subcommand.
 pub fn run(args: Args) -> super::Outcome {
     let levels = args.lints.levels()?;
-    if args.file == "-" && args.live == "-" {
-        eprintln!("error: -f and --live cannot both read standard input; give one of them a file");
-        return Ok(ExitCode::from(super::EXIT_USAGE));
-    }
-    let (desired_name, live_name) = (display_name(&args.file), display_name(&args.live));
-    let desired_text =
-        read_input(&args.file).with_context(|| format!("cannot read -f {desired_name}"))?;
-    let live_text =
-        read_input(&args.live).with_context(|| format!("cannot read --live {live_name}"))?;
-    let (desired, stated) =
-        match desired_objects(desired_name, &desired_text, &levels, args.release.target()) {
-            Ok(objects) => objects,
-            Err(failure) => return Ok(failure.report()),
-        };
-    let live = match upstream_objects(live_name, &live_text) {
-        Ok(objects) => objects,
-        Err(failure) => return Ok(failure.report()),
+    let Read {
+        desired,
+        stated,
+        live,
+    } = match args.inputs.read(&levels, args.release.target())? {
+        Ok(read) => read,
+        Err(code) => return Ok(code),
     };
     let mode = args.kube_proxy_mode.map(|mode| match mode {
         ProxyMode::Iptables => plan::KubeProxyMode::Iptables,
