@@ -556,3 +556,98 @@ fn the_json_schema_and_the_tool_agree_on_quoted_ports() {
         }
     }
 }
+
+/// The diagnostics of one run as `CODE LINE:COLUMN PATH`, sorted: from `validate -o json`, and
+/// from the one-line text form `FILE:LINE:COLUMN: error[CODE]: ... (at PATH)` of `render`.
+fn located(json: &[u8]) -> Vec<String> {
+    let report: Value = serde_json::from_slice(json).expect("validate -o json");
+    let mut out: Vec<String> = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|diag| {
+            format!(
+                "{} {}:{} {}",
+                diag["code"].as_str().unwrap_or_default(),
+                diag["line"],
+                diag["column"],
+                diag["path"].as_str().unwrap_or_default()
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn located_text(stderr: &str) -> Vec<String> {
+    let mut out: Vec<String> = stderr
+        .lines()
+        .filter_map(|line| {
+            let (at, rest) = line
+                .split_once(": error[")
+                .or_else(|| line.split_once(": warning["))?;
+            let (code, rest) = rest.split_once(']')?;
+            let position = at.strip_prefix("<stdin>:")?;
+            let path = rest.rsplit_once("(at ")?.1.strip_suffix(')')?;
+            Some(format!("{code} {position} {path}"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Every ClusterNetwork problem in one run (issue 35, first hour): the checks run on the fields
+/// that did read, so a field that fails to read no longer hides the cross-field errors; and a
+/// check whose input failed stays silent. Positions are counted by hand in each text.
+#[test]
+fn every_cluster_network_problem_in_one_run() {
+    const HEAD: &str = "apiVersion: calico-render.dev/v1alpha1\nkind: ClusterNetwork\nspec:\n";
+    let rows: &[(&str, &str, &[&str])] = &[
+        (
+            // A value of the wrong type, and two errors of the pool that reads: a block size
+            // out of IPv4's range (20-32) and IP-in-IP without BGP.
+            "one read error and two cross-field errors",
+            "  mtu: lots\n  podPools:\n    - name: pods\n      cidr: 10.244.0.0/16\n      \
+             blockSize: 33\n      encapsulation: IPIP\n",
+            &[
+                "CN0002 4:8 spec.mtu",
+                "CN0103 8:18 spec.podPools[0].blockSize",
+                "CN0104 9:22 spec.podPools[0].encapsulation",
+            ],
+        ),
+        (
+            // A misspelt key (read as missing, or as the field meant: both give the error).
+            "a misspelt field and a block size",
+            "  bgp:\n    enabled: true\n  podPools:\n    - name: pods\n      cidr: 10.244.0.0/16\n      \
+             natOutgoin: true\n      blockSize: 33\n",
+            &[
+                "CN0001 9:7 spec.podPools[0].natOutgoin",
+                "CN0103 10:18 spec.podPools[0].blockSize",
+            ],
+        ),
+        (
+            // Only read errors. `bpfNetworkBootstrap` needs `dataplane: BPF`, which did not
+            // read; block size 122 fits an IPv6 pool, whose CIDR did not read: neither is
+            // reported (with the failed fields left at their defaults, both would be).
+            "read errors only, no cascade",
+            "  dataplane: Bpff\n  bpfNetworkBootstrap: true\n  podPools:\n    - name: pods\n      \
+             cidr: 10.244.0.0/166\n      blockSize: 122\n",
+            &[
+                "CN0002 4:14 spec.dataplane",
+                "CN0002 8:13 spec.podPools[0].cidr",
+            ],
+        ),
+    ];
+    for (name, spec, expected) in rows {
+        let text = format!("{HEAD}{spec}");
+        let expected: Vec<String> = expected.iter().map(|row| (*row).to_owned()).collect();
+        let validate = run(&["validate", "-f", "-", "-o", "json"], &text);
+        assert_eq!(validate.status.code(), Some(1), "{name}");
+        assert_eq!(located(&validate.stdout), expected, "{name}: validate");
+        let render = run(&["render", "-f", "-"], &text);
+        let stderr = String::from_utf8_lossy(&render.stderr);
+        assert_eq!(render.status.code(), Some(1), "{name}: {stderr}");
+        assert!(render.stdout.is_empty(), "{name}");
+        assert_eq!(located_text(&stderr), expected, "{name}: render\n{stderr}");
+    }
+}
