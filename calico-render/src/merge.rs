@@ -182,8 +182,9 @@ fn unfit(objects: &[Value]) -> Vec<Found> {
 }
 
 /// The merged objects that do not read back into their wire type ([`unfit`]), or else what the
-/// rule catalogue (as `validate` runs it) finds in them, each named after its object. [`Checked`] keeps only the errors: our objects' lints were reported when
-/// the ClusterNetwork was checked.
+/// rule catalogue (as `validate` runs it) finds in them, each named after its object.
+/// [`Checked`] keeps only the errors: our objects' lints were reported when the ClusterNetwork
+/// was checked.
 fn rule_diagnostics(objects: &[Value], context: &calico_spec::rules::Context) -> Vec<Found> {
     // An object that does not read back is all there is to say: the rules would only repeat it.
     let unfit = unfit(objects);

@@ -5,9 +5,9 @@
 //! reported by the reader; the cross-field checks and the rule catalogue need a typed
 //! description. Rather than a second, lenient copy of the model (and of every check written
 //! against it), the failed fields are given stand-ins: the field left out, each value its enum
-//! allows, the key the "did you mean" names, or a sample of its type (an IPv4 and an IPv6 range
-//! for a CIDR, both booleans, ...). Each combination that types is a *variant*; the checks run on
-//! every variant, and a problem is reported only when every variant has it, word for word. A
+//! allows, the key the "did you mean" names, or samples of its type (an IPv4 and an IPv6 range
+//! for a CIDR, both booleans, ...). Each combination that types is a *variant*; the checks run
+//! on every variant, and a problem is reported only when every variant has it, word for word. A
 //! problem that depends on a failed field (a block size that fits one family, BPF-only settings
 //! beside an unreadable `dataplane`, a pool missing because its `cidr` did not read) differs
 //! between variants and stays silent, so there is no cascade and no false alarm from a stand-in.
@@ -116,9 +116,14 @@ fn edits(problem: &Problem) -> Vec<Edit> {
             }
             out
         }
-        ProblemKind::UnknownValue { expected, .. } => expected
-            .iter()
-            .map(|value| Edit::Set(Value::String(value.clone())))
+        // Left out too: an optional field's absence is a meaning of its own (a lint about a
+        // setting that is there stays silent when the setting did not read).
+        ProblemKind::UnknownValue { expected, .. } => std::iter::once(Edit::Remove)
+            .chain(
+                expected
+                    .iter()
+                    .map(|value| Edit::Set(Value::String(value.clone()))),
+            )
             .collect(),
         ProblemKind::MissingField { field } => {
             samples(field, "").into_iter().map(Edit::Set).collect()
