@@ -83,8 +83,12 @@ pub trait Generate {
 #[non_exhaustive]
 pub enum KrmError {
     /// The input is not YAML.
-    #[error("the KRM input is not YAML: {message}")]
+    #[error("the KRM input is not YAML: {line}:{column}: {message}")]
     NotYaml {
+        /// One-based line of the problem (1 when the parser gave none).
+        line: usize,
+        /// One-based column of the problem (1 when the parser gave none).
+        column: usize,
         /// What the YAML parser said.
         message: String,
     },
@@ -139,8 +143,13 @@ pub fn run(
 ) -> Result<KrmOutput, KrmError> {
     let list: Value =
         serde_saphyr::from_str_with_options(input, crate::post_render::third_party_options())
-            .map_err(|err| KrmError::NotYaml {
-                message: crate::yaml::read_error_message(&err),
+            .map_err(|err| {
+                let (line, column) = crate::yaml::read_error_position(&err).unwrap_or((1, 1));
+                KrmError::NotYaml {
+                    line,
+                    column,
+                    message: crate::yaml::read_error_text(&err),
+                }
             })?;
     let api_version = str_at(&list, &["apiVersion"]);
     let kind = str_at(&list, &["kind"]);
@@ -165,6 +174,8 @@ pub fn run(
     };
 
     let mut diagnostics = Vec::new();
+    // Findings about one merged object: its reference, for its result.
+    let mut about: Vec<(Option<Value>, Diagnostic)> = Vec::new();
     let mut plan = Plan::unchanged(items.len());
     match cluster_network_text(input, &function_config, generate) {
         Err(diag) => diagnostics.push(*diag),
@@ -174,15 +185,14 @@ pub fn run(
             if !has_errors(&diagnostics) {
                 match Plan::merge(&items, &generated.objects, finish)? {
                     Merged::Done(merged, warnings) => {
-                        diagnostics.extend(warnings);
+                        about.extend(warnings);
                         plan = merged;
                     }
-                    Merged::Refused(found) => diagnostics.extend(found),
+                    Merged::Refused(found) => about.extend(found),
                 }
             }
         }
     }
-    let failed = has_errors(&diagnostics);
     let reference = resource_ref(&function_config);
     let mut results = previous_results;
     results.extend(
@@ -190,6 +200,11 @@ pub fn run(
             .iter()
             .map(|diag| to_result(diag, reference.as_ref())),
     );
+    for (object, diag) in about {
+        results.push(to_result(&diag, object.as_ref().or(reference.as_ref())));
+        diagnostics.push(diag);
+    }
+    let failed = has_errors(&diagnostics);
 
     let (text, copied_items) = match write_copying(input, &list, &items, &plan, &results) {
         Some(text) => (text, true),
@@ -379,7 +394,7 @@ impl Plan {
                     )]
                     Ok(Some(our)) => found[our] = Some((object, idx, entry)),
                     Ok(None) => {}
-                    Err(twice) => return Ok(Merged::Refused(vec![duplicate(&twice)])),
+                    Err(twice) => return Ok(Merged::Refused(vec![(None, duplicate(&twice))])),
                 }
             }
         }
@@ -387,7 +402,9 @@ impl Plan {
         let merged = merge::merged(ours, &chart, operator_namespace);
         let finished = match merge::finish(&merged, finish) {
             Ok(finished) => finished,
-            Err(Refused::Invalid(diagnostics)) => return Ok(Merged::Refused(diagnostics)),
+            Err(Refused::Invalid(found)) => {
+                return Ok(Merged::Refused(with_references(&merged, found)));
+            }
             Err(Refused::Emit {
                 kind,
                 name,
@@ -418,16 +435,30 @@ impl Plan {
                 replaced.sort_by_key(|&(entry, _)| entry);
             }
         }
-        Ok(Merged::Done(plan, finished.warnings))
+        Ok(Merged::Done(
+            plan,
+            with_references(&merged, finished.warnings),
+        ))
     }
+}
+
+/// Each finding with the reference of the merged object it is about, where known.
+fn with_references(merged: &[Value], found: Vec<merge::Found>) -> Vec<(Option<Value>, Diagnostic)> {
+    found
+        .into_iter()
+        .map(|(idx, diag)| {
+            let object = idx.and_then(|idx| merged.get(idx));
+            (object.and_then(resource_ref), diag)
+        })
+        .collect()
 }
 
 /// What [`Plan::merge`] came to.
 enum Merged {
-    /// The plan, and the check's warnings.
-    Done(Plan, Vec<Diagnostic>),
+    /// The plan, and the check's warnings (with their object's reference).
+    Done(Plan, Vec<(Option<Value>, Diagnostic)>),
     /// What refuses the merge: an object of ours found twice, or the check's findings.
-    Refused(Vec<Diagnostic>),
+    Refused(Vec<(Option<Value>, Diagnostic)>),
 }
 
 /// The result for one of our objects found twice among the items.

@@ -33,9 +33,10 @@
 //!
 //! # The checked finish
 //! The merged objects are checked before anything is written, by a [`Finish`]: [`Checked`] is
-//! the one calico-render runs. Each merged object must read back into its wire type (the merge
+//! the library's default. Each merged object must read back into its wire type (the merge
 //! may bring in a chart field of the wrong type, or one this Calico version does not know), and
-//! then pass the rule catalogue's errors; it is written by the emitter `render` uses.
+//! then pass the rule catalogue's errors; it is written by the emitter `render` uses. The CLI
+//! runs [`Linted`]: the same, and every lint `validate` reports on the merged objects.
 
 use calico_spec::diag::{Diagnostic, Severity};
 use calico_spec::objects::Object;
@@ -50,6 +51,15 @@ pub trait Finish {
     /// Any diagnostic with [`Severity::Error`] stops the adapter.
     fn check(&self, objects: &[Value]) -> Vec<Diagnostic>;
 
+    /// [`Finish::check`], each diagnostic with the index in `objects` of the object it is
+    /// about where that is known (a KRM result names the object). By default none is.
+    fn check_objects(&self, objects: &[Value]) -> Vec<Found> {
+        self.check(objects)
+            .into_iter()
+            .map(|diag| (None, diag))
+            .collect()
+    }
+
     /// The YAML text of one object: no leading `---`, ending in a line break.
     ///
     /// # Errors
@@ -57,23 +67,101 @@ pub trait Finish {
     fn to_yaml(&self, object: &Value) -> Result<String, EmitError>;
 }
 
-/// The finish the CLI runs (see the module docs): the typed read-back, then the rule
+/// A diagnostic about the merged objects, with the index of the object it is about.
+pub type Found = (Option<usize>, Diagnostic);
+
+/// The diagnostics of [`Finish::check_objects`] without their objects' indices: what
+/// [`Finish::check`] returns.
+pub fn without_objects(found: Vec<Found>) -> Vec<Diagnostic> {
+    found.into_iter().map(|(_, diag)| diag).collect()
+}
+
+/// The library's default finish (see the module docs): the typed read-back, then the rule
 /// catalogue's errors; YAML in schema key order.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct Checked;
 
 impl Finish for Checked {
     fn check(&self, objects: &[Value]) -> Vec<Diagnostic> {
-        let unfit: Vec<Diagnostic> = objects
-            .iter()
-            .filter_map(|object| {
-                let err = Object::from_value(object.clone()).err()?;
-                let head = Head::of(object);
-                let path = match &err {
-                    calico_spec::objects::FromValueError::Invalid { path, .. } => path.clone(),
-                    _ => String::new(),
-                };
-                Some(Diagnostic {
+        without_objects(self.check_objects(objects))
+    }
+
+    fn check_objects(&self, objects: &[Value]) -> Vec<Found> {
+        rule_diagnostics(objects, &calico_spec::rules::Context::assumed())
+            .into_iter()
+            .filter(|(_, diag)| diag.severity == Severity::Error)
+            .collect()
+    }
+
+    fn to_yaml(&self, object: &Value) -> Result<String, EmitError> {
+        // `check` has refused objects that do not type, so this is not reached for them.
+        let typed = Object::from_value(object.clone()).map_err(|err| EmitError::Serialize {
+            document_idx: 0,
+            message: err.to_string(),
+        })?;
+        crate::yaml::to_yaml(&typed)
+    }
+}
+
+/// The finish the CLI runs: [`Checked`]'s read-back, then everything `validate` reports on the
+/// merged objects, errors and warnings, in the ClusterNetwork's context and under the user's
+/// lint levels (so `--deny` can stop the adapter). A finding already reported for the
+/// ClusterNetwork (the same code and message, from our own objects before the merge) is not
+/// repeated; what the merge brought in (a chart's field) is reported at the merged object.
+#[derive(Debug, Clone, Copy)]
+pub struct Linted<'a> {
+    /// The context the rules run in (`cluster_network::context`).
+    pub context: &'a calico_spec::rules::Context,
+    /// The lint levels.
+    pub levels: &'a crate::report::LintLevels,
+    /// What was reported for the ClusterNetwork already.
+    pub reported: &'a [Diagnostic],
+}
+
+impl Finish for Linted<'_> {
+    fn check(&self, objects: &[Value]) -> Vec<Diagnostic> {
+        without_objects(self.check_objects(objects))
+    }
+
+    fn check_objects(&self, objects: &[Value]) -> Vec<Found> {
+        rule_diagnostics(objects, self.context)
+            .into_iter()
+            .filter(|(_, diag)| {
+                !self.reported.iter().any(|known| {
+                    known.code == diag.code
+                        && !known.message.is_empty()
+                        && diag.message.ends_with(known.message.as_str())
+                })
+            })
+            .flat_map(|(object, diag)| {
+                self.levels
+                    .apply(vec![diag])
+                    .into_iter()
+                    .map(move |diag| (object, diag))
+            })
+            .collect()
+    }
+
+    fn to_yaml(&self, object: &Value) -> Result<String, EmitError> {
+        Checked.to_yaml(object)
+    }
+}
+
+/// The merged objects that do not read back into their wire type.
+fn unfit(objects: &[Value]) -> Vec<Found> {
+    objects
+        .iter()
+        .enumerate()
+        .filter_map(|(idx, object)| {
+            let err = Object::from_value(object.clone()).err()?;
+            let head = Head::of(object);
+            let path = match &err {
+                calico_spec::objects::FromValueError::Invalid { path, .. } => path.clone(),
+                _ => String::new(),
+            };
+            Some((
+                Some(idx),
+                Diagnostic {
                     severity: INPUT_NOT_PROCESSED.severity,
                     code: INPUT_NOT_PROCESSED.code,
                     path,
@@ -87,47 +175,33 @@ impl Finish for Checked {
                             .to_owned(),
                     ),
                     location: None,
-                })
-            })
-            .collect();
-        if unfit.is_empty() {
-            rule_errors(objects)
-        } else {
-            unfit
-        }
-    }
-
-    fn to_yaml(&self, object: &Value) -> Result<String, EmitError> {
-        // `check` has refused objects that do not type, so this is not reached for them.
-        let typed = Object::from_value(object.clone()).map_err(|err| EmitError::Serialize {
-            document_idx: 0,
-            message: err.to_string(),
-        })?;
-        crate::yaml::to_yaml(&typed)
-    }
+                },
+            ))
+        })
+        .collect()
 }
 
-/// The rule catalogue's errors for the merged objects, each named after its object.
-///
-/// Warnings are left out on purpose: our objects' lints were reported when the ClusterNetwork
-/// was checked, and the lints' assumed context (LAN ranges, Service range) would only repeat
-/// them or guess about the chart's fields.
-fn rule_errors(objects: &[Value]) -> Vec<Diagnostic> {
-    calico_spec::rules::validate_values(objects, &calico_spec::rules::Context::assumed())
+/// The merged objects that do not read back into their wire type ([`unfit`]), or else what the
+/// rule catalogue (as `validate` runs it) finds in them, each named after its object.
+/// [`Checked`] keeps only the errors: our objects' lints were reported when the ClusterNetwork
+/// was checked.
+fn rule_diagnostics(objects: &[Value], context: &calico_spec::rules::Context) -> Vec<Found> {
+    // An object that does not read back is all there is to say: the rules would only repeat it.
+    let unfit = unfit(objects);
+    if !unfit.is_empty() {
+        return unfit;
+    }
+    calico_spec::rules::validate_values(objects, context)
         .into_iter()
-        .filter(|diag| diag.severity == Severity::Error)
         .map(|mut diag| {
-            let object = diag
-                .location
-                .as_ref()
-                .and_then(|loc| objects.get(loc.document));
-            if let Some(object) = object {
+            let index = diag.location.as_ref().map(|loc| loc.document);
+            if let Some(object) = index.and_then(|idx| objects.get(idx)) {
                 let head = Head::of(object);
                 diag.message = format!("merged {} `{}`: {}", head.kind, head.name, diag.message);
             }
             // The positions would point into a document nobody wrote; the path says where.
             diag.location = None;
-            diag
+            (index, diag)
         })
         .collect()
 }
@@ -339,15 +413,15 @@ pub(crate) fn merged(
 pub(crate) struct Finished {
     /// The YAML text of each merged object, in bundle order.
     pub(crate) texts: Vec<String>,
-    /// The check's warnings.
-    pub(crate) warnings: Vec<Diagnostic>,
+    /// The check's warnings, with the index of their object where known.
+    pub(crate) warnings: Vec<Found>,
 }
 
 /// Why the merged objects are not written.
 #[derive(Debug)]
 pub(crate) enum Refused {
-    /// The check found errors; every diagnostic it reported.
-    Invalid(Vec<Diagnostic>),
+    /// The check found errors; every diagnostic it reported, with its object where known.
+    Invalid(Vec<Found>),
     /// An object could not be written as YAML.
     Emit {
         kind: String,
@@ -358,8 +432,11 @@ pub(crate) enum Refused {
 
 /// The checked finish both adapters end with: check the merged objects, then write each.
 pub(crate) fn finish(merged: &[Value], finish: &dyn Finish) -> Result<Finished, Refused> {
-    let diagnostics = finish.check(merged);
-    if diagnostics.iter().any(|d| d.severity == Severity::Error) {
+    let diagnostics = finish.check_objects(merged);
+    if diagnostics
+        .iter()
+        .any(|(_, d)| d.severity == Severity::Error)
+    {
         return Err(Refused::Invalid(diagnostics));
     }
     let texts = merged

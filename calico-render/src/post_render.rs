@@ -80,6 +80,8 @@ pub enum PostRenderError {
         document: usize,
         /// One-based line of the problem in the stream.
         line: usize,
+        /// One-based column of the problem (1 when the parser gave none).
+        column: usize,
         /// What the YAML parser said.
         message: String,
     },
@@ -203,7 +205,9 @@ where
         .collect();
     let merged = merge::merged(ours, &chart, operator_namespace.as_deref());
     let finished = merge::finish(&merged, finish).map_err(|refused| match refused {
-        Refused::Invalid(diagnostics) => PostRenderError::Invalid { diagnostics },
+        Refused::Invalid(found) => PostRenderError::Invalid {
+            diagnostics: found.into_iter().map(|(_, diag)| diag).collect(),
+        },
         Refused::Emit {
             kind,
             name,
@@ -237,7 +241,11 @@ where
                 )
             })
             .collect(),
-        warnings: finished.warnings,
+        warnings: finished
+            .warnings
+            .into_iter()
+            .map(|(_, diag)| diag)
+            .collect(),
         documents,
         parsed_fallback,
         bytes: spool.len,
@@ -705,26 +713,28 @@ pub(crate) fn third_party_options() -> serde_saphyr::Options {
 
 fn parse_document(doc: &Scanned, spool: &Spool) -> Result<Value, PostRenderError> {
     let text = spool.read_range(doc.start, doc.end)?;
-    let not_yaml = |message: String, line: usize| PostRenderError::NotYaml {
+    let not_yaml = |message: String, (line, column): (usize, usize)| PostRenderError::NotYaml {
         document: doc.index,
         line,
+        column,
         message,
     };
-    let values: Vec<Value> =
-        serde_saphyr::from_slice_multiple_with_options(&text, third_party_options()).map_err(
-            |err| {
-                let line = err
-                    .location()
-                    .map_or(doc.line, |loc| doc.line + loc.line() as usize - 1);
-                not_yaml(crate::yaml::read_error_message(&err), line)
-            },
-        )?;
+    let values: Vec<Value> = serde_saphyr::from_slice_multiple_with_options(
+        &text,
+        third_party_options(),
+    )
+    .map_err(|err| {
+        let at = crate::yaml::read_error_position(&err).map_or((doc.line, 1), |(line, column)| {
+            ((doc.line + line).saturating_sub(1), column)
+        });
+        not_yaml(crate::yaml::read_error_text(&err), at)
+    })?;
     match values.len() {
         0 => Ok(Value::Null),
         1 => Ok(values.into_iter().next().unwrap_or(Value::Null)),
         n => Err(not_yaml(
             format!("the scan saw one document where the YAML parser sees {n}"),
-            doc.line,
+            (doc.line, 1),
         )),
     }
 }

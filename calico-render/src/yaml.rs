@@ -97,25 +97,60 @@ fn write_document<T: Serialize>(
 /// library's user-facing wording, and ours for its budgets, whose own text names internals
 /// (`RecordedAnchorEvents { .. }`). Ends with the position when the error has one.
 pub fn read_error_message(err: &serde_saphyr::Error) -> String {
-    // The error itself, under the wrappers that add a snippet or the alias's positions.
-    let mut inner = err;
-    while let serde_saphyr::Error::AliasError { error, .. }
-    | serde_saphyr::Error::WithSnippet { error, .. } = inner
-    {
-        inner = error;
-    }
+    let inner = innermost(err);
     if matches!(inner, serde_saphyr::Error::Budget { .. }) {
-        let at = inner
-            .location()
-            .or_else(|| err.location())
-            .filter(|loc| loc.line() > 0)
-            .map(|loc| format!(" at line {}, column {}", loc.line(), loc.column()))
+        let at = read_error_position(err)
+            .map(|(line, column)| format!(" at line {line}, column {column}"))
             .unwrap_or_default();
         return format!(
             "input refused{at}: it is too large, or its anchors and aliases expand to too much"
         );
     }
     err.render_with_formatter(&serde_saphyr::UserMessageFormatter)
+}
+
+/// The error itself, under the wrappers that add a snippet or the alias's positions.
+fn innermost(err: &serde_saphyr::Error) -> &serde_saphyr::Error {
+    let mut inner = err;
+    while let serde_saphyr::Error::AliasError { error, .. }
+    | serde_saphyr::Error::WithSnippet { error, .. } = inner
+    {
+        inner = error;
+    }
+    inner
+}
+
+/// Where a YAML read failed (one-based line and column), the position
+/// [`read_error_message`] names: the error's own, under the wrappers, when it has one.
+pub fn read_error_position(err: &serde_saphyr::Error) -> Option<(usize, usize)> {
+    innermost(err)
+        .location()
+        .or_else(|| err.location())
+        .filter(|loc| loc.line() > 0)
+        .map(|loc| (loc.line() as usize, (loc.column() as usize).max(1)))
+}
+
+/// [`read_error_message`] without the ` at line L, column C` it may end with, for a caller that
+/// places the error itself (`FILE:LINE:COLUMN: not valid YAML: ...`).
+pub fn read_error_text(err: &serde_saphyr::Error) -> String {
+    let message = read_error_message(err);
+    let positioned = message.rfind(" at line ").filter(|&idx| {
+        message.get(idx..).is_some_and(|tail| {
+            let tail = tail.trim_start_matches(" at line ");
+            tail.split_once(", column ").is_some_and(|(line, column)| {
+                !line.is_empty()
+                    && !column.is_empty()
+                    && line
+                        .bytes()
+                        .chain(column.bytes())
+                        .all(|b| b.is_ascii_digit())
+            })
+        })
+    });
+    match positioned.and_then(|idx| message.get(..idx)) {
+        Some(kept) => kept.to_owned(),
+        None => message,
+    }
 }
 
 /// Serializes a value with the top-level and `metadata` keys in Kubernetes order.

@@ -418,6 +418,9 @@ fn yaml_syntax_errors_have_one_layout() {
         &["import", "-f", "-"],
         &["upgrade", "-f", "-", "--to", "v3.33.0"],
         &["router", "-f", "-"],
+        // Standard input carries the chart and the ResourceList here.
+        &["post-render", "-f", EXAMPLE],
+        &["krm"],
     ];
     for args in commands {
         let output = run(args, broken);
@@ -555,4 +558,229 @@ fn the_json_schema_and_the_tool_agree_on_quoted_ports() {
             );
         }
     }
+}
+
+/// A ClusterNetwork whose `spec.clusterNetwork` text is broken gives a KRM result in the same
+/// layout (the list itself reads, so the problem belongs in its `results`).
+#[test]
+fn a_broken_cluster_network_in_a_resource_list_is_a_result_in_the_same_layout() {
+    let list = "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems: []\n\
+                functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: calico\n\
+                \x20 data:\n    clusterNetwork: \"apiVersion: v1\\nitems: [\\n\"\n";
+    let output = run(&["krm"], list);
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(output.status.code(), Some(1), "{stdout}");
+    let list: Value = serde_saphyr::from_str(&stdout).expect("a ResourceList");
+    let messages: Vec<&str> = list["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .filter_map(|result| result["message"].as_str())
+        .collect();
+    assert!(
+        messages
+            .iter()
+            .any(|message| message.contains(":2:8: not valid YAML: unclosed bracket '['")),
+        "{messages:?}"
+    );
+}
+
+/// The diagnostics of one run as `CODE LINE:COLUMN PATH`, sorted: from `validate -o json`, and
+/// from the one-line text form `FILE:LINE:COLUMN: error[CODE]: ... (at PATH)` of `render`.
+fn located(json: &[u8]) -> Vec<String> {
+    let report: Value = serde_json::from_slice(json).expect("validate -o json");
+    let mut out: Vec<String> = report["diagnostics"]
+        .as_array()
+        .expect("diagnostics")
+        .iter()
+        .map(|diag| {
+            format!(
+                "{} {}:{} {}",
+                diag["code"].as_str().unwrap_or_default(),
+                diag["line"],
+                diag["column"],
+                diag["path"].as_str().unwrap_or_default()
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn located_text(stderr: &str) -> Vec<String> {
+    let mut out: Vec<String> = stderr
+        .lines()
+        .filter_map(|line| {
+            let (at, rest) = line
+                .split_once(": error[")
+                .or_else(|| line.split_once(": warning["))?;
+            let (code, rest) = rest.split_once(']')?;
+            let position = at.strip_prefix("<stdin>:")?;
+            let path = rest.rsplit_once("(at ")?.1.strip_suffix(')')?;
+            Some(format!("{code} {position} {path}"))
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+/// Every ClusterNetwork problem in one run (issue 35, first hour): the checks run on the fields
+/// that did read, so a field that fails to read no longer hides the cross-field errors; and a
+/// check whose input failed stays silent. Positions are counted by hand in each text.
+#[test]
+fn every_cluster_network_problem_in_one_run() {
+    const HEAD: &str = "apiVersion: calico-render.dev/v1alpha1\nkind: ClusterNetwork\nspec:\n";
+    let rows: &[(&str, &str, &[&str])] = &[
+        (
+            // A value of the wrong type, and two errors of the pool that reads: a block size
+            // out of IPv4's range (20-32) and IP-in-IP without BGP.
+            "one read error and two cross-field errors",
+            "  mtu: lots\n  podPools:\n    - name: pods\n      cidr: 10.244.0.0/16\n      \
+             blockSize: 33\n      encapsulation: IPIP\n",
+            &[
+                "CN0002 4:8 spec.mtu",
+                "CN0103 8:18 spec.podPools[0].blockSize",
+                "CN0104 9:22 spec.podPools[0].encapsulation",
+            ],
+        ),
+        (
+            // A misspelt key (read as missing, or as the field meant: both give the error).
+            "a misspelt field and a block size",
+            "  bgp:\n    enabled: true\n  podPools:\n    - name: pods\n      cidr: 10.244.0.0/16\n      \
+             natOutgoin: true\n      blockSize: 33\n",
+            &[
+                "CN0001 9:7 spec.podPools[0].natOutgoin",
+                "CN0103 10:18 spec.podPools[0].blockSize",
+            ],
+        ),
+        (
+            // Only read errors. `bpfNetworkBootstrap` needs `dataplane: BPF`, which did not
+            // read; block size 122 fits an IPv6 pool, whose CIDR did not read: neither is
+            // reported (with the failed fields left at their defaults, both would be).
+            "read errors only, no cascade",
+            "  dataplane: Bpff\n  bpfNetworkBootstrap: true\n  podPools:\n    - name: pods\n      \
+             cidr: 10.244.0.0/166\n      blockSize: 122\n",
+            &[
+                "CN0002 4:14 spec.dataplane",
+                "CN0002 8:13 spec.podPools[0].cidr",
+            ],
+        ),
+    ];
+    for (name, spec, expected) in rows {
+        let text = format!("{HEAD}{spec}");
+        let expected: Vec<String> = expected.iter().map(|row| (*row).to_owned()).collect();
+        let validate = run(&["validate", "-f", "-", "-o", "json"], &text);
+        assert_eq!(validate.status.code(), Some(1), "{name}");
+        assert_eq!(located(&validate.stdout), expected, "{name}: validate");
+        let render = run(&["render", "-f", "-"], &text);
+        let stderr = String::from_utf8_lossy(&render.stderr);
+        assert_eq!(render.status.code(), Some(1), "{name}: {stderr}");
+        assert!(render.stdout.is_empty(), "{name}");
+        assert_eq!(located_text(&stderr), expected, "{name}: render\n{stderr}");
+    }
+}
+
+/// The codes of `error[CODE]` and `warning[CODE]` in a run's standard error.
+fn codes(stderr: &str) -> std::collections::BTreeSet<String> {
+    ["error[", "warning["]
+        .iter()
+        .flat_map(|marker| stderr.match_indices(marker).map(|(idx, m)| idx + m.len()))
+        .filter_map(|start| {
+            let rest = stderr.get(start..)?;
+            Some(rest.split_once(']')?.0.to_owned())
+        })
+        .collect()
+}
+
+/// `post-render` and `krm` report what `validate` reports on the merged objects (issue 35,
+/// first hour). The chart's endpoint ConfigMap carries a misspelt key the operator ignores
+/// (CR8009); the merge keeps the chart's keys, so only the merged object shows it.
+#[test]
+fn post_render_and_krm_lint_the_merged_objects_as_validate_does() {
+    const CLUSTER: &str = "examples/ha-ebpf/cluster.yaml";
+    let config_map = |extra: &str| {
+        format!(
+            "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: kubernetes-services-endpoint\n  \
+             namespace: tigera-operator\ndata:\n  KUBERNETES_SERVICE_HOST: \"10.0.0.1\"\n  \
+             KUBERNETES_SERVICE_PORT: \"6443\"\n{extra}"
+        )
+    };
+    for (extra, trips) in [
+        ("  KUBERNETES_SERVICE_HOTS: \"10.0.0.1\"\n", true),
+        ("", false),
+    ] {
+        let chart = format!(
+            "---\n# Source: tigera-operator/templates/endpoint.yaml\n{}",
+            config_map(extra)
+        );
+        let merged = run(&["post-render", "-f", CLUSTER], &chart);
+        let stderr = String::from_utf8_lossy(&merged.stderr);
+        assert_eq!(merged.status.code(), Some(0), "{stderr}");
+        let validated = run(
+            &["validate", "-f", "-"],
+            &String::from_utf8_lossy(&merged.stdout),
+        );
+        // `validate` prints its report on standard output.
+        let validate_codes = codes(&String::from_utf8_lossy(&validated.stdout));
+        assert_eq!(codes(&stderr), validate_codes, "{stderr}");
+        assert_eq!(
+            validate_codes.contains("CR8009"),
+            trips,
+            "{validate_codes:?}"
+        );
+        if trips {
+            assert!(
+                stderr.contains("merged ConfigMap `kubernetes-services-endpoint`")
+                    && stderr.contains("(at data.KUBERNETES_SERVICE_HOTS)"),
+                "{stderr}"
+            );
+            // A denied lint of the merged objects stops the post-renderer: nothing written.
+            let denied = run(&["post-render", "-f", CLUSTER, "--deny", "CR8009"], &chart);
+            assert_eq!(denied.status.code(), Some(1));
+            assert!(denied.stdout.is_empty());
+        }
+
+        // krm: the same finding as a result naming the merged object and its field.
+        let item = config_map(extra).replace('\n', "\n  ");
+        let output = run(&["krm"], &list_text(&item));
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(0), "{stdout}");
+        let list: Value = serde_saphyr::from_str(&stdout).expect("a ResourceList");
+        let found: Vec<&Value> = list["results"]
+            .as_array()
+            .map(|results| {
+                results
+                    .iter()
+                    .filter(|result| result["tags"]["code"] == "CR8009")
+                    .collect()
+            })
+            .unwrap_or_default();
+        if trips {
+            assert_eq!(found.len(), 1, "{stdout}");
+            let result = found.first().expect("one");
+            assert_eq!(result["severity"], "warning");
+            assert_eq!(result["field"]["path"], "data.KUBERNETES_SERVICE_HOTS");
+            assert_eq!(result["resourceRef"]["kind"], "ConfigMap");
+            assert_eq!(
+                result["resourceRef"]["name"],
+                "kubernetes-services-endpoint"
+            );
+            assert_eq!(result["resourceRef"]["namespace"], "tigera-operator");
+            // `deny` in the function config makes it an error, and the function fails.
+            let denied = run(&["krm"], &format!("{}    deny: CR8009\n", list_text(&item)));
+            assert_eq!(denied.status.code(), Some(1));
+            assert!(String::from_utf8_lossy(&denied.stdout).contains("severity: error"));
+        } else {
+            assert!(found.is_empty(), "{stdout}");
+        }
+    }
+}
+
+/// The ResourceList of the test above, for one item.
+fn list_text(item: &str) -> String {
+    format!(
+        "apiVersion: config.kubernetes.io/v1\nkind: ResourceList\nitems:\n- {item}\n\
+         functionConfig:\n  apiVersion: v1\n  kind: ConfigMap\n  metadata:\n    name: calico\n  \
+         data:\n    file: examples/ha-ebpf/cluster.yaml\n"
+    )
 }

@@ -63,7 +63,7 @@ fn post_render_exit_codes() {
         &ok,
         "kind: A\n---\n[unclosed\n",
         2,
-        "is not valid YAML",
+        "error: <stdin>:3:1: not valid YAML: ",
         true,
     );
     check(
@@ -121,5 +121,11 @@ fn krm_exit_codes() {
         "not a ResourceList",
         true,
     );
-    check(&["krm"], "[unclosed\n", 2, "not YAML", true);
+    check(
+        &["krm"],
+        "[unclosed\n",
+        2,
+        "error: <stdin>:1:1: not valid YAML: ",
+        true,
+    );
 }

@@ -141,6 +141,8 @@ pub(super) struct Compiled {
     pub(super) api_mode: cluster_network::ApiMode,
     /// Its `spec.calicoVersion` as written (the tag of the images).
     pub(super) calico_version: String,
+    /// The validation context it describes (`cluster_network::context`).
+    pub(super) context: calico_spec::rules::Context,
 }
 
 /// Why a ClusterNetwork could not be turned into objects.
@@ -172,6 +174,7 @@ pub(super) fn compile_text(
                 mode_header: calico_render::bundle::mode_header(&loaded.cluster_network),
                 api_mode: loaded.cluster_network.spec.resolved_api_mode(),
                 calico_version: loaded.cluster_network.spec.calico_version.clone(),
+                context: cluster_network::context(&loaded.cluster_network),
                 objects: loaded.objects,
                 warnings: diagnostics,
                 release,
@@ -201,6 +204,15 @@ pub(super) fn not_yaml_message(file: &str, line: usize, column: usize, message: 
     } else {
         format!("{file}:{line}:{column}: not valid YAML: {message}")
     }
+}
+
+/// Say that standard input is not YAML, in [`not_yaml_message`]'s layout; the usage exit code.
+pub(super) fn stdin_not_yaml(line: usize, column: usize, message: &str) -> std::process::ExitCode {
+    eprintln!(
+        "error: {}",
+        not_yaml_message(STDIN_NAME, line, column, message)
+    );
+    std::process::ExitCode::from(super::EXIT_USAGE)
 }
 
 /// Whether text for standard error may carry colour: `anstream` decides from `--color` (set

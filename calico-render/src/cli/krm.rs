@@ -6,14 +6,17 @@ use std::process::ExitCode;
 
 use anyhow::Context as _;
 use calico_render::krm::{self, Generate, Generated, KrmError, Origin};
-use calico_render::merge::Checked;
+use calico_render::merge::{Checked, Finish, Found, Linted, without_objects};
 use calico_render::report::{LevelNotes, LintLevels};
+use calico_render::yaml::EmitError;
 use calico_spec::diag::{Diagnostic, Severity};
 use calico_spec::objects::Object;
 use serde_json::Value;
 
-use super::input::{CompileFailure, LintArgs, compile_text, print_diagnostics_with};
-use super::{EXIT_INVALID, EXIT_USAGE};
+use super::EXIT_INVALID;
+use super::input::{
+    CompileFailure, LintArgs, compile_text, print_diagnostics_with, stdin_not_yaml,
+};
 
 // Arguments of `calico-render krm`.
 #[derive(Debug, clap::Args)]
@@ -62,12 +65,17 @@ pub fn run(args: Args) -> super::Outcome {
     args.lints.levels()?;
     let generate = CliGenerate {
         levels: config_levels(&args.lints, &input),
+        compiled: std::cell::OnceCell::new(),
     };
-    let output = match krm::run(&input, &generate, &Checked) {
+    let output = match krm::run(&input, &generate, &generate) {
         Ok(output) => output,
-        Err(err @ KrmError::NotYaml { .. }) => {
-            eprintln!("error: {err}");
-            return Ok(ExitCode::from(EXIT_USAGE));
+        Err(KrmError::NotYaml {
+            line,
+            column,
+            message,
+        }) => {
+            // No ResourceList to put a result in: standard error, in every subcommand's layout.
+            return Ok(stdin_not_yaml(line, column, &message));
         }
         Err(err) => {
             eprintln!("error: {err}");
@@ -128,9 +136,35 @@ fn config_levels(flags: &LintArgs, input: &str) -> Result<LintLevels, Box<Diagno
 }
 
 /// ClusterNetwork text to objects, as `render` does it, with the lint levels applied; the first
-/// warning of each code says in its hint how the function config silences it.
+/// warning of each code says in its hint how the function config silences it. It is also the
+/// finish: what `validate` reports on the merged objects ([`Linted`]) in the ClusterNetwork's
+/// context, under the same levels.
 struct CliGenerate {
     levels: Result<LintLevels, Box<Diagnostic>>,
+    /// The context and the findings of the ClusterNetwork, once generated.
+    compiled: std::cell::OnceCell<(calico_spec::rules::Context, Vec<Diagnostic>)>,
+}
+
+impl Finish for CliGenerate {
+    fn check(&self, objects: &[Value]) -> Vec<Diagnostic> {
+        without_objects(self.check_objects(objects))
+    }
+
+    fn check_objects(&self, objects: &[Value]) -> Vec<Found> {
+        match (&self.levels, self.compiled.get()) {
+            (Ok(levels), Some((context, reported))) => Linted {
+                context,
+                levels,
+                reported,
+            }
+            .check_objects(objects),
+            _ => Checked.check_objects(objects),
+        }
+    }
+
+    fn to_yaml(&self, object: &Value) -> Result<String, EmitError> {
+        Checked.to_yaml(object)
+    }
 }
 
 impl Generate for CliGenerate {
@@ -145,10 +179,15 @@ impl Generate for CliGenerate {
             }
         };
         match compile_text(origin.file_name(), text, levels) {
-            Ok(compiled) => Generated {
-                objects: compiled.objects.iter().map(Object::to_value).collect(),
-                diagnostics: with_level_hints(compiled.warnings),
-            },
+            Ok(compiled) => {
+                let _ = self
+                    .compiled
+                    .set((compiled.context, compiled.warnings.clone()));
+                Generated {
+                    objects: compiled.objects.iter().map(Object::to_value).collect(),
+                    diagnostics: with_level_hints(compiled.warnings),
+                }
+            }
             Err(CompileFailure::Invalid(diagnostics)) => Generated {
                 objects: Vec::new(),
                 diagnostics: with_level_hints(diagnostics),

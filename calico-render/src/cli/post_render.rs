@@ -4,7 +4,7 @@
 //! Helm 3 runs the binary itself (`--post-renderer calico-render --post-renderer-args=post-render
 //! --post-renderer-args=--filename=cluster.yaml`); Helm 4 runs it through the plugin in
 //! `integrations/helm-plugin/`. The merged objects are checked by the library's
-//! [`Checked`] finish, as for `krm`.
+//! [`Linted`] finish, as for `krm`: what `validate` reports on them goes to standard error.
 
 use std::fs::File;
 use std::io::{self, Write};
@@ -13,12 +13,14 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context as _;
-use calico_render::merge::Checked;
+use calico_render::merge::Linted;
 use calico_render::post_render::{self, Options, Placement, PostRenderError};
 use calico_spec::objects::Object;
 use serde_json::Value;
 
-use super::input::{CompileFailure, Compiled, LintArgs, compile_text, print_diagnostics};
+use super::input::{
+    CompileFailure, Compiled, LintArgs, compile_text, print_diagnostics, stdin_not_yaml,
+};
 use super::{EXIT_INVALID, EXIT_USAGE};
 
 // Arguments of `calico-render post-render`.
@@ -66,12 +68,16 @@ pub fn run(args: Args) -> super::Outcome {
     let file_name = args.file.display().to_string();
     let text = std::fs::read_to_string(&args.file)
         .with_context(|| format!("cannot read the ClusterNetwork file {file_name}"))?;
-    let ours = match compile_text(&file_name, &text, &levels) {
+    let (ours, context, reported) = match compile_text(&file_name, &text, &levels) {
         Ok(Compiled {
-            objects, warnings, ..
+            objects,
+            warnings,
+            context,
+            ..
         }) => {
             print_diagnostics(&warnings);
-            objects.iter().map(Object::to_value).collect::<Vec<Value>>()
+            let ours = objects.iter().map(Object::to_value).collect::<Vec<Value>>();
+            (ours, context, warnings)
         }
         Err(CompileFailure::NotYaml(message)) => {
             eprintln!("error: {message}");
@@ -101,7 +107,12 @@ pub fn run(args: Args) -> super::Outcome {
         &mut input,
         &mut output,
         &ours,
-        &Checked,
+        // What `validate` would say of the merged objects, under the same lint levels.
+        &Linted {
+            context: &context,
+            levels: &levels,
+            reported: &reported,
+        },
         &Options::default(),
     );
     match result {
@@ -127,6 +138,12 @@ pub fn run(args: Args) -> super::Outcome {
             );
             Ok(ExitCode::from(EXIT_INVALID))
         }
+        Err(PostRenderError::NotYaml {
+            line,
+            column,
+            message,
+            ..
+        }) => Ok(stdin_not_yaml(line, column, &message)),
         Err(err @ PostRenderError::DuplicateMatch { .. }) => {
             eprintln!("error: {err}");
             Ok(ExitCode::from(EXIT_INVALID))

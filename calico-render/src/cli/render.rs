@@ -156,6 +156,7 @@ pub fn run(args: Args) -> super::Outcome {
             mode_header,
             api_mode,
             calico_version,
+            ..
         }) => {
             print_diagnostics(&warnings);
             (objects, release, mode_header, (api_mode, calico_version))

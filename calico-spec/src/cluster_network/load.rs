@@ -7,12 +7,13 @@
 
 use super::compile::{compile, origin};
 use super::overrides;
-use super::parse::{ParseError, locate, parse};
+use super::parse::{ParseError, Reading, Unread, checked, locate, read};
 use super::spec::ClusterNetwork;
 use crate::diag::{Diagnostic, Severity};
 use crate::objects::Object;
 use crate::rules::catalogue as c;
 use crate::rules::{self, Context};
+use crate::source::SpanMap;
 
 /// A ClusterNetwork read, compiled and validated.
 #[derive(Debug, Clone)]
@@ -81,53 +82,113 @@ pub fn load_for(
     text: &str,
     calico_version: Option<&str>,
 ) -> Result<Loaded, ParseError> {
-    let mut parsed = parse(file, text)?;
-    if let Some(version) = calico_version {
-        // The cluster keeps the API mode it runs: the operator never switches it, whatever
-        // mode the other release starts a new install in.
-        let spec = &mut parsed.cluster_network.spec;
-        let kept = spec.resolved_api_mode();
-        version.clone_into(&mut spec.calico_version);
-        if spec.resolved_api_mode() != kept {
-            spec.api_mode = Some(kept);
+    let Reading {
+        spans,
+        index,
+        read: outcome,
+    } = read(file, text)?;
+    let read = Read {
+        file,
+        text,
+        index,
+        spans: &spans,
+    };
+    match outcome {
+        Ok(cluster_network) => read
+            .load(cluster_network, calico_version)
+            .map_err(|diagnostics| ParseError::Invalid { diagnostics }),
+        // Every check on the fields that did read: what every variant finds.
+        Err(Unread {
+            mut diagnostics,
+            variants,
+        }) => {
+            let found = variants
+                .into_iter()
+                .map(|variant| match read.load(variant, calico_version) {
+                    Ok(loaded) => loaded.warnings,
+                    Err(diagnostics) => diagnostics,
+                })
+                .collect();
+            diagnostics.extend(super::tolerant::agreed(found));
+            sort(&mut diagnostics);
+            diagnostics.dedup();
+            Err(ParseError::Invalid { diagnostics })
         }
     }
-    // Compilation of checked input only fails on a bug; report it as an error diagnostic so the
-    // caller's handling of invalid input applies.
-    let objects = compile(&parsed.cluster_network).map_err(|err| {
-        let mut diagnostics = vec![Diagnostic {
-            severity: c::CN_INVALID_VALUE.severity,
-            code: c::CN_INVALID_VALUE.code,
-            path: String::from("spec"),
-            message: err.to_string(),
-            hint: None,
-            location: None,
-        }];
-        locate(file, &parsed.spans, &mut diagnostics);
-        ParseError::Invalid { diagnostics }
-    })?;
-    let mut found = validate_objects(&parsed.cluster_network, &objects);
-    // What the release in `spec.calicoVersion` cannot express (CN0112).
-    found.extend(crate::release::cluster_network_problems(
-        &parsed.cluster_network,
-        &objects,
-    ));
-    locate(file, &parsed.spans, &mut found);
-    let mut diagnostics = parsed.warnings;
-    diagnostics.extend(found);
+}
+
+/// The text a description was read from, for checking it and placing what is found.
+struct Read<'a> {
+    file: &'a str,
+    text: &'a str,
+    index: usize,
+    spans: &'a SpanMap,
+}
+
+impl Read<'_> {
+    /// Check, compile and validate one description; every diagnostic when there is an error.
+    fn load(
+        &self,
+        cluster_network: ClusterNetwork,
+        calico_version: Option<&str>,
+    ) -> Result<Loaded, Vec<Diagnostic>> {
+        let (file, spans) = (self.file, self.spans);
+        let (mut cluster_network, warnings) =
+            checked(file, self.text, self.index, spans, cluster_network);
+        if warnings.iter().any(|diag| diag.severity == Severity::Error) {
+            return Err(warnings);
+        }
+        if let Some(version) = calico_version {
+            // The cluster keeps the API mode it runs: the operator never switches it, whatever
+            // mode the other release starts a new install in.
+            let spec = &mut cluster_network.spec;
+            let kept = spec.resolved_api_mode();
+            version.clone_into(&mut spec.calico_version);
+            if spec.resolved_api_mode() != kept {
+                spec.api_mode = Some(kept);
+            }
+        }
+        // Compilation of checked input only fails on a bug; report it as an error diagnostic so
+        // the caller's handling of invalid input applies.
+        let objects = compile(&cluster_network).map_err(|err| {
+            let mut diagnostics = vec![Diagnostic {
+                severity: c::CN_INVALID_VALUE.severity,
+                code: c::CN_INVALID_VALUE.code,
+                path: String::from("spec"),
+                message: err.to_string(),
+                hint: None,
+                location: None,
+            }];
+            locate(file, spans, &mut diagnostics);
+            diagnostics
+        })?;
+        let mut found = validate_objects(&cluster_network, &objects);
+        // What the release in `spec.calicoVersion` cannot express (CN0112).
+        found.extend(crate::release::cluster_network_problems(
+            &cluster_network,
+            &objects,
+        ));
+        locate(file, spans, &mut found);
+        let mut diagnostics = warnings;
+        diagnostics.extend(found);
+        sort(&mut diagnostics);
+        diagnostics.dedup();
+        if diagnostics
+            .iter()
+            .any(|diag| diag.severity == Severity::Error)
+        {
+            return Err(diagnostics);
+        }
+        Ok(Loaded {
+            cluster_network,
+            objects,
+            warnings: diagnostics,
+        })
+    }
+}
+
+fn sort(diagnostics: &mut [Diagnostic]) {
     diagnostics.sort_by(|a, b| {
         (a.severity, &a.location, a.code, &a.path).cmp(&(b.severity, &b.location, b.code, &b.path))
     });
-    diagnostics.dedup();
-    if diagnostics
-        .iter()
-        .any(|diag| diag.severity == Severity::Error)
-    {
-        return Err(ParseError::Invalid { diagnostics });
-    }
-    Ok(Loaded {
-        cluster_network: parsed.cluster_network,
-        objects,
-        warnings: diagnostics,
-    })
 }

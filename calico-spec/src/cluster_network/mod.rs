@@ -16,6 +16,7 @@ mod load;
 mod overrides;
 mod parse;
 mod spec;
+mod tolerant;
 
 pub use check::check;
 pub use compile::{

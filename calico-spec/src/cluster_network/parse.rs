@@ -66,7 +66,64 @@ fn describe(diagnostics: &[Diagnostic]) -> String {
 
 /// Parse and check a ClusterNetwork document. `file` is how the user named the input; it only
 /// appears in positions.
+///
+/// When some fields do not read, the checks still run on the fields that did (see
+/// [`super::tolerant`]), so every problem of the file comes in one run.
 pub fn parse(file: &str, text: &str) -> Result<Parsed, ParseError> {
+    let Reading { spans, index, read } = read(file, text)?;
+    match read {
+        Ok(cluster_network) => {
+            let (cluster_network, diagnostics) =
+                checked(file, text, index, &spans, cluster_network);
+            if diagnostics
+                .iter()
+                .any(|diag| diag.severity == Severity::Error)
+            {
+                return Err(ParseError::Invalid { diagnostics });
+            }
+            Ok(Parsed {
+                cluster_network,
+                warnings: diagnostics,
+                spans,
+            })
+        }
+        Err(Unread {
+            mut diagnostics,
+            variants,
+        }) => {
+            let found = variants
+                .into_iter()
+                .map(|variant| checked(file, text, index, &spans, variant).1)
+                .collect();
+            diagnostics.extend(super::tolerant::agreed(found));
+            sort(&mut diagnostics);
+            Err(ParseError::Invalid { diagnostics })
+        }
+    }
+}
+
+/// A ClusterNetwork document as far as it reads.
+pub(super) struct Reading {
+    /// Field path -> position.
+    pub(super) spans: SpanMap,
+    /// The document's index in the stream.
+    pub(super) index: usize,
+    /// The description, when every field read.
+    pub(super) read: Result<ClusterNetwork, Unread>,
+}
+
+/// What did not read in a ClusterNetwork document.
+pub(super) struct Unread {
+    /// Why, each at its position.
+    pub(super) diagnostics: Vec<Diagnostic>,
+    /// The descriptions the text could have meant ([`super::tolerant::variants`]); the checks
+    /// run on each, and what all of them find is reported. Empty when none can be made.
+    pub(super) variants: Vec<ClusterNetwork>,
+}
+
+/// Read a ClusterNetwork document: YAML, then the types. Not YAML, and duplicate keys (whose
+/// positions cannot be trusted), are refused outright.
+pub(super) fn read(file: &str, text: &str) -> Result<Reading, ParseError> {
     let documents = parse_stream_with(text, &Limits::CLUSTER_NETWORK, Scalars::AsWritten)
         .map_err(|err| not_yaml(file, &err))?;
     let mut content = documents.into_iter().filter(|doc| !doc.is_empty());
@@ -80,7 +137,8 @@ pub fn parse(file: &str, text: &str) -> Result<Parsed, ParseError> {
         });
     };
     let spans = document.spans;
-    let at = |position: Option<Pos>| location(file, document.index, position);
+    let index = document.index;
+    let at = |position: Option<Pos>| location(file, index, position);
     let mut diagnostics = Vec::new();
     if let Some(second) = content.next() {
         let mut diag = report(
@@ -109,62 +167,74 @@ pub fn parse(file: &str, text: &str) -> Result<Parsed, ParseError> {
     }
     let mut problems = Vec::new();
     let typed = typed::read::<ClusterNetwork>(&document.value, Scalars::AsWritten, &mut problems);
+    // The fields that failed to read, and the descriptions the text could have meant.
+    let variants = match &typed {
+        Some(cluster_network) if problems.is_empty() => vec![cluster_network.clone()],
+        _ => super::tolerant::variants(&document.value, &problems),
+    };
+    let failed: Vec<String> = problems
+        .iter()
+        .map(|problem| problem.path.clone())
+        .collect();
     for problem in problems {
         let (mut diag, position) = from_problem(problem, &spans);
         diag.location = Some(at(position));
         diagnostics.push(diag);
     }
-    let mut cluster_network = match typed {
-        Some(cluster_network) if diagnostics.is_empty() => cluster_network,
-        _ => {
-            sort(&mut diagnostics);
-            return Err(ParseError::Invalid { diagnostics });
-        }
-    };
     // A quoted number where the JSON Schema says integer: the schema is what editors check
     // with, so the tool refuses what the schema refuses.
-    let mut quoted = Vec::new();
-    if let Ok(typed_value) = serde_json::to_value(&cluster_network) {
+    if let Some(cluster_network) = variants.first()
+        && let Ok(typed_value) = serde_json::to_value(cluster_network)
+    {
+        let mut quoted = Vec::new();
         quoted_numbers(&document.value, &typed_value, "", &spans, &mut quoted);
-    }
-    if !quoted.is_empty() {
-        for diag in &mut quoted {
+        // A stand-in for a failed field is not what the user wrote.
+        quoted.retain(|diag| !failed.contains(&diag.path));
+        for mut diag in quoted {
             diag.location = Some(at(spans.locate_value(&diag.path)));
+            diagnostics.push(diag);
         }
-        sort(&mut quoted);
-        return Err(ParseError::Invalid {
-            diagnostics: quoted,
-        });
     }
+    let read = match typed {
+        Some(cluster_network) if diagnostics.is_empty() => Ok(cluster_network),
+        _ => {
+            sort(&mut diagnostics);
+            Err(Unread {
+                diagnostics,
+                variants,
+            })
+        }
+    };
+    Ok(Reading { spans, index, read })
+}
+
+/// The cross-field checks of one description as read (overrides and extra objects read again
+/// as kubectl reads them, [`check::check`], then the overrides' own checks), located and
+/// sorted; errors and warnings.
+pub(super) fn checked(
+    file: &str,
+    text: &str,
+    index: usize,
+    spans: &SpanMap,
+    mut cluster_network: ClusterNetwork,
+) -> (ClusterNetwork, Vec<Diagnostic>) {
     // Overrides and extra objects are upstream objects: read them again as kubectl would.
     if overrides::any(&cluster_network)
         && let Err(diag) =
-            overrides::read_as_kubernetes(text, document.index, &mut cluster_network, file, &spans)
+            overrides::read_as_kubernetes(text, index, &mut cluster_network, file, spans)
     {
-        return Err(ParseError::Invalid {
-            diagnostics: vec![*diag],
-        });
+        return (cluster_network, vec![*diag]);
     }
     let mut diagnostics = check::check(&cluster_network);
-    locate(file, &spans, &mut diagnostics);
+    locate(file, spans, &mut diagnostics);
     let checked = !diagnostics
         .iter()
         .any(|diag| diag.severity == Severity::Error);
     if checked && overrides::any(&cluster_network) {
-        diagnostics.extend(overrides::check(&cluster_network, file, &spans));
+        diagnostics.extend(overrides::check(&cluster_network, file, spans));
         sort(&mut diagnostics);
     }
-    if diagnostics
-        .iter()
-        .any(|diag| diag.severity == Severity::Error)
-    {
-        return Err(ParseError::Invalid { diagnostics });
-    }
-    Ok(Parsed {
-        cluster_network,
-        warnings: diagnostics,
-        spans,
-    })
+    (cluster_network, diagnostics)
 }
 
 /// The fields written as quoted scalars (`port: "6443"`) that the ClusterNetwork types as
