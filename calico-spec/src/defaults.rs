@@ -484,13 +484,19 @@ pub fn apply_operator_verdicts_to_objects(
 /// the catalogue already refuses it with TigeraSecureEnterprise).
 fn added_verdicts(release: &Release, object: &serde_json::Value) -> Vec<Diagnostic> {
     let behaviour = operator_behaviour(release);
-    let text = |pointer: &str| object.pointer(pointer).and_then(serde_json::Value::as_str);
-    let is_installation = text("/kind") == Some("Installation")
-        && text("/apiVersion") == Some("operator.tigera.io/v1");
+    // Field by field rather than a JSON pointer, which allocates per step: this runs for
+    // every document of the run.
+    let text = |keys: &[&str]| {
+        keys.iter()
+            .try_fold(object, |value, key| value.get(key))
+            .and_then(serde_json::Value::as_str)
+    };
+    let is_installation = text(&["kind"]) == Some("Installation")
+        && text(&["apiVersion"]) == Some("operator.tigera.io/v1");
     if !behaviour.refuses_fips
         || !is_installation
-        || text("/spec/fipsMode") != Some("Enabled")
-        || text("/spec/variant") == Some("TigeraSecureEnterprise")
+        || text(&["spec", "fipsMode"]) != Some("Enabled")
+        || text(&["spec", "variant"]) == Some("TigeraSecureEnterprise")
     {
         return Vec::new();
     }

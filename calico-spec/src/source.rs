@@ -860,26 +860,33 @@ pub(crate) fn resolve_int(text: &str) -> Option<Number> {
         b'+' => (false, &text[1..]),
         _ => (false, text),
     };
-    let digits = digits.replace('_', "");
+    // Every plain scalar comes here (names and CIDRs too): copied only when it has a `_`.
+    let digits: std::borrow::Cow<'_, str> = if digits.contains('_') {
+        digits.replace('_', "").into()
+    } else {
+        digits.into()
+    };
     if digits.is_empty() {
         return None;
     }
     let (radix, body) = if let Some(hex) = digits.strip_prefix("0x") {
-        (16, hex.to_owned())
+        (16, hex)
     } else if let Some(bin) = digits.strip_prefix("0b") {
-        (2, bin.to_owned())
+        (2, bin)
     } else if let Some(oct) = digits.strip_prefix("0o") {
-        (8, oct.to_owned())
-    } else if digits.len() > 1 && digits.starts_with('0') {
+        (8, oct)
+    } else if digits.len() > 1
+        && let Some(oct) = digits.strip_prefix('0')
+    {
         // YAML 1.1 reads a leading zero as octal (`0755`).
-        (8, digits[1..].to_owned())
+        (8, oct)
     } else {
-        (10, digits)
+        (10, &*digits)
     };
     if body.is_empty() || !body.chars().all(|c| c.is_digit(radix)) {
         return None;
     }
-    let magnitude = u64::from_str_radix(&body, radix).ok()?;
+    let magnitude = u64::from_str_radix(body, radix).ok()?;
     if negative {
         let signed = i64::try_from(magnitude).ok()?;
         Some(Number::from(-signed))
@@ -957,6 +964,13 @@ mod tests {
         check("6443", Value::from(6443));
         check("-5", Value::from(-5));
         check("0x1F", Value::from(31));
+        check("-0x10", Value::from(-16));
+        // YAML 1.1: `_` separates digits, a leading zero is octal (7*64 + 5*8 + 5).
+        check("1_000", Value::from(1000));
+        check("0755", Value::from(493));
+        check("0o17", Value::from(15));
+        check("0b101", Value::from(5));
+        check("0", Value::from(0));
         check("yes", Value::Bool(true));
         check("off", Value::Bool(false));
         check("~", Value::Null);
