@@ -271,7 +271,9 @@ fn checks() {
         "apiVersion: calico-render.dev/v1alpha1\nkind: Fleet\nspec:\n  clusters: ['*.yaml']\n  routing:\n    - name: all\n      clusters: [{}]\n",
         names.join(", ")
     );
-    let group = calico_spec::fleet::read("fleet.yaml", &fleet_text).unwrap().fleet;
+    let group = calico_spec::fleet::read("fleet.yaml", &fleet_text)
+        .unwrap()
+        .fleet;
     let mut identical_times = Vec::new();
     let mut findings = 0;
     for _ in 0..3 {
