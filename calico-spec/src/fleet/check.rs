@@ -82,12 +82,12 @@ fn key(net: IpNet) -> Key {
     }
 }
 
-/// One distinct range and every owner that holds it.
+/// One distinct range and where its owners are in [`Swept::owners`].
 #[derive(Debug)]
 struct Distinct {
     key: Key,
     net: IpNet,
-    owners: Vec<Owner>,
+    owners: std::ops::Range<usize>,
 }
 
 /// What the sweep found, by index into the distinct ranges: a range held by several owners
@@ -103,6 +103,8 @@ struct Found {
 #[derive(Debug)]
 struct Swept {
     ranges: Vec<Distinct>,
+    /// Every owner, sorted by range (each range's a run of it: no allocation per range).
+    owners: Vec<Owner>,
     found: Vec<Found>,
 }
 
@@ -132,13 +134,7 @@ pub fn overlaps_where(
     keep: impl Fn(usize, &Range) -> bool,
 ) -> Vec<Overlap> {
     let swept = sweep(plans, reserved, routed, keep);
-    let owners = |index: usize| {
-        swept
-            .ranges
-            .get(index)
-            .map(|range| range.owners.clone())
-            .unwrap_or_default()
-    };
+    let owners = |index: usize| swept.owners(index).to_vec();
     let mut out: Vec<Overlap> = swept
         .found
         .iter()
@@ -178,13 +174,15 @@ fn sweep(
     }
     all.sort_unstable();
     let mut ranges: Vec<Distinct> = Vec::new();
-    for (key, net, owner) in all {
+    let mut owners = Vec::with_capacity(all.len());
+    for (position, (key, net, owner)) in all.into_iter().enumerate() {
+        owners.push(owner);
         match ranges.last_mut() {
-            Some(last) if last.key == key => last.owners.push(owner),
+            Some(last) if last.key == key => last.owners.end = position + 1,
             _ => ranges.push(Distinct {
                 key,
                 net: net.trunc(),
-                owners: vec![owner],
+                owners: position..position + 1,
             }),
         }
     }
@@ -222,7 +220,11 @@ fn sweep(
         open.push(Reverse((end, index)));
     }
     found.sort_unstable();
-    Swept { ranges, found }
+    Swept {
+        ranges,
+        owners,
+        found,
+    }
 }
 
 /// Which clusters route to each other: the fleet's routing groups by plan index.
@@ -344,7 +346,7 @@ impl Swept {
     fn owners(&self, index: usize) -> &[Owner] {
         self.ranges
             .get(index)
-            .map(|range| range.owners.as_slice())
+            .and_then(|range| self.owners.get(range.owners.clone()))
             .unwrap_or_default()
     }
 }
