@@ -76,6 +76,26 @@ pub struct FleetRun {
     pub clusters: Vec<Cluster>,
     /// Diagnostics about the fleet file itself (routing groups naming unknown clusters).
     pub fleet_diagnostics: Vec<Diagnostic>,
+    /// The overlap findings (after `--allow`/`--deny`), each with every cluster it names: a
+    /// message lists only the first few of a long list.
+    pub overlaps: Vec<FleetOverlap>,
+}
+
+/// An overlap finding of the fleet checks and every cluster it names.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct FleetOverlap {
+    /// Its code.
+    pub code: &'static str,
+    /// Its severity after `--allow`/`--deny`.
+    pub severity: Severity,
+    /// The cluster it is reported at.
+    pub cluster: String,
+    /// The field of that cluster's ClusterNetwork.
+    pub path: String,
+    /// The addresses the ranges share.
+    pub range: String,
+    /// Every cluster it names, sorted.
+    pub clusters: Vec<String>,
 }
 
 impl FleetRun {
@@ -172,14 +192,30 @@ where
         .filter_map(|cluster| cluster.plan.clone())
         .collect();
     let mut fleet_diagnostics = Vec::new();
+    let mut overlaps = Vec::new();
     let found = fleet::check(fleet.map(|(_, read)| &read.fleet), &plans);
     let mut by_cluster: std::collections::BTreeMap<String, Vec<Diagnostic>> =
         std::collections::BTreeMap::new();
     for finding in found {
+        // Allowed codes go; denied ones become errors.
+        let Some(mut diagnostic) = levels.apply(vec![finding.diagnostic]).pop() else {
+            continue;
+        };
         match finding.cluster {
-            Some(name) => by_cluster.entry(name).or_default().push(finding.diagnostic),
+            Some(name) => {
+                if let Some(shared) = finding.shared {
+                    overlaps.push(FleetOverlap {
+                        code: diagnostic.code,
+                        severity: diagnostic.severity,
+                        cluster: name.clone(),
+                        path: diagnostic.path.clone(),
+                        range: shared.to_string(),
+                        clusters: finding.clusters,
+                    });
+                }
+                by_cluster.entry(name).or_default().push(diagnostic);
+            }
             None => {
-                let mut diagnostic = finding.diagnostic;
                 if let Some((file, read)) = fleet {
                     diagnostic.location =
                         Some(locate(file, read.spans.locate_value(&diagnostic.path)));
@@ -204,7 +240,6 @@ where
                 ));
             }
         }
-        let mut found = levels.apply(found);
         cluster.diagnostics.append(&mut found);
         sort_diagnostics(&mut cluster.diagnostics);
         // A fleet error (two clusters with one name) stops rendering that cluster too.
@@ -214,10 +249,10 @@ where
     }
     // Names two clusters share are reported once per cluster; the clusters whose name no plan
     // carries (they did not load) have no fleet findings.
-    let fleet_diagnostics = levels.apply(fleet_diagnostics);
     FleetRun {
         clusters,
         fleet_diagnostics,
+        overlaps,
     }
 }
 

@@ -6,14 +6,14 @@
 //! and a /26 is not a hair on a 2^32 scale. Each region gets a header and one row per range;
 //! inside a region the x axis is linear from the region's first to its last address. Pools show
 //! their block size, blocks and the most nodes they serve. Every overlap the fleet checks report
-//! is marked on both rows with a vermillion outline and hatch (`class="overlap"`, its box in
+//! is marked on every row it names with a vermillion outline and hatch (`class="overlap"`, its box in
 //! `x`/`y`/`width`/`height`), so it reads in print and without colour vision. Colours are the
 //! Okabe-Ito palette; every shape carries a `<title>` (hover details). Coordinates are written
 //! with one decimal, always.
 
 use std::fmt::Write as _;
 
-use calico_spec::fleet::{AddressPlan, Fleet, NamedRange, Overlap, Owner, RangeKind};
+use calico_spec::fleet::{AddressPlan, Fleet, LISTED, NamedRange, Overlap, Owner, RangeKind};
 use calico_spec::ipnet::IpNet;
 
 /// Width of the picture.
@@ -140,6 +140,8 @@ pub struct Layout {
     pub rows: Vec<Row>,
     /// Overlap marks.
     pub marks: Vec<Mark>,
+    /// How many overlaps the marks show (each marks every range it names).
+    pub overlaps: usize,
     /// Total height.
     pub height: f64,
     /// Where the legend starts.
@@ -320,15 +322,33 @@ pub fn layout(
     }
 
     let mut marks = Vec::new();
+    let row_of: std::collections::BTreeMap<Owner, &Row> =
+        rows.iter().map(|row| (row.owner, row)).collect();
     for overlap in overlaps {
         let (_, shared_start, shared_end) = bounds(overlap.shared);
-        let names: Vec<String> = [overlap.first, overlap.second]
+        let owners: Vec<Owner> = overlap
+            .first
             .iter()
-            .filter_map(|owner| rows.iter().find(|row| row.owner == *owner))
+            .chain(&overlap.second)
+            .copied()
+            .collect();
+        let mut names: Vec<String> = owners
+            .iter()
+            .filter_map(|owner| row_of.get(owner))
             .map(|row| format!("{} ({})", row.label, row.net))
             .collect();
-        for owner in [overlap.first, overlap.second] {
-            let Some(row) = rows.iter().find(|row| row.owner == owner) else {
+        names.sort();
+        let names = match names.as_slice() {
+            [_, _] => names.join(" and "),
+            _ if names.len() > LISTED => format!(
+                "{} and {} more",
+                names.get(..LISTED).unwrap_or_default().join(", "),
+                names.len() - LISTED
+            ),
+            _ => names.join(", "),
+        };
+        for owner in &owners {
+            let Some(row) = row_of.get(owner) else {
                 continue;
             };
             let (_, start, end) = bounds(row.net);
@@ -353,7 +373,7 @@ pub fn layout(
                     width: round((x1 - x0).max(4.0)),
                     height: row.bar.height,
                 },
-                title: format!("overlap {}: {}", overlap.shared, names.join(" and ")),
+                title: format!("overlap {}: {names}", overlap.shared),
             });
         }
     }
@@ -363,6 +383,7 @@ pub fn layout(
         regions,
         rows,
         marks,
+        overlaps: overlaps.len(),
         height: legend_y + 24.0 * 4.0 + 16.0,
         legend_y,
     }
@@ -420,7 +441,7 @@ pub fn svg(layout: &Layout) -> String {
         "<text x=\"10.0\" y=\"46.0\" fill=\"#444444\">{} ranges in {} regions; {} overlaps marked</text>",
         layout.rows.len(),
         layout.regions.len(),
-        layout.marks.len() / 2
+        layout.overlaps
     );
     for region in &layout.regions {
         let _ = writeln!(

@@ -589,3 +589,47 @@ fn the_argocd_applicationset_renders_each_cluster_through_the_plugin() {
         );
     }
 }
+
+/// Eight clusters that copy one pod pool (10.244.0.0/16, the common default) and keep apart
+/// otherwise: one FL0101 for all eight, not 28 pairs. The text names the first five and says how
+/// many more; the JSON report's `overlaps` lists all eight with the range they share.
+#[test]
+fn clusters_that_copy_one_pool_are_one_finding() {
+    let input = tempfile::tempdir().expect("temp dir");
+    for i in 0..8 {
+        std::fs::write(
+            input.path().join(format!("gen-{i:03}.yaml")),
+            generated(i, "10.244.0.0/16"),
+        )
+        .expect("write");
+    }
+    let dir = input.path().to_str().expect("UTF-8");
+    let out = run(&["validate", "-f", dir]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report = text(&out.stdout);
+    let findings: Vec<&str> = report.lines().filter(|line| line.contains("[FL")).collect();
+    assert_eq!(findings.len(), 1, "{report}");
+    assert!(
+        findings[0].contains("gen-007.yaml")
+            && findings[0].ends_with(
+                "warning[FL0101]: pod pool 10.244.0.0/16 is used by 8 clusters: `gen-000`, `gen-001`, `gen-002`, `gen-003`, `gen-004` and 3 more; all hold 10.244.0.0/16 (at spec.podPools[0].cidr)"
+            ),
+        "{report}"
+    );
+
+    let out = run(&["validate", "-f", dir, "-o", "json"]);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let names: Vec<String> = (0..8).map(|i| format!("gen-{i:03}")).collect();
+    assert_eq!(
+        report["overlaps"],
+        serde_json::json!([{
+            "code": "FL0101",
+            "severity": "warning",
+            "cluster": "gen-007",
+            "path": "spec.podPools[0].cidr",
+            "range": "10.244.0.0/16",
+            "clusters": names,
+        }])
+    );
+}

@@ -356,6 +356,8 @@ struct JsonFleet<'a> {
     #[serde(rename = "fleetDiagnostics")]
     fleet_diagnostics: &'a [Diagnostic],
     clusters: Vec<JsonCluster<'a>>,
+    /// Every overlap finding with all the clusters it names (messages list the first few).
+    overlaps: &'a [fleet::FleetOverlap],
 }
 
 fn report_json(run: &FleetRun, name: &str) -> anyhow::Result<String> {
@@ -374,6 +376,7 @@ fn report_json(run: &FleetRun, name: &str) -> anyhow::Result<String> {
                 diagnostics: &cluster.diagnostics,
             })
             .collect(),
+        overlaps: &run.overlaps,
     };
     let mut text = serde_json::to_string_pretty(&report).context("cannot write the report")?;
     text.push('\n');

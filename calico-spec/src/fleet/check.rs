@@ -1,6 +1,8 @@
 //! The fleet checks: overlaps between clusters' ranges and with the fleet's reserved and routed
-//! ranges (one sort-and-sweep over every range, O(n log n) plus the overlaps found), and the
-//! routing settings clusters that route to each other must share.
+//! ranges (one sort-and-sweep over every distinct range, each carrying the clusters that hold
+//! it: O(n log n) plus the overlaps found, and one finding per group of clusters that share a
+//! range, not one per pair), and the routing settings clusters that route to each other must
+//! share.
 
 use std::cmp::Reverse;
 use std::collections::{BTreeMap, BTreeSet, BinaryHeap};
@@ -13,6 +15,10 @@ use crate::cluster_network::Encapsulation;
 use crate::diag::Diagnostic;
 use crate::rules::catalogue::{self as c, Rule};
 
+/// How many clusters a message names before `and N more` ([`FleetDiagnostic::clusters`] has
+/// them all).
+pub const LISTED: usize = 5;
+
 /// A fleet finding: a diagnostic and the cluster whose ClusterNetwork it points into (`None`:
 /// the fleet file).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -21,16 +27,23 @@ pub struct FleetDiagnostic {
     pub cluster: Option<String>,
     /// The problem; its path is a field of that cluster's ClusterNetwork (or of the fleet file).
     pub diagnostic: Diagnostic,
+    /// For an overlap: every cluster it names, sorted (the message lists the first
+    /// [`LISTED`] of a long list); empty for other findings.
+    pub clusters: Vec<String>,
+    /// For an overlap: the addresses the ranges share.
+    pub shared: Option<IpNet>,
 }
 
-/// Two ranges that share addresses, found by [`overlaps`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+/// Ranges that share addresses, found by [`overlaps`]: one range that several owners hold
+/// (`second` empty), or two different ranges, one inside the other, each with its owners.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
 pub struct Overlap {
-    /// The range that starts first (or contains the other).
-    pub first: Owner,
-    /// The other range.
-    pub second: Owner,
-    /// The addresses both hold.
+    /// The owners of the range that starts first (or contains the other), or of the one range
+    /// they share; sorted.
+    pub first: Vec<Owner>,
+    /// The owners of the other range, sorted; empty when the owners of `first` share one range.
+    pub second: Vec<Owner>,
+    /// The addresses they share.
     pub shared: IpNet,
 }
 
@@ -50,37 +63,59 @@ pub enum Owner {
     Routed(usize),
 }
 
-/// A range as an interval of integers, with its family and owner.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-struct Interval {
-    v6: bool,
-    start: u128,
-    /// `Reverse`, so that of two ranges starting together the larger (the container) comes first.
-    end: Reverse<u128>,
-    owner: Owner,
-}
+/// A range as an interval of integers: family, start, and the end reversed, so that of two
+/// ranges starting together the larger (the container) sorts first.
+type Key = (bool, u128, Reverse<u128>);
 
-fn interval(net: IpNet, owner: Owner) -> Interval {
-    let (v6, start, end) = match net {
+fn key(net: IpNet) -> Key {
+    match net {
         IpNet::V4(net) => (
             false,
             u128::from(u32::from(net.network())),
-            u128::from(u32::from(net.broadcast())),
+            Reverse(u128::from(u32::from(net.broadcast()))),
         ),
-        IpNet::V6(net) => (true, u128::from(net.network()), u128::from(net.broadcast())),
-    };
-    Interval {
-        v6,
-        start,
-        end: Reverse(end),
-        owner,
+        IpNet::V6(net) => (
+            true,
+            u128::from(net.network()),
+            Reverse(u128::from(net.broadcast())),
+        ),
     }
 }
 
-/// Every pair of overlapping ranges among the plans' ranges and the fleet's reserved and routed
-/// ranges, pairs within one plan left out. Sort the intervals by family and start, then sweep
-/// once keeping the ranges still open in a heap ordered by their end: each range meets only the
-/// open ones it overlaps. O(n log n + k) for n ranges and k overlaps; the result is sorted.
+/// One distinct range and where its owners are in [`Swept::owners`].
+#[derive(Debug)]
+struct Distinct {
+    key: Key,
+    net: IpNet,
+    owners: std::ops::Range<usize>,
+}
+
+/// What the sweep found, by index into the distinct ranges: a range held by several owners
+/// (`second` `None`), or two ranges that overlap.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Found {
+    first: usize,
+    second: Option<usize>,
+    shared: IpNet,
+}
+
+/// The distinct ranges, sorted, and what overlaps among them.
+#[derive(Debug)]
+struct Swept {
+    ranges: Vec<Distinct>,
+    /// Every owner, sorted by range (each range's a run of it: no allocation per range).
+    owners: Vec<Owner>,
+    found: Vec<Found>,
+}
+
+/// Every overlap among the plans' ranges and the fleet's reserved and routed ranges: each range
+/// that several owners hold, once with all of them, and each pair of different ranges that
+/// overlap, with the owners of each. Owners of one plan are not left out here (the rules leave
+/// out pairs within one plan). Equal ranges are merged first, then the distinct ones are
+/// sorted by family and start and swept once, keeping the ranges still open in a heap ordered
+/// by their end: each range meets only the open ones, which contain it (CIDRs nest or are
+/// disjoint). O(n log n + k) for n ranges and k overlaps between distinct ranges, however many
+/// clusters share one range; the result is sorted.
 pub fn overlaps(
     plans: &[AddressPlan],
     reserved: &[NamedRange],
@@ -91,81 +126,104 @@ pub fn overlaps(
 
 /// [`overlaps`] over the plans' ranges that `keep(plan index, range)` keeps. The checks leave out
 /// what no rule compares before the sweep: many clusters share one Service range by design
-/// (kubeadm's default), and every pair of them would otherwise be an overlap found and dropped,
-/// quadratic in the number of clusters (10,000 clusters: 50 million pairs).
+/// (kubeadm's default), and the rules would otherwise walk every cluster that holds it.
 pub fn overlaps_where(
     plans: &[AddressPlan],
     reserved: &[NamedRange],
     routed: &[NamedRange],
     keep: impl Fn(usize, &Range) -> bool,
 ) -> Vec<Overlap> {
-    let mut intervals = Vec::new();
+    let swept = sweep(plans, reserved, routed, keep);
+    let owners = |index: usize| swept.owners(index).to_vec();
+    let mut out: Vec<Overlap> = swept
+        .found
+        .iter()
+        .map(|found| Overlap {
+            first: owners(found.first),
+            second: found.second.map(owners).unwrap_or_default(),
+            shared: found.shared,
+        })
+        .collect();
+    out.sort_unstable();
+    out
+}
+
+fn sweep(
+    plans: &[AddressPlan],
+    reserved: &[NamedRange],
+    routed: &[NamedRange],
+    keep: impl Fn(usize, &Range) -> bool,
+) -> Swept {
+    let mut all: Vec<(Key, IpNet, Owner)> = Vec::new();
     for (plan_index, plan) in plans.iter().enumerate() {
         for (range_index, range) in plan.ranges.iter().enumerate() {
-            if !keep(plan_index, range) {
-                continue;
+            if keep(plan_index, range) {
+                let owner = Owner::Cluster {
+                    plan: plan_index,
+                    range: range_index,
+                };
+                all.push((key(range.net), range.net, owner));
             }
-            let owner = Owner::Cluster {
-                plan: plan_index,
-                range: range_index,
-            };
-            intervals.push((interval(range.net, owner), range.net));
         }
     }
     for (index, range) in reserved.iter().enumerate() {
-        intervals.push((interval(range.cidr, Owner::Reserved(index)), range.cidr));
+        all.push((key(range.cidr), range.cidr, Owner::Reserved(index)));
     }
     for (index, range) in routed.iter().enumerate() {
-        intervals.push((interval(range.cidr, Owner::Routed(index)), range.cidr));
+        all.push((key(range.cidr), range.cidr, Owner::Routed(index)));
     }
-    intervals.sort_unstable();
+    all.sort_unstable();
+    let mut ranges: Vec<Distinct> = Vec::new();
+    let mut owners = Vec::with_capacity(all.len());
+    for (position, (key, net, owner)) in all.into_iter().enumerate() {
+        owners.push(owner);
+        match ranges.last_mut() {
+            Some(last) if last.key == key => last.owners.end = position + 1,
+            _ => ranges.push(Distinct {
+                key,
+                net: net.trunc(),
+                owners: position..position + 1,
+            }),
+        }
+    }
     let mut found = Vec::new();
-    // Open ranges: (end, position in `intervals`), the smallest end on top.
+    // Open ranges: (end, index in `ranges`), the smallest end on top.
     let mut open: BinaryHeap<Reverse<(u128, usize)>> = BinaryHeap::new();
     let mut family = None;
-    for (position, (current, net)) in intervals.iter().enumerate() {
-        if family != Some(current.v6) {
+    for (index, current) in ranges.iter().enumerate() {
+        let (v6, start, Reverse(end)) = current.key;
+        if current.owners.len() > 1 {
+            found.push(Found {
+                first: index,
+                second: None,
+                shared: current.net,
+            });
+        }
+        if family != Some(v6) {
             open.clear();
-            family = Some(current.v6);
+            family = Some(v6);
         }
         while open
             .peek()
-            .is_some_and(|Reverse((end, _))| *end < current.start)
+            .is_some_and(|Reverse((open_end, _))| *open_end < start)
         {
             open.pop();
         }
         for Reverse((_, earlier)) in &open {
-            let Some((before, before_net)) = intervals.get(*earlier) else {
-                continue;
-            };
-            if same_plan(before.owner, current.owner) {
-                continue;
-            }
-            found.push(Overlap {
-                first: before.owner,
-                second: current.owner,
-                shared: smaller(*before_net, *net),
+            // An open range contains the current one: it is the larger of the two.
+            found.push(Found {
+                first: *earlier,
+                second: Some(index),
+                shared: current.net,
             });
         }
-        open.push(Reverse((current.end.0, position)));
+        open.push(Reverse((end, index)));
     }
     found.sort_unstable();
-    found
-}
-
-fn same_plan(a: Owner, b: Owner) -> bool {
-    match (a, b) {
-        (Owner::Cluster { plan: x, .. }, Owner::Cluster { plan: y, .. }) => x == y,
-        _ => false,
-    }
-}
-
-/// Of two overlapping CIDRs, the one inside the other (CIDRs either nest or are disjoint).
-fn smaller(a: IpNet, b: IpNet) -> IpNet {
-    if a.prefix_len() >= b.prefix_len() {
-        a
-    } else {
-        b
+    Swept {
+        ranges,
+        owners,
+        found,
     }
 }
 
@@ -223,46 +281,74 @@ pub fn check(fleet: Option<&Fleet>, plans: &[AddressPlan]) -> Vec<FleetDiagnosti
     check_counting(fleet, plans).0
 }
 
-/// [`check`], and how many overlapping pairs its sweep handed to the rules: the figure that
-/// grows with the square of the clusters if ranges no rule compares (the Service range most
-/// clusters share) are swept again (a test holds it).
+/// What the rules were handed: the figures that grow with the square of the clusters if ranges
+/// many clusters share are judged pair by pair, or if ranges no rule compares (the Service range
+/// most clusters share) are swept again (tests hold them).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(super) struct Counts {
+    /// Overlaps the sweep found: shared ranges and pairs of different ranges.
+    pub overlaps: usize,
+    /// Owners the rules looked at, summed over those overlaps.
+    pub owners: usize,
+}
+
+/// [`check`], and what its sweep handed to the rules.
 pub(super) fn check_counting(
     fleet: Option<&Fleet>,
     plans: &[AddressPlan],
-) -> (Vec<FleetDiagnostic>, usize) {
+) -> (Vec<FleetDiagnostic>, Counts) {
     let mut out = Vec::new();
     check_names(fleet, plans, &mut out);
-    let routing = Routing::of(fleet, plans);
-    let (reserved, routed) = match fleet {
-        Some(fleet) => (fleet.spec.reserved.as_slice(), fleet.spec.routed.as_slice()),
-        None => (&[][..], &[][..]),
-    };
-    let swept = overlaps_where(plans, reserved, routed, |plan, range| {
-        compared(&routing, plan, range)
+    let context = Context::of(fleet, plans);
+    let swept = sweep(plans, context.reserved, context.routed, |plan, range| {
+        compared(&context.routing, plan, range)
     });
-    let judged = swept.len();
-    for overlap in swept {
-        if let Some(found) = judge(&overlap, plans, reserved, routed, &routing) {
-            out.push(found);
-        }
+    let mut counts = Counts::default();
+    for found in &swept.found {
+        counts.overlaps += 1;
+        counts.owners += swept.owners(found.first).len()
+            + found.second.map_or(0, |second| swept.owners(second).len());
+        out.extend(
+            context
+                .judge(&swept, found)
+                .into_iter()
+                .map(|finding| finding.diagnostic),
+        );
     }
-    (finish(fleet, plans, &routing, out), judged)
+    (finish(fleet, plans, &context.routing, out), counts)
 }
 
-/// The overlaps [`check`] reports (those that matter: pairs across clusters that a rule judges,
-/// and ranges inside the fleet's reserved or routed ones), in sweep order: what a picture marks.
+/// The overlaps [`check`] reports (each with the owners its finding names: clusters across
+/// which a rule judges the range, and the fleet's reserved or routed range), in sweep order:
+/// what a picture marks.
 pub fn reported_overlaps(fleet: Option<&Fleet>, plans: &[AddressPlan]) -> Vec<Overlap> {
-    let routing = Routing::of(fleet, plans);
-    let (reserved, routed) = match fleet {
-        Some(fleet) => (fleet.spec.reserved.as_slice(), fleet.spec.routed.as_slice()),
-        None => (&[][..], &[][..]),
-    };
-    overlaps_where(plans, reserved, routed, |plan, range| {
-        compared(&routing, plan, range)
-    })
-    .into_iter()
-    .filter(|overlap| judge(overlap, plans, reserved, routed, &routing).is_some())
-    .collect()
+    let context = Context::of(fleet, plans);
+    let swept = sweep(plans, context.reserved, context.routed, |plan, range| {
+        compared(&context.routing, plan, range)
+    });
+    swept
+        .found
+        .iter()
+        .flat_map(|found| {
+            context
+                .judge(&swept, found)
+                .into_iter()
+                .map(move |finding| Overlap {
+                    first: finding.first,
+                    second: finding.second,
+                    shared: found.shared,
+                })
+        })
+        .collect()
+}
+
+impl Swept {
+    fn owners(&self, index: usize) -> &[Owner] {
+        self.ranges
+            .get(index)
+            .and_then(|range| self.owners.get(range.owners.clone()))
+            .unwrap_or_default()
+    }
 }
 
 /// Whether any rule compares `range` of plan `plan`: avoided ranges never, Service ranges only
@@ -326,6 +412,8 @@ fn check_names(fleet: Option<&Fleet>, plans: &[AddressPlan], out: &mut Vec<Fleet
         if *count > 1 {
             out.push(FleetDiagnostic {
                 cluster: Some((*name).to_owned()),
+                clusters: Vec::new(),
+                shared: None,
                 diagnostic: diagnostic(
                     &c::FL_FLEET_FILE,
                     String::from("metadata.name"),
@@ -344,6 +432,8 @@ fn check_names(fleet: Option<&Fleet>, plans: &[AddressPlan], out: &mut Vec<Fleet
                 let known: Vec<&str> = seen.keys().copied().collect();
                 out.push(FleetDiagnostic {
                     cluster: None,
+                    clusters: Vec::new(),
+                    shared: None,
                     diagnostic: diagnostic(
                         &c::FL_FLEET_FILE,
                         format!("spec.routing[{group_index}].clusters[{member_index}]"),
@@ -363,6 +453,8 @@ fn check_names(fleet: Option<&Fleet>, plans: &[AddressPlan], out: &mut Vec<Fleet
         if distinct.len() < 2 {
             out.push(FleetDiagnostic {
                 cluster: None,
+                clusters: Vec::new(),
+                shared: None,
                 diagnostic: diagnostic(
                     &c::FL_FLEET_FILE,
                     format!("spec.routing[{group_index}].clusters"),
@@ -379,69 +471,400 @@ fn check_names(fleet: Option<&Fleet>, plans: &[AddressPlan], out: &mut Vec<Fleet
     }
 }
 
-/// The finding for one overlap, if the pair matters.
-fn judge(
-    overlap: &Overlap,
-    plans: &[AddressPlan],
-    reserved: &[NamedRange],
-    routed: &[NamedRange],
-    routing: &Routing,
-) -> Option<FleetDiagnostic> {
-    let cluster_range = |owner: Owner| match owner {
-        Owner::Cluster { plan, range } => {
-            let p = plans.get(plan)?;
-            Some((plan, p, p.ranges.get(range)?))
+/// What the rules judge an overlap against: the plans, the fleet's named ranges and its routing
+/// groups.
+struct Context<'a> {
+    plans: &'a [AddressPlan],
+    reserved: &'a [NamedRange],
+    routed: &'a [NamedRange],
+    routing: Routing,
+}
+
+/// A finding and the owners it names (for the picture).
+struct Finding {
+    diagnostic: FleetDiagnostic,
+    first: Vec<Owner>,
+    second: Vec<Owner>,
+}
+
+/// The owners of one range that a rule treats alike: the clusters that hold it as one kind of
+/// range, or one reserved or routed range of the fleet file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+enum Side {
+    Cluster(RangeKind),
+    Reserved(usize),
+    Routed(usize),
+}
+
+/// A routing group's name and members, for the rules that compare only clusters that route to
+/// each other; `None`: every cluster.
+type Scope<'a> = Option<(&'a str, &'a BTreeSet<usize>)>;
+
+impl<'a> Context<'a> {
+    fn of(fleet: Option<&'a Fleet>, plans: &'a [AddressPlan]) -> Context<'a> {
+        let (reserved, routed) = match fleet {
+            Some(fleet) => (fleet.spec.reserved.as_slice(), fleet.spec.routed.as_slice()),
+            None => (&[][..], &[][..]),
+        };
+        Context {
+            plans,
+            reserved,
+            routed,
+            routing: Routing::of(fleet, plans),
         }
-        Owner::Reserved(_) | Owner::Routed(_) => None,
-    };
-    let named = |owner: Owner| match owner {
-        Owner::Reserved(i) => reserved.get(i).map(|r| ("reserved", i, r)),
-        Owner::Routed(i) => routed.get(i).map(|r| ("routed", i, r)),
-        Owner::Cluster { .. } => None,
-    };
-    let shared = overlap.shared;
-    match (cluster_range(overlap.first), cluster_range(overlap.second)) {
-        (Some(a), Some(b)) => {
-            let ((ai, ap, ar), (bi, bp, br)) = if (a.1.cluster.as_str(), a.2.path.as_str())
-                <= (b.1.cluster.as_str(), b.2.path.as_str())
-            {
-                (a, b)
-            } else {
-                (b, a)
-            };
-            if ar.kind == RangeKind::Avoided || br.kind == RangeKind::Avoided {
-                return None;
+    }
+
+    fn range(&self, owner: Owner) -> Option<(&'a AddressPlan, &'a Range)> {
+        match owner {
+            Owner::Cluster { plan, range } => {
+                let plan = self.plans.get(plan)?;
+                Some((plan, plan.ranges.get(range)?))
             }
-            let involves_service = ar.kind == RangeKind::Service || br.kind == RangeKind::Service;
-            if involves_service && !routing.routes(ai, bi) {
-                return None;
-            }
-            let rule = match (ar.kind, br.kind) {
-                (RangeKind::PodPool, RangeKind::PodPool) => &c::FL_POD_OVERLAP,
-                (RangeKind::Service, RangeKind::Service) => &c::FL_SERVICE_OVERLAP,
-                (RangeKind::LoadBalancer, RangeKind::LoadBalancer) => &c::FL_LOAD_BALANCER_OVERLAP,
-                (RangeKind::NodeSubnet, RangeKind::NodeSubnet) => &c::FL_NODE_OVERLAP,
-                _ => &c::FL_KIND_OVERLAP,
+            Owner::Reserved(_) | Owner::Routed(_) => None,
+        }
+    }
+
+    /// The owners of one range by [`Side`] (avoided ranges are never compared).
+    fn sides(&self, owners: &[Owner]) -> BTreeMap<Side, Vec<Owner>> {
+        let mut sides: BTreeMap<Side, Vec<Owner>> = BTreeMap::new();
+        for owner in owners {
+            let side = match *owner {
+                Owner::Cluster { .. } => match self.range(*owner) {
+                    Some((_, range)) if range.kind != RangeKind::Avoided => {
+                        Side::Cluster(range.kind)
+                    }
+                    _ => continue,
+                },
+                Owner::Reserved(index) => Side::Reserved(index),
+                Owner::Routed(index) => Side::Routed(index),
             };
-            Some(FleetDiagnostic {
-                cluster: Some(bp.cluster.clone()),
-                diagnostic: diagnostic(
-                    rule,
-                    br.path.clone(),
-                    format!(
-                        "{} of cluster `{}` overlaps {} of cluster `{}`: both hold {shared}",
-                        br.label(),
-                        bp.cluster,
-                        ar.label(),
-                        ap.cluster
-                    ),
-                    Some(overlap_hint(br)),
-                ),
+            sides.entry(side).or_default().push(*owner);
+        }
+        sides
+    }
+
+    /// The findings for one overlap the sweep found: within one range, each kind's clusters as
+    /// a group and each two kinds or a kind and a fleet range as a pair; across two ranges, each
+    /// side of the one against each side of the other.
+    fn judge(&self, swept: &Swept, found: &Found) -> Vec<Finding> {
+        let mut out = Vec::new();
+        let first = self.sides(swept.owners(found.first));
+        match found.second {
+            None => {
+                let sides: Vec<(&Side, &Vec<Owner>)> = first.iter().collect();
+                for (index, a) in sides.iter().enumerate() {
+                    self.judge_sides(*a, None, found.shared, &mut out);
+                    for b in sides.get(index + 1..).unwrap_or_default() {
+                        self.judge_sides(*a, Some(*b), found.shared, &mut out);
+                    }
+                }
+            }
+            Some(second) => {
+                let second = self.sides(swept.owners(second));
+                for a in &first {
+                    for b in &second {
+                        self.judge_sides(a, Some(b), found.shared, &mut out);
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// One side alone (the clusters that hold one range as one kind), or two sides.
+    fn judge_sides(
+        &self,
+        a: (&Side, &Vec<Owner>),
+        b: Option<(&Side, &Vec<Owner>)>,
+        shared: IpNet,
+        out: &mut Vec<Finding>,
+    ) {
+        match (*a.0, b.map(|b| *b.0)) {
+            (Side::Cluster(kind), None) => {
+                let mut seen = BTreeSet::new();
+                for scope in self.scopes(kind == RangeKind::Service) {
+                    let members = self.within(a.1, scope);
+                    if self.plans_of(&members).len() > 1 && seen.insert(members.clone()) {
+                        out.extend(self.group(kind, members, scope, shared));
+                    }
+                }
+            }
+            (Side::Cluster(a_kind), Some(Side::Cluster(b_kind))) => {
+                let rule = rule(a_kind, b_kind);
+                let involves_service = a_kind == RangeKind::Service || b_kind == RangeKind::Service;
+                let mut seen = BTreeSet::new();
+                for scope in self.scopes(involves_service) {
+                    let (x, y) = (
+                        self.within(a.1, scope),
+                        self.within(b.map_or(&[][..], |b| b.1), scope),
+                    );
+                    let (x, y) = (involved(&x, &y), involved(&y, &x));
+                    if !x.is_empty() && seen.insert((x.clone(), y.clone())) {
+                        out.extend(self.pair(rule, x, y, shared));
+                    }
+                }
+            }
+            (Side::Cluster(_), Some(named)) => {
+                out.extend(self.fleet_range(a.1, named, shared));
+            }
+            (named, Some(Side::Cluster(_))) => {
+                if let Some(b) = b {
+                    out.extend(self.fleet_range(b.1, named, shared));
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// Where a rule compares clusters: every routing group for rules that compare only
+    /// clusters that route to each other (Service ranges), else the whole fleet.
+    fn scopes(&self, routed_only: bool) -> Vec<Scope<'_>> {
+        if routed_only {
+            self.routing
+                .groups
+                .iter()
+                .map(|(name, members)| Some((name.as_str(), members)))
+                .collect()
+        } else {
+            vec![None]
+        }
+    }
+
+    /// The cluster owners in `scope`.
+    fn within(&self, owners: &[Owner], scope: Scope<'_>) -> Vec<Owner> {
+        owners
+            .iter()
+            .filter(|owner| match (plan_of(**owner), scope) {
+                (Some(plan), Some((_, members))) => members.contains(&plan),
+                (Some(_), None) => true,
+                (None, _) => false,
             })
+            .copied()
+            .collect()
+    }
+
+    /// The plans the owners belong to.
+    fn plans_of(&self, owners: &[Owner]) -> BTreeSet<usize> {
+        owners.iter().filter_map(|owner| plan_of(*owner)).collect()
+    }
+
+    /// The clusters' names, sorted, each once.
+    fn names(&self, owners: &[Owner]) -> Vec<&'a str> {
+        let names: BTreeSet<&str> = owners
+            .iter()
+            .filter_map(|owner| self.range(*owner))
+            .map(|(plan, _)| plan.cluster.as_str())
+            .collect();
+        names.into_iter().collect()
+    }
+
+    /// The owner a finding is reported at: the cluster whose (name, field path) sorts last.
+    fn reported_at(&self, owners: &[Owner]) -> Option<(&'a AddressPlan, &'a Range)> {
+        owners
+            .iter()
+            .filter_map(|owner| self.range(*owner))
+            .max_by(|(a_plan, a), (b_plan, b)| {
+                (a_plan.cluster.as_str(), a.path.as_str())
+                    .cmp(&(b_plan.cluster.as_str(), b.path.as_str()))
+            })
+    }
+
+    /// `pod pool `p` (10.0.0.0/16) of cluster `a``, or for several clusters that hold one range
+    /// `pod pool 10.0.0.0/16 of 3 clusters (`a`, `b`, `c`)`.
+    fn describe(&self, owners: &[Owner]) -> String {
+        let names = self.names(owners);
+        let Some((_, range)) = owners.first().and_then(|owner| self.range(*owner)) else {
+            return String::new();
+        };
+        match names.as_slice() {
+            [name] => format!("{} of cluster `{name}`", range.label()),
+            _ => format!(
+                "{} {} of {} clusters ({})",
+                range.kind.describe(),
+                range.net,
+                names.len(),
+                list_clusters(&names)
+            ),
         }
-        (Some((_, plan, range)), None) => fleet_range(plan, range, named(overlap.second)?, shared),
-        (None, Some((_, plan, range))) => fleet_range(plan, range, named(overlap.first)?, shared),
-        (None, None) => None,
+    }
+
+    fn finding(
+        &self,
+        rule: &Rule,
+        shared: IpNet,
+        at: (&AddressPlan, &Range),
+        message: String,
+        hint: String,
+        (first, second): (Vec<Owner>, Vec<Owner>),
+    ) -> Finding {
+        let mut all = first.clone();
+        all.extend(second.iter().copied());
+        let clusters = self.names(&all).into_iter().map(str::to_owned).collect();
+        Finding {
+            diagnostic: FleetDiagnostic {
+                cluster: Some(at.0.cluster.clone()),
+                diagnostic: diagnostic(rule, at.1.path.clone(), message, Some(hint)),
+                clusters,
+                shared: Some(shared),
+            },
+            first,
+            second,
+        }
+    }
+
+    /// Clusters of two or more plans that hold one range as one kind. Two are named as a pair,
+    /// more as a group.
+    fn group(
+        &self,
+        kind: RangeKind,
+        members: Vec<Owner>,
+        scope: Scope<'_>,
+        shared: IpNet,
+    ) -> Option<Finding> {
+        let rule = rule(kind, kind);
+        let names = self.names(&members);
+        if let [_, _] = names.as_slice() {
+            let split = members.first().and_then(|owner| plan_of(*owner));
+            let (x, y): (Vec<Owner>, Vec<Owner>) =
+                members.iter().partition(|owner| plan_of(**owner) == split);
+            return self.pair(rule, x, y, shared);
+        }
+        let at = self.reported_at(&members)?;
+        let group = scope
+            .map(|(name, _)| format!(" of routing group `{name}`"))
+            .unwrap_or_default();
+        let message = format!(
+            "{} {shared} is used by {} clusters{group}: {}; all hold {shared}",
+            kind.describe(),
+            names.len(),
+            list_clusters(&names)
+        );
+        Some(self.finding(
+            rule,
+            shared,
+            at,
+            message,
+            overlap_hint(at.1),
+            (members, Vec::new()),
+        ))
+    }
+
+    /// Two different sides, each already reduced to the owners that meet one of the other's
+    /// plans; told from the side of the cluster it is reported at.
+    fn pair(&self, rule: &Rule, x: Vec<Owner>, y: Vec<Owner>, shared: IpNet) -> Option<Finding> {
+        let (at_x, at_y) = (self.reported_at(&x)?, self.reported_at(&y)?);
+        let x_last = (at_x.0.cluster.as_str(), at_x.1.path.as_str())
+            >= (at_y.0.cluster.as_str(), at_y.1.path.as_str());
+        let (at, subject, other) = if x_last {
+            (at_x, &x, &y)
+        } else {
+            (at_y, &y, &x)
+        };
+        let message = format!(
+            "{} overlaps {}: both hold {shared}",
+            self.describe(subject),
+            self.describe(other)
+        );
+        Some(self.finding(rule, shared, at, message, overlap_hint(at.1), (x, y)))
+    }
+
+    /// The clusters of one side against a reserved or routed range of the fleet file.
+    fn fleet_range(&self, owners: &[Owner], named: Side, shared: IpNet) -> Option<Finding> {
+        let (_, range) = self.range(*owners.first()?)?;
+        let (rule, what, index, list, owner) = match named {
+            Side::Reserved(index) => (
+                &c::FL_RESERVED_OVERLAP,
+                "the reserved range",
+                index,
+                self.reserved,
+                Owner::Reserved(index),
+            ),
+            Side::Routed(_) if range.kind == RangeKind::NodeSubnet => return None,
+            Side::Routed(index) => (
+                &c::FL_ROUTED_OVERLAP,
+                "the routed network",
+                index,
+                self.routed,
+                Owner::Routed(index),
+            ),
+            Side::Cluster(_) => return None,
+        };
+        let named_range = list.get(index)?;
+        let field = if matches!(named, Side::Reserved(_)) {
+            "reserved"
+        } else {
+            "routed"
+        };
+        let reason = named_range
+            .reason
+            .as_deref()
+            .map(|reason| format!(" ({reason})"))
+            .unwrap_or_default();
+        let message = format!(
+            "{} overlaps {what} {}{reason} of the fleet file (spec.{field}[{index}]): both hold {shared}",
+            self.describe(owners),
+            named_range.cidr
+        );
+        let at = self.reported_at(owners)?;
+        Some(self.finding(
+            rule,
+            shared,
+            at,
+            message,
+            String::from("move the cluster's range out of it, or correct the fleet file"),
+            (owners.to_vec(), vec![owner]),
+        ))
+    }
+}
+
+/// The rule for two kinds of range that overlap.
+fn rule(a: RangeKind, b: RangeKind) -> &'static Rule {
+    match (a, b) {
+        (RangeKind::PodPool, RangeKind::PodPool) => &c::FL_POD_OVERLAP,
+        (RangeKind::Service, RangeKind::Service) => &c::FL_SERVICE_OVERLAP,
+        (RangeKind::LoadBalancer, RangeKind::LoadBalancer) => &c::FL_LOAD_BALANCER_OVERLAP,
+        (RangeKind::NodeSubnet, RangeKind::NodeSubnet) => &c::FL_NODE_OVERLAP,
+        _ => &c::FL_KIND_OVERLAP,
+    }
+}
+
+fn plan_of(owner: Owner) -> Option<usize> {
+    match owner {
+        Owner::Cluster { plan, .. } => Some(plan),
+        Owner::Reserved(_) | Owner::Routed(_) => None,
+    }
+}
+
+/// The owners of `x` that hold their range with some owner of `y` from another plan (pairs
+/// within one plan are the cluster's own checks). Linear: it needs only two of `y`'s plans.
+fn involved(x: &[Owner], y: &[Owner]) -> Vec<Owner> {
+    let mut plans: Vec<usize> = Vec::with_capacity(2);
+    for plan in y.iter().filter_map(|owner| plan_of(*owner)) {
+        if !plans.contains(&plan) {
+            plans.push(plan);
+            if plans.len() == 2 {
+                break;
+            }
+        }
+    }
+    x.iter()
+        .filter(|owner| {
+            plan_of(**owner).is_some_and(|plan| plans.iter().any(|other| *other != plan))
+        })
+        .copied()
+        .collect()
+}
+
+/// Up to [`LISTED`] names in backticks, then `and N more`.
+pub fn list_clusters(names: &[&str]) -> String {
+    let shown: Vec<String> = names
+        .iter()
+        .take(LISTED)
+        .map(|name| format!("`{name}`"))
+        .collect();
+    match names.len().saturating_sub(LISTED) {
+        0 => shown.join(", "),
+        more => format!("{} and {more} more", shown.join(", ")),
     }
 }
 
@@ -457,53 +880,6 @@ fn overlap_hint(range: &Range) -> String {
             "give each cluster its own part of the fleet's address plan; `calico-render picture` draws the plan",
         ),
     }
-}
-
-/// A cluster's range against a reserved or routed range of the fleet file.
-fn fleet_range(
-    plan: &AddressPlan,
-    range: &Range,
-    (what, index, named): (&str, usize, &NamedRange),
-    shared: IpNet,
-) -> Option<FleetDiagnostic> {
-    let reason = named
-        .reason
-        .as_deref()
-        .map(|reason| format!(" ({reason})"))
-        .unwrap_or_default();
-    let (rule, message) = match (what, range.kind) {
-        (_, RangeKind::Avoided) => return None,
-        ("routed", RangeKind::NodeSubnet) => return None,
-        ("routed", _) => (
-            &c::FL_ROUTED_OVERLAP,
-            format!(
-                "{} of cluster `{}` overlaps the routed network {}{reason} of the fleet file (spec.routed[{index}]): both hold {shared}",
-                range.label(),
-                plan.cluster,
-                named.cidr
-            ),
-        ),
-        _ => (
-            &c::FL_RESERVED_OVERLAP,
-            format!(
-                "{} of cluster `{}` overlaps the reserved range {}{reason} of the fleet file (spec.reserved[{index}]): both hold {shared}",
-                range.label(),
-                plan.cluster,
-                named.cidr
-            ),
-        ),
-    };
-    Some(FleetDiagnostic {
-        cluster: Some(plan.cluster.clone()),
-        diagnostic: diagnostic(
-            rule,
-            range.path.clone(),
-            message,
-            Some(String::from(
-                "move the cluster's range out of it, or correct the fleet file",
-            )),
-        ),
-    })
 }
 
 /// The encapsulation family of a pool: the tunnel it uses, cross-subnet or not.
@@ -548,6 +924,8 @@ fn check_group(
                     hint: &str| {
             out.push(FleetDiagnostic {
                 cluster: Some(plan.cluster.clone()),
+                clusters: Vec::new(),
+                shared: None,
                 diagnostic: diagnostic(rule, path, message, Some(hint.to_owned())),
             });
         };

@@ -4,7 +4,8 @@
 //! they hold, Service ranges, LoadBalancer pools, node subnets, avoided ranges) and the settings
 //! routing between clusters depends on; [`check`] compares the plans of a fleet (`FL` codes):
 //! overlaps between clusters and with the fleet file's reserved and routed ranges, found by one
-//! sort-and-sweep over every range ([`overlaps`]), and the routing settings clusters in one
+//! sort-and-sweep over every distinct range with the clusters that hold it ([`overlaps`]; one
+//! finding per shared range, not per pair), and the routing settings clusters in one
 //! routing group must share. [`read`] reads a fleet file ([`Fleet`]). No IO: the caller resolves
 //! the fleet file's cluster list and reads the files.
 
@@ -13,7 +14,8 @@ pub mod plan;
 mod spec;
 
 pub use check::{
-    FleetDiagnostic, Overlap, Owner, Routing, check, overlaps, overlaps_where, reported_overlaps,
+    FleetDiagnostic, LISTED, Overlap, Owner, Routing, check, list_clusters, overlaps,
+    overlaps_where, reported_overlaps,
 };
 pub use plan::{AddressPlan, Blocks, Range, RangeKind};
 pub use spec::{Fleet, FleetKind, FleetSpec, KIND, NamedRange, RoutingGroup};

@@ -39,7 +39,7 @@ fn fleet(spec: &str) -> Fleet {
         .fleet
 }
 
-/// (code, cluster, path, the range named after "both hold").
+/// (code, cluster, path, the range named after "both hold" or "all hold").
 /// A row: its name, the clusters, the fleet file, the findings.
 type Case = (&'static str, Vec<AddressPlan>, Option<Fleet>, Vec<Expected>);
 
@@ -61,7 +61,7 @@ fn findings(
             let shared = found
                 .diagnostic
                 .message
-                .rsplit_once("both hold ")
+                .rsplit_once(" hold ")
                 .map(|(_, shared)| shared.to_owned())
                 .unwrap_or_default();
             (
@@ -546,28 +546,39 @@ fn sweep_agrees_with_every_pair() {
             }
         }
     }
-    let mut swept: Vec<(usize, usize, usize, usize)> = overlaps(&plans, &[], &[])
-        .into_iter()
-        .map(|o| match (o.first, o.second) {
-            (
-                Owner::Cluster {
-                    plan: p1,
-                    range: r1,
-                },
-                Owner::Cluster {
-                    plan: p2,
-                    range: r2,
-                },
-            ) => {
-                if p1 < p2 {
-                    (p1, r1, p2, r2)
-                } else {
-                    (p2, r2, p1, r1)
+    // Each overlap the sweep gives stands for the pairs of its owners from different plans:
+    // every two owners of one shared range, or each owner of one range with each of the other.
+    let cluster = |owner: &Owner| match *owner {
+        Owner::Cluster { plan, range } => (plan, range),
+        _ => unreachable!(),
+    };
+    let mut swept: Vec<(usize, usize, usize, usize)> = Vec::new();
+    let mut push = |a: (usize, usize), b: (usize, usize)| {
+        if a.0 != b.0 {
+            let (lo, hi) = if a.0 < b.0 { (a, b) } else { (b, a) };
+            swept.push((lo.0, lo.1, hi.0, hi.1));
+        }
+    };
+    let found = overlaps(&plans, &[], &[]);
+    for overlap in &found {
+        if overlap.second.is_empty() {
+            for (i, a) in overlap.first.iter().enumerate() {
+                for b in &overlap.first[i + 1..] {
+                    push(cluster(a), cluster(b));
                 }
             }
-            _ => unreachable!(),
-        })
-        .collect();
+        } else {
+            for a in &overlap.first {
+                for b in &overlap.second {
+                    push(cluster(a), cluster(b));
+                }
+            }
+        }
+    }
+    assert!(
+        found.iter().any(|overlap| overlap.second.is_empty()),
+        "the data should hold some range more than once"
+    );
     brute.sort_unstable();
     swept.sort_unstable();
     assert!(
@@ -611,25 +622,273 @@ fn a_shared_service_range_is_not_swept_pairwise() {
         [RangeKind::PodPool, RangeKind::Service]
     );
     // No fleet file: nothing compared, nothing found.
-    let (found, swept) = super::check::check_counting(None, &plans);
-    assert_eq!((found.len(), swept), (0, 0));
-    // Three clusters route to each other: their Service ranges are compared, three pairs.
+    let (found, counts) = super::check::check_counting(None, &plans);
+    assert_eq!((found.len(), counts.overlaps, counts.owners), (0, 0, 0));
+    // Three clusters route to each other: their one Service range is swept once with its three
+    // holders; the 1,997 others that hold it are never handed to the rules.
     let group = fleet("  routing:\n    - name: east\n      clusters: [c0, c1, c2]\n");
-    let (found, swept) = super::check::check_counting(Some(&group), &plans);
-    assert_eq!(swept, 3);
-    let service: Vec<(Option<&str>, &str)> = found
+    let (found, counts) = super::check::check_counting(Some(&group), &plans);
+    assert_eq!((counts.overlaps, counts.owners), (1, 3));
+    let service: Vec<(Option<&str>, &str, &[String])> = found
         .iter()
         .filter(|f| f.diagnostic.code == c::FL_SERVICE_OVERLAP.code)
-        .map(|f| (f.cluster.as_deref(), f.diagnostic.path.as_str()))
+        .map(|f| {
+            (
+                f.cluster.as_deref(),
+                f.diagnostic.path.as_str(),
+                f.clusters.as_slice(),
+            )
+        })
         .collect();
-    // Each pair is reported on the cluster whose name sorts last.
+    // One finding for the three, reported on the cluster whose name sorts last.
     assert_eq!(
         service,
+        [(
+            Some("c2"),
+            "spec.network.serviceCIDRs[0]",
+            &[String::from("c0"), String::from("c1"), String::from("c2")][..]
+        )]
+    );
+    assert_eq!(found.len(), 1, "{found:?}");
+}
+
+/// A cluster with the pods, LoadBalancer pool, node subnet and Service range every cluster of
+/// [`identical_clusters`] copies, BGP on and no NAT (so routing groups add no findings).
+fn copied(name: &str) -> AddressPlan {
+    plan(
+        name,
+        "  bgp:\n    enabled: true\n  podPools:\n    - name: pods\n      cidr: 10.244.0.0/16\n      encapsulation: VXLAN\n      natOutgoing: false\n  loadBalancerPools:\n    - name: lb\n      cidr: 192.168.50.0/24\n  network:\n    nodeSubnets: [10.0.0.0/24]\n    serviceCIDRs: [10.96.0.0/12]\n",
+    )
+}
+
+fn all_in_one_group(plans: &[AddressPlan]) -> Fleet {
+    let names: Vec<&str> = plans.iter().map(|p| p.cluster.as_str()).collect();
+    fleet(&format!(
+        "  routing:\n    - name: all\n      clusters: [{}]\n",
+        names.join(", ")
+    ))
+}
+
+/// n clusters that copy one another's ranges: one finding per shared range naming all n (two
+/// are named as a pair, as two different ranges are), not n(n-1)/2 pairs.
+#[test]
+fn identical_clusters() {
+    // The four ranges are disjoint: 10.0.0.0/24, 10.96.0.0/12 (10.96.0.0-10.111.255.255),
+    // 10.244.0.0/16 and 192.168.50.0/24.
+    let kinds = [
+        (
+            c::FL_POD_OVERLAP.code,
+            "spec.podPools[0].cidr",
+            "pod pool",
+            "10.244.0.0/16",
+            "pod pool `pods` (10.244.0.0/16)",
+        ),
+        (
+            c::FL_LOAD_BALANCER_OVERLAP.code,
+            "spec.loadBalancerPools[0].cidr",
+            "LoadBalancer pool",
+            "192.168.50.0/24",
+            "LoadBalancer pool `lb` (192.168.50.0/24)",
+        ),
+        (
+            c::FL_NODE_OVERLAP.code,
+            "spec.network.nodeSubnets[0]",
+            "node subnet",
+            "10.0.0.0/24",
+            "node subnet 10.0.0.0/24",
+        ),
+        (
+            c::FL_SERVICE_OVERLAP.code,
+            "spec.network.serviceCIDRs[0]",
+            "Service range",
+            "10.96.0.0/12",
+            "Service range 10.96.0.0/12",
+        ),
+    ];
+    for n in [2usize, 3, 50] {
+        let plans: Vec<AddressPlan> = (0..n).map(|i| copied(&format!("c{i:02}"))).collect();
+        let group = all_in_one_group(&plans);
+        let found = check(Some(&group), &plans);
+        let names: Vec<String> = (0..n).map(|i| format!("c{i:02}")).collect();
+        let last = format!("c{:02}", n - 1);
+        let mut got: Vec<(&str, Option<&str>, &str, &[String])> = found
+            .iter()
+            .map(|f| {
+                (
+                    f.diagnostic.code,
+                    f.cluster.as_deref(),
+                    f.diagnostic.path.as_str(),
+                    f.clusters.as_slice(),
+                )
+            })
+            .collect();
+        got.sort_by_key(|row| row.0);
+        let mut want: Vec<(&str, Option<&str>, &str, &[String])> = kinds
+            .iter()
+            .map(|(code, path, ..)| (*code, Some(last.as_str()), *path, names.as_slice()))
+            .collect();
+        want.sort_by_key(|row| row.0);
+        assert_eq!(got, want, "{n} clusters");
+        for (code, _, what, range, label) in kinds {
+            let Some(message) = found
+                .iter()
+                .find(|f| f.diagnostic.code == code)
+                .map(|f| f.diagnostic.message.as_str())
+            else {
+                panic!("{n}: no {code}");
+            };
+            let group = if code == c::FL_SERVICE_OVERLAP.code {
+                " of routing group `all`"
+            } else {
+                ""
+            };
+            let expected = match n {
+                2 => format!(
+                    "{label} of cluster `c01` overlaps {label} of cluster `c00`: both hold {range}"
+                ),
+                3 => format!(
+                    "{what} {range} is used by 3 clusters{group}: `c00`, `c01`, `c02`; all hold {range}"
+                ),
+                _ => format!(
+                    "{what} {range} is used by 50 clusters{group}: `c00`, `c01`, `c02`, `c03`, `c04` and 45 more; all hold {range}"
+                ),
+            };
+            assert_eq!(message, expected, "{n} clusters, {code}");
+        }
+    }
+}
+
+/// Identical and different ranges together, and Service ranges in and out of routing groups,
+/// worked by hand.
+#[test]
+fn shared_ranges_and_pairs() {
+    let svc = |cidr: &str| format!("  network:\n    serviceCIDRs: [{cidr}]\n");
+    // a, b and c hold 10.244.0.0/16; d holds 10.244.128.0/17, its upper half (10.244.128.0 -
+    // 10.244.255.255): one group of three and one pair of the /17 with the /16 of all three.
+    let mixed = vec![
+        plan("a", &pools(&["10.244.0.0/16"])),
+        plan("b", &pools(&["10.244.0.0/16"])),
+        plan("c", &pools(&["10.244.0.0/16"])),
+        plan("d", &pools(&["10.244.128.0/17"])),
+    ];
+    let found = check(None, &mixed);
+    let got: Vec<(&str, Option<&str>, &str, Vec<&str>)> = found
+        .iter()
+        .map(|f| {
+            (
+                f.diagnostic.code,
+                f.cluster.as_deref(),
+                f.diagnostic.message.as_str(),
+                f.clusters.iter().map(String::as_str).collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        got,
         [
-            (Some("c1"), "spec.network.serviceCIDRs[0]"),
-            (Some("c2"), "spec.network.serviceCIDRs[0]"),
-            (Some("c2"), "spec.network.serviceCIDRs[0]"),
+            (
+                c::FL_POD_OVERLAP.code,
+                Some("c"),
+                "pod pool 10.244.0.0/16 is used by 3 clusters: `a`, `b`, `c`; all hold 10.244.0.0/16",
+                vec!["a", "b", "c"]
+            ),
+            (
+                c::FL_POD_OVERLAP.code,
+                Some("d"),
+                "pod pool `pool-0` (10.244.128.0/17) of cluster `d` overlaps pod pool 10.244.0.0/16 of 3 clusters (`a`, `b`, `c`): both hold 10.244.128.0/17",
+                vec!["a", "b", "c", "d"]
+            ),
         ]
     );
-    assert_eq!(found.len(), 3, "{found:?}");
+
+    // One Service range in four clusters (each with its own pods).
+    let four: Vec<AddressPlan> = ["a", "b", "c", "d"]
+        .iter()
+        .enumerate()
+        .map(|(i, name)| {
+            plan(
+                name,
+                &(pools(&[&format!("10.{}.0.0/16", i + 1)])
+                    + "  bgp:\n    enabled: true\n"
+                    + &svc("10.96.0.0/12")),
+            )
+        })
+        .collect();
+    let service = |fleet: Option<&Fleet>| -> Vec<(Option<String>, Vec<String>, String)> {
+        check(fleet, &four)
+            .into_iter()
+            .filter(|f| f.diagnostic.code == c::FL_SERVICE_OVERLAP.code)
+            .map(|f| (f.cluster, f.clusters, f.diagnostic.message))
+            .collect()
+    };
+    let strings = |names: &[&str]| names.iter().map(|n| (*n).to_owned()).collect::<Vec<_>>();
+    // No routing groups: separate clusters reuse one Service range by design, nothing found.
+    assert_eq!(service(None), []);
+    // a and b route to each other, c and d do not: one pair.
+    assert_eq!(
+        service(Some(&fleet(
+            "  routing:\n    - name: g\n      clusters: [a, b]\n"
+        ))),
+        [(
+            Some(String::from("b")),
+            strings(&["a", "b"]),
+            String::from(
+                "Service range 10.96.0.0/12 of cluster `b` overlaps Service range 10.96.0.0/12 of cluster `a`: both hold 10.96.0.0/12"
+            )
+        )]
+    );
+    // Two groups, {a, b, c} and {c, d}: a group of three, and c with d as a pair (a and d do
+    // not route to each other, so no finding names them together).
+    assert_eq!(
+        service(Some(&fleet(
+            "  routing:\n    - name: g\n      clusters: [a, b, c]\n    - name: h\n      clusters: [c, d]\n"
+        ))),
+        [
+            (
+                Some(String::from("c")),
+                strings(&["a", "b", "c"]),
+                String::from(
+                    "Service range 10.96.0.0/12 is used by 3 clusters of routing group `g`: `a`, `b`, `c`; all hold 10.96.0.0/12"
+                )
+            ),
+            (
+                Some(String::from("d")),
+                strings(&["c", "d"]),
+                String::from(
+                    "Service range 10.96.0.0/12 of cluster `d` overlaps Service range 10.96.0.0/12 of cluster `c`: both hold 10.96.0.0/12"
+                )
+            ),
+        ]
+    );
+}
+
+/// 1,000 clusters that copy one another's four ranges: the rules see each shared range once with
+/// its 1,000 holders (4 overlaps, 4,000 owners: linear), where a pairwise sweep handed them
+/// 4 x 499,500 pairs; and one finding per range names all 1,000.
+#[test]
+fn identical_clusters_are_judged_in_linear_work() {
+    let n = 1_000;
+    let template = copied("template");
+    let plans: Vec<AddressPlan> = (0..n)
+        .map(|i| {
+            let mut plan = template.clone();
+            plan.cluster = format!("c{i:04}");
+            plan
+        })
+        .collect();
+    let group = all_in_one_group(&plans);
+    let (found, counts) = super::check::check_counting(Some(&group), &plans);
+    assert_eq!((counts.overlaps, counts.owners), (4, 4 * n));
+    assert_eq!(found.len(), 4, "{:?}", found.first());
+    for finding in &found {
+        assert_eq!(finding.clusters.len(), n, "{}", finding.diagnostic.code);
+        assert!(
+            finding
+                .diagnostic
+                .message
+                .contains("is used by 1000 clusters"),
+            "{}",
+            finding.diagnostic.message
+        );
+    }
 }

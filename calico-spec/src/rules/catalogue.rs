@@ -16,8 +16,9 @@
 //! `RT0xxx` compare the ClusterNetwork with the router at the far end of its BGP sessions
 //! (`crate::router`).
 //! `FL` codes are fleet checks across clusters (`crate::fleet`): `FL00xx` the fleet file, `FL01xx`
-//! overlaps between clusters and with the fleet's reserved and routed ranges, `FL02xx` routing
-//! settings of clusters that route to each other.
+//! overlaps between clusters and with the fleet's reserved and routed ranges (one finding per
+//! range that several clusters hold, naming them all), `FL02xx` routing settings of clusters that
+//! route to each other.
 //! A code is never reused for a different meaning.
 //!
 //! This table is the only definition of a code: checks report `&catalogue::NAME`, never a code
@@ -396,7 +397,7 @@ rules! {
     FL_FLEET_FILE = "FL0001", Error, "the fleet file or its cluster list is not usable",
         "A fleet file (kind `Fleet`, calico-render.dev/v1alpha1) is read as strictly as a ClusterNetwork: an unknown field, a range that is not CIDR notation, a cluster entry that names no file, two clusters with one name (a cluster is named by its `metadata.name`, or its file's name without the extension) and a routing group that names an unknown cluster are refused, because each would leave part of the fleet unchecked. `calico-render schema --kind fleet` prints every field.";
     FL_POD_OVERLAP = "FL0101", Warning, "pod pools of two clusters overlap",
-        "Two clusters of one fleet give pods the same addresses. Each cluster's own IPAM keeps its pools apart, but nothing compares clusters: once pod routes of both reach one router (BGP to a shared top-of-rack, a cluster mesh, a VPN between sites) the router holds two routes for the same pods and one cluster's pods become unreachable, and a pod cannot tell a local peer from a remote one. Give each cluster its own slice of the fleet's pod space; the message names the range both hold.";
+        "Two clusters of one fleet give pods the same addresses. Each cluster's own IPAM keeps its pools apart, but nothing compares clusters: once pod routes of both reach one router (BGP to a shared top-of-rack, a cluster mesh, a VPN between sites) the router holds two routes for the same pods and one cluster's pods become unreachable, and a pod cannot tell a local peer from a remote one. Give each cluster its own slice of the fleet's pod space. The message names the range they share; when several clusters hold the very same range (a default copied into each), one finding names them all, reported at the cluster whose name sorts last (text lists the first five and `and N more`; the JSON report's `overlaps` lists every one). The other overlap codes (`FL0102`-`FL0107`) report shared ranges the same way.";
     FL_SERVICE_OVERLAP = "FL0102", Warning, "Service ranges of two routed clusters overlap",
         "Clusters of one routing group (the fleet file's `spec.routing`) share Service ClusterIP ranges. Separate clusters normally reuse one Service range (kubeadm's 10.96.0.0/12), which is why only clusters that route to each other are compared: there a ClusterIP of the other cluster is answered by the local kube-proxy or eBPF programs and never leaves the node, and advertised ClusterIPs (BGPConfiguration `serviceClusterIPs`) clash at the router. Give routed clusters distinct `network.serviceCIDRs` (the API server's `--service-cluster-ip-range`).";
     FL_LOAD_BALANCER_OVERLAP = "FL0103", Warning, "LoadBalancer pools of two clusters overlap",
