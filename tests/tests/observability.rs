@@ -169,3 +169,96 @@ fn overrides_need_the_switch() {
         assert!(err.to_string().contains(message), "{err}");
     }
 }
+
+/// The quickstart `custom-resources.yaml` files of v3.30 to v3.32 (the real corpus, byte for
+/// byte) import to `goldmane: true` and `whisker: true`, with nothing kept in overrides and no
+/// CN0415, and the imported ClusterNetwork renders Goldmane and Whisker `default` again.
+#[test]
+fn the_quickstart_imports_and_renders_goldmane_and_whisker() {
+    use calico_render::import::{self, Options};
+    use calico_spec::rules::SourceText;
+    for file in [
+        "v3.30.7__manifests__custom-resources.yaml",
+        "v3.31.7__manifests__custom-resources.yaml",
+        "v3.31.7__manifests__custom-resources-bpf.yaml",
+        "v3.32.1__manifests__custom-resources.yaml",
+        "v3.32.1__manifests__custom-resources-bpf.yaml",
+    ] {
+        let path = calico_render_tests::workspace_root()
+            .join("tests/cases/real/projectcalico__calico")
+            .join(file);
+        let text = std::fs::read_to_string(&path).expect("corpus file");
+        let imported = import::import_texts(
+            &[SourceText {
+                name: file,
+                text: &text,
+            }],
+            &Options::default(),
+        )
+        .unwrap_or_else(|err| panic!("{file}: {err:?}"));
+        let spec = &imported.cluster_network.spec;
+        assert!(spec.goldmane && spec.whisker, "{file}");
+        assert!(
+            spec.overrides.goldmane.is_none() && spec.overrides.whisker.is_none(),
+            "{file}"
+        );
+        assert!(
+            imported
+                .text
+                .contains("\n  goldmane: true\n  whisker: true\n"),
+            "{file}:\n{}",
+            imported.text
+        );
+        assert!(
+            imported.report.iter().all(|diag| diag.code != "CN0415"),
+            "{file}: {:?}",
+            imported.report
+        );
+        let rendered = objects(&imported.text);
+        let observability: Vec<&str> = kinds(&rendered)
+            .into_iter()
+            .filter(|kind| matches!(*kind, "Goldmane" | "Whisker"))
+            .collect();
+        assert_eq!(observability, ["Goldmane", "Whisker"], "{file}");
+    }
+}
+
+/// Import of Goldmane and Whisker in other shapes: a spec goes to the overrides, another name
+/// is named with CN0415 and left out.
+#[test]
+fn import_keeps_a_spec_and_leaves_out_other_names() {
+    use calico_render::import::{self, Options};
+    use calico_spec::rules::SourceText;
+    const INSTALLATION: &str = "apiVersion: operator.tigera.io/v1\nkind: Installation\nmetadata:\n  name: default\nspec:\n  calicoNetwork:\n    ipPools:\n      - name: default-ipv4-ippool\n        cidr: 10.244.0.0/16\n";
+    let import = |extra: &str| {
+        let text = format!("{INSTALLATION}---\n{extra}");
+        import::import_texts(
+            &[SourceText {
+                name: "live.yaml",
+                text: &text,
+            }],
+            &Options::default(),
+        )
+        .unwrap_or_else(|err| panic!("{extra}: {err:?}"))
+    };
+    let with_spec = import(
+        "apiVersion: operator.tigera.io/v1\nkind: Whisker\nmetadata:\n  name: default\nspec:\n  notifications: Disabled\n",
+    );
+    let spec = &with_spec.cluster_network.spec;
+    assert!(spec.whisker && !spec.goldmane);
+    assert_eq!(
+        spec.overrides.whisker.as_ref().and_then(|o| o.spec.clone()),
+        json!({"notifications": "Disabled"}).as_object().cloned()
+    );
+    let other_name =
+        import("apiVersion: operator.tigera.io/v1\nkind: Goldmane\nmetadata:\n  name: extra\n");
+    assert!(!other_name.cluster_network.spec.goldmane);
+    let outside: Vec<&str> = other_name
+        .report
+        .iter()
+        .filter(|diag| diag.code == "CN0415")
+        .map(|diag| diag.message.as_str())
+        .collect();
+    assert_eq!(outside.len(), 1, "{:?}", other_name.report);
+    assert!(outside[0].contains("Goldmane `extra`"), "{outside:?}");
+}
