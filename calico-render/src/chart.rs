@@ -21,7 +21,8 @@
 //!   `helm template` writes it as `crd.projectcalico.org/v1`, an install that finds the
 //!   projectcalico.org/v3 CRD as `projectcalico.org/v3`; both name the same object.
 //! - **Goldmane `default`** and **Whisker `default`**, when their `enabled` is true: metadata
-//!   only, so no other key under `goldmane` or `whisker` is read.
+//!   only, so no other key under `goldmane` or `whisker` is read; they are checked as an empty
+//!   spec, which is what a ClusterNetwork's `goldmane: true` / `whisker: true` renders.
 //! - **ConfigMap `kubernetes-services-endpoint`** in the release namespace, only when
 //!   `kubernetesServiceEndpoint.host` is non-empty: `KUBERNETES_SERVICE_HOST` and
 //!   `KUBERNETES_SERVICE_PORT` from `host` and `port`, both quoted, so a numeric port becomes
@@ -357,10 +358,8 @@ pub struct RenderedObject {
 /// What the chart renders from (already combined) values.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct Rendered {
-    /// The Calico objects we can check, in the chart's order.
+    /// The Calico objects, in the chart's order.
     pub objects: Vec<RenderedObject>,
-    /// Objects it renders that we cannot check (Goldmane, Whisker).
-    pub unchecked: Vec<Section>,
 }
 
 /// Render the Calico objects the chart makes from `values` (the user's values already laid
@@ -374,11 +373,11 @@ pub fn render(values: &Value) -> Rendered {
         if !truthy(map.get("enabled")) {
             continue;
         }
-        if !section.spec {
-            rendered.unchecked.push(section);
-            continue;
-        }
-        let mut spec: Map<String, Value> = map.clone();
+        let mut spec: Map<String, Value> = if section.spec {
+            map.clone()
+        } else {
+            Map::new()
+        };
         spec.remove("enabled");
         let mut origin = Origin::Section {
             section,
@@ -571,8 +570,9 @@ mod tests {
             .iter()
             .map(|object| object.value["kind"].as_str().unwrap_or_default())
             .collect();
-        assert_eq!(kinds, ["Installation", "APIServer"]);
-        assert_eq!(rendered.unchecked, [GOLDMANE, WHISKER]);
+        // The chart's defaults turn Goldmane and Whisker on (`enabled: true`), metadata only.
+        assert_eq!(kinds, ["Installation", "APIServer", "Goldmane", "Whisker"]);
+        assert_eq!(rendered.objects[2].value["spec"], json!({}));
         assert_eq!(
             rendered.objects[0].value["spec"],
             json!({

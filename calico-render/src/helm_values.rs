@@ -17,7 +17,9 @@
 //! `controlPlaneReplicas: 2`, `nonPrivileged: Disabled`, ...). A default our Installation does
 //! not set is cleared with `null`, which Helm reads as "delete this key", so the rendered
 //! Installation holds exactly our fields. The chart also renders Goldmane and Whisker by
-//! default; our bundle has neither, so they are disabled.
+//! default (metadata only): `goldmane.enabled` and `whisker.enabled` are true exactly when our
+//! bundle holds them with an empty spec (`goldmane: true` / `whisker: true`); one with a spec
+//! (from overrides) is an extra object and the chart's own is turned off.
 //!
 //! How the chart's output still differs from our objects, by construction of its templates:
 //! the Installation always carries `imagePullSecrets` (an empty list when there are none), the
@@ -74,9 +76,11 @@ pub fn to_chart_values_for(release: &Release, objects: &[Value]) -> ChartValues 
             .get("spec")
             .cloned()
             .unwrap_or(Value::Object(Map::new()));
-        // The chart renders each section's object once, named `default`.
+        // The chart renders each section's object once, named `default`; Goldmane and Whisker
+        // only as metadata, so only with an empty spec.
+        let empty_spec = spec.as_object().is_some_and(Map::is_empty);
         let section = chart::SECTIONS.iter().find(|section| {
-            section.spec
+            (section.spec || empty_spec)
                 && (section.api_version, section.kind, "default") == (api_version, kind, name)
                 && !values.contains_key(section.key)
         });
@@ -136,8 +140,8 @@ pub fn to_chart_values_for(release: &Release, objects: &[Value]) -> ChartValues 
         }
     }
 
-    // A section we have no object for is disabled; our bundle never holds Goldmane or Whisker,
-    // which the chart would add by default.
+    // A section we have no object for is disabled: Goldmane and Whisker, which the chart would
+    // add by default, stay off unless the ClusterNetwork says `goldmane: true` / `whisker: true`.
     for section in chart::SECTIONS {
         values
             .entry(section.key.to_owned())
@@ -253,6 +257,46 @@ mod tests {
         );
         assert_eq!(chart.extra, vec![objects[2].clone()]);
         assert_eq!(chart.notes.len(), 2, "{:?}", chart.notes);
+    }
+
+    /// Goldmane and Whisker: on in the chart exactly when ours has an empty spec (the chart
+    /// writes them as metadata only); one with a spec stays ours and the chart's is off.
+    #[test]
+    fn goldmane_and_whisker_follow_the_bundle() {
+        let object = |kind: &str, spec: Value| {
+            json!({"apiVersion": "operator.tigera.io/v1", "kind": kind,
+                   "metadata": {"name": "default"}, "spec": spec})
+        };
+        let cases = [
+            (vec![], false, false, 0),
+            (vec![object("Goldmane", json!({}))], true, false, 0),
+            (
+                vec![object("Goldmane", json!({})), object("Whisker", json!({}))],
+                true,
+                true,
+                0,
+            ),
+            (
+                vec![object("Whisker", json!({"notifications": "Disabled"}))],
+                false,
+                false,
+                1,
+            ),
+        ];
+        for (objects, goldmane, whisker, extra) in cases {
+            let chart = to_chart_values(&objects);
+            assert_eq!(
+                chart.values["goldmane"],
+                json!({"enabled": goldmane}),
+                "{objects:?}"
+            );
+            assert_eq!(
+                chart.values["whisker"],
+                json!({"enabled": whisker}),
+                "{objects:?}"
+            );
+            assert_eq!(chart.extra.len(), extra, "{objects:?}");
+        }
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //!
 //! [`Object`] is what `compile` produces and what the bundle writer, the patcher and the stream
 //! adapters consume. Its variants are declared in bundle order (endpoint ConfigMap,
-//! Installation, APIServer, then the projectcalico.org/v3 kinds), and [`Object::rank`] gives that
+//! Installation, APIServer, Goldmane, Whisker, then the projectcalico.org/v3 kinds), and [`Object::rank`] gives that
 //! order as a number so that sorting a bundle is one `sort_by_key`.
 //!
 //! Serializing an `Object` writes the wire form with a fixed key order: `apiVersion`, `kind`,
@@ -34,6 +34,10 @@ pub enum Object {
     Installation(Box<v1::Installation>),
     /// `operator.tigera.io/v1` APIServer (`default`).
     APIServer(v1::APIServer),
+    /// `operator.tigera.io/v1` Goldmane (`default`), the flow aggregator (Calico v3.30 on).
+    Goldmane(v1::Goldmane),
+    /// `operator.tigera.io/v1` Whisker (`default`), the flow log UI (Calico v3.30 on).
+    Whisker(v1::Whisker),
     /// `projectcalico.org/v3` FelixConfiguration.
     FelixConfiguration(Box<v3::FelixConfiguration>),
     /// `projectcalico.org/v3` BGPConfiguration.
@@ -51,6 +55,8 @@ impl Object {
             Object::ConfigMap(_) => k8s_openapi::api_version(&ConfigMap::default()),
             Object::Installation(o) => k8s_openapi::api_version(&**o),
             Object::APIServer(o) => k8s_openapi::api_version(o),
+            Object::Goldmane(o) => k8s_openapi::api_version(o),
+            Object::Whisker(o) => k8s_openapi::api_version(o),
             Object::FelixConfiguration(o) => k8s_openapi::api_version(&**o),
             Object::BGPConfiguration(o) => k8s_openapi::api_version(o),
             Object::BGPPeer(o) => k8s_openapi::api_version(o),
@@ -64,6 +70,8 @@ impl Object {
             Object::ConfigMap(_) => k8s_openapi::kind(&ConfigMap::default()),
             Object::Installation(o) => k8s_openapi::kind(&**o),
             Object::APIServer(o) => k8s_openapi::kind(o),
+            Object::Goldmane(o) => k8s_openapi::kind(o),
+            Object::Whisker(o) => k8s_openapi::kind(o),
             Object::FelixConfiguration(o) => k8s_openapi::kind(&**o),
             Object::BGPConfiguration(o) => k8s_openapi::kind(o),
             Object::BGPPeer(o) => k8s_openapi::kind(o),
@@ -77,6 +85,8 @@ impl Object {
             Object::ConfigMap(o) => &o.metadata,
             Object::Installation(o) => &o.metadata,
             Object::APIServer(o) => &o.metadata,
+            Object::Goldmane(o) => &o.metadata,
+            Object::Whisker(o) => &o.metadata,
             Object::FelixConfiguration(o) => &o.metadata,
             Object::BGPConfiguration(o) => &o.metadata,
             Object::BGPPeer(o) => &o.metadata,
@@ -94,17 +104,19 @@ impl Object {
         self.metadata().namespace.as_deref()
     }
 
-    /// The position of the object's kind in a bundle: 0 for the endpoint ConfigMap up to 6 for
+    /// The position of the object's kind in a bundle: 0 for the endpoint ConfigMap up to 8 for
     /// IPPools. Objects of the same kind keep the order they were compiled in.
     pub fn rank(&self) -> u8 {
         match self {
             Object::ConfigMap(_) => 0,
             Object::Installation(_) => 1,
             Object::APIServer(_) => 2,
-            Object::FelixConfiguration(_) => 3,
-            Object::BGPConfiguration(_) => 4,
-            Object::BGPPeer(_) => 5,
-            Object::IPPool(_) => 6,
+            Object::Goldmane(_) => 3,
+            Object::Whisker(_) => 4,
+            Object::FelixConfiguration(_) => 5,
+            Object::BGPConfiguration(_) => 6,
+            Object::BGPPeer(_) => 7,
+            Object::IPPool(_) => 8,
         }
     }
 
@@ -112,7 +124,7 @@ impl Object {
     /// operator.tigera.io kinds); false for projectcalico.org/v3 objects, which need the Calico
     /// API server or the native v3 CRDs first.
     pub fn is_operator_stage(&self) -> bool {
-        self.rank() <= 2
+        self.rank() <= 4
     }
 
     /// The wire form as an untyped JSON value (keys sorted, as serde_json's map keeps them).
@@ -159,6 +171,8 @@ impl Object {
             "ConfigMap" => Object::ConfigMap(read(&value)?),
             "Installation" => Object::Installation(Box::new(read(&value)?)),
             "APIServer" => Object::APIServer(read(&value)?),
+            "Goldmane" => Object::Goldmane(read(&value)?),
+            "Whisker" => Object::Whisker(read(&value)?),
             "FelixConfiguration" => Object::FelixConfiguration(Box::new(read(&value)?)),
             "BGPConfiguration" => Object::BGPConfiguration(read(&value)?),
             "BGPPeer" => Object::BGPPeer(read(&value)?),
@@ -207,6 +221,8 @@ impl Serialize for Object {
             Object::ConfigMap(o) => OrderedConfigMap::from(o).serialize(serializer),
             Object::Installation(o) => o.serialize(serializer),
             Object::APIServer(o) => o.serialize(serializer),
+            Object::Goldmane(o) => o.serialize(serializer),
+            Object::Whisker(o) => o.serialize(serializer),
             Object::FelixConfiguration(o) => o.serialize(serializer),
             Object::BGPConfiguration(o) => o.serialize(serializer),
             Object::BGPPeer(o) => o.serialize(serializer),

@@ -912,8 +912,8 @@ pub fn indexed_kind_of<'k>(api_version: &str, kind: &'k str) -> Option<&'k str> 
         kind,
         "IPPool" | "BGPPeer" | "BGPConfiguration" | "FelixConfiguration" | "IPReservation"
     );
-    let operator =
-        api_version == "operator.tigera.io/v1" && matches!(kind, "Installation" | "APIServer");
+    let operator = api_version == "operator.tigera.io/v1"
+        && matches!(kind, "Installation" | "APIServer" | "Goldmane" | "Whisker");
     (calico || operator).then_some(kind)
 }
 
@@ -1418,6 +1418,8 @@ mod tests {
             let kinds: Vec<&str> = release.index().kinds().collect();
             for kind in [
                 "APIServer",
+                "Goldmane",
+                "Whisker",
                 "BGPConfiguration",
                 "BGPPeer",
                 "FelixConfiguration",

@@ -256,6 +256,8 @@ fn every_cel_rule_of_every_release_is_evaluated_or_a_transition_rule() {
         let dir = format!("crds/{}", release.data);
         let mut from_crds = crd_file_rules(&dir, "operator.tigera.io_installations");
         from_crds.extend(crd_file_rules(&dir, "operator.tigera.io_apiservers"));
+        from_crds.extend(crd_file_rules(&dir, "operator.tigera.io_goldmanes"));
+        from_crds.extend(crd_file_rules(&dir, "operator.tigera.io_whiskers"));
         let calico = if release.native_v3_crds {
             "projectcalico.org_"
         } else {
@@ -298,7 +300,7 @@ fn every_cel_rule_of_every_release_is_evaluated_or_a_transition_rule() {
         }
     }
     let v3_32 = Release::default_target().crd_rules();
-    assert_eq!(v3_32.all().count(), 18);
+    assert_eq!(v3_32.all().count(), 20);
     assert_eq!(
         v3_32
             .all()
@@ -308,11 +310,11 @@ fn every_cel_rule_of_every_release_is_evaluated_or_a_transition_rule() {
         "the IP pool's CIDR and block size immutability"
     );
     // v3.33 (release-v3.33 at 6609dea): `rule:` lines in its index's CRD files (grep -c):
-    // BGPConfiguration 3, BGPPeer 8, FelixConfiguration 8, IPPool 16, APIServer 1, and
-    // Installation 7, of which 3 are in `status.computed` (the two autodetection rules and the
-    // Typha disruption budget's again).
+    // BGPConfiguration 3, BGPPeer 8, FelixConfiguration 8, IPPool 16, APIServer 1, Goldmane 1,
+    // Whisker 1, and Installation 7, of which 3 are in `status.computed` (the two
+    // autodetection rules and the Typha disruption budget's again).
     let v3_33 = Release::newest().crd_rules();
-    assert_eq!(v3_33.all().count(), 3 + 8 + 8 + 16 + 1 + (7 - 3));
+    assert_eq!(v3_33.all().count(), 3 + 8 + 8 + 16 + 1 + 1 + 1 + (7 - 3));
     for older in RELEASES.iter().filter(|r| !r.native_v3_crds) {
         assert_eq!(older.crd_rules().all().count(), 0, "{}", older.calico);
     }
@@ -365,14 +367,16 @@ fn list_rules_shows_each_rule_with_its_releases() {
     let json: Value =
         serde_json::from_str(&list_rules(&["--calico-version", "v3.32.1", "-o", "json"])).unwrap();
     let crd = json["crdRules"].as_array().unwrap();
-    assert_eq!(crd.len(), 18);
+    // 18 rules of the kinds we rendered first, and Goldmane's and Whisker's name rule
+    // (`self.metadata.name == 'default'`, in both CRDs from v3.32 on).
+    assert_eq!(crd.len(), 20);
     assert!(
         crd.iter()
             .all(|r| r["releases"] == serde_json::json!(["v3.32"]))
     );
     assert_eq!(
         crd.iter().filter(|r| r["status"] == "evaluated").count(),
-        16
+        18
     );
 }
 

@@ -85,6 +85,8 @@ fn article_as_a_full_struct_literal() -> ClusterNetwork {
                 ..Default::default()
             },
             calico_api_server: true,
+            goldmane: false,
+            whisker: false,
             api_mode: None,
             mtu: None,
             felix: Felix::default(),
@@ -160,6 +162,8 @@ fn everything() -> ClusterNetwork {
                 pod_cidrs: Vec::new(),
             },
             calico_api_server: false,
+            goldmane: true,
+            whisker: true,
             api_mode: Some(cluster_network::ApiMode::NativeV3),
             mtu: Some(1400),
             felix: Felix {

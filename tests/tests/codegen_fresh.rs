@@ -11,10 +11,12 @@ use std::path::{Path, PathBuf};
 
 /// The CRD files of the committed types, as the regeneration command names them
 /// (relative to the workspace root, so headers carry no machine paths).
-const INPUTS: [&str; 8] = [
+const INPUTS: [&str; 10] = [
     "crds/release-v3.33-6609dea/operator.tigera.io_installations.yaml",
     "crds/release-v3.33-6609dea/operator.tigera.io_apiservers.yaml",
     "crds/release-v3.33-6609dea/operator.tigera.io_tigerastatuses.yaml",
+    "crds/release-v3.33-6609dea/operator.tigera.io_goldmanes.yaml",
+    "crds/release-v3.33-6609dea/operator.tigera.io_whiskers.yaml",
     "crds/release-v3.33-6609dea/projectcalico.org_ippools.yaml",
     "crds/release-v3.33-6609dea/projectcalico.org_bgpconfigurations.yaml",
     "crds/release-v3.33-6609dea/projectcalico.org_bgppeers.yaml",
@@ -40,6 +42,8 @@ fn index_inputs(release: &str, native_v3: bool) -> Vec<String> {
     let mut files = vec![
         format!("crds/{release}/operator.tigera.io_installations.yaml"),
         format!("crds/{release}/operator.tigera.io_apiservers.yaml"),
+        format!("crds/{release}/operator.tigera.io_goldmanes.yaml"),
+        format!("crds/{release}/operator.tigera.io_whiskers.yaml"),
     ];
     for kind in [
         "ippools",

@@ -445,9 +445,10 @@ fn what_cannot_be_said_is_refused() {
 }
 
 /// Calico's quickstart `custom-resources.yaml` from v3.30 on (the real file, v3.32.1) holds
-/// Goldmane and Whisker beside the Installation and APIServer: no ClusterNetwork renders them,
-/// so each is named (CN0415) and left out, and the rest imports; the pool comes back as the
-/// quickstart wrote it.
+/// Goldmane and Whisker `default` (no spec) beside the Installation and APIServer: they import
+/// as `goldmane: true` and `whisker: true`, with no CN0415; the pool comes back as the
+/// quickstart wrote it. A Goldmane of another name is named (CN0415) and left out, a warning a
+/// reviewer can deny.
 #[test]
 fn the_quickstart_with_goldmane_and_whisker_imports() {
     let dir = workspace_root().join("tests/cases/real/projectcalico__calico");
@@ -456,25 +457,36 @@ fn the_quickstart_with_goldmane_and_whisker_imports() {
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(0), "{stderr}");
-    for kind in ["Goldmane", "Whisker"] {
-        assert!(
-            stderr.contains(&format!(
-                "warning[CN0415]: {kind} `default` (operator.tigera.io/v1) is not rendered by a \
-                 ClusterNetwork"
-            )),
-            "{kind}: {stderr}"
-        );
-    }
+    assert!(!stderr.contains("CN0415"), "{stderr}");
     assert!(
         stdout.contains("- name: default-ipv4-ippool\n    cidr: 192.168.0.0/16\n"),
         "{stdout}"
     );
     assert!(
-        !stdout.contains("Goldmane") && !stdout.contains("Whisker"),
+        stdout.contains("\n  goldmane: true\n  whisker: true\n"),
         "{stdout}"
     );
-    // Leaving them out is a warning, so a reviewer can deny it.
-    let denied = run_calico_render(&["import", "-f", file, "--deny", "CN0415"], &dir, b"");
+    let renamed = std::fs::read_to_string(dir.join(file))
+        .expect("corpus file")
+        .replace(
+            "kind: Goldmane\nmetadata:\n  name: default",
+            "kind: Goldmane\nmetadata:\n  name: extra",
+        );
+    let out = run_calico_render(&["import", "-f", "-"], &dir, renamed.as_bytes());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{stderr}");
+    assert!(
+        stderr.contains(
+            "warning[CN0415]: Goldmane `extra` (operator.tigera.io/v1) is not rendered by a \
+             ClusterNetwork"
+        ),
+        "{stderr}"
+    );
+    let denied = run_calico_render(
+        &["import", "-f", "-", "--deny", "CN0415"],
+        &dir,
+        renamed.as_bytes(),
+    );
     assert_eq!(denied.status.code(), Some(1));
     assert!(denied.stdout.is_empty());
 }

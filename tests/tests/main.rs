@@ -38,6 +38,7 @@ mod import_manifests;
 mod krm_function;
 mod lists;
 mod messages;
+mod observability;
 mod ops_checks;
 mod ops_checks_runtime;
 mod oracle_diff;

@@ -61,7 +61,7 @@ fn unknown_fields_suggest_the_closest_name() {
     check(
         "spec:\n",
         "spec:\n  dataPlane: BPF\n",
-        "cluster.yaml:4:3 error[CN0001] unknown field `dataPlane` (at spec.dataPlane); did you mean `dataplane`? valid here: `calicoVersion`, `kubernetesProvider`, `apiEndpoint`, `dataplane`, `manageKubeProxy`, `bpfNetworkBootstrap`, `bgp`, `podPools`, `loadBalancerPools`, `nodeAddressAutodetection`, `network`, `calicoAPIServer`, `apiMode`, `mtu`, `felix`, `overrides`, `extraObjects`",
+        "cluster.yaml:4:3 error[CN0001] unknown field `dataPlane` (at spec.dataPlane); did you mean `dataplane`? valid here: `calicoVersion`, `kubernetesProvider`, `apiEndpoint`, `dataplane`, `manageKubeProxy`, `bpfNetworkBootstrap`, `bgp`, `podPools`, `loadBalancerPools`, `nodeAddressAutodetection`, `network`, `calicoAPIServer`, `goldmane`, `whisker`, `apiMode`, `mtu`, `felix`, `overrides`, `extraObjects`",
     );
     check(
         "kind: ClusterNetwork",

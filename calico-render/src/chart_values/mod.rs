@@ -283,14 +283,6 @@ fn check_values(
                 }
                 out.push(diag);
             }
-            for section in rendered.unchecked {
-                outcome.skipped.push(Skipped {
-                    file: values.file.to_owned(),
-                    document: values.document,
-                    api_version: Some(section.api_version.to_owned()),
-                    kind: Some(section.kind.to_owned()),
-                });
-            }
         }
     }
     for mut diag in out {

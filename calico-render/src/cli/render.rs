@@ -329,6 +329,8 @@ pub(crate) fn images_text(
         &installation,
         of_kind("APIServer").is_some(),
         aggregated,
+        of_kind("Goldmane").is_some(),
+        of_kind("Whisker").is_some(),
     ) {
         Some(pulled) => {
             for image in pulled {
@@ -341,8 +343,13 @@ pub(crate) fn images_text(
         ),
     }
     out.push_str(
-        "# not listed: the images of kinds calico-render does not render (Goldmane, Whisker, \
-         Istio, the Gateway API's Envoy), from the same registry and path\n",
+        if of_kind("Goldmane").is_some() || of_kind("Whisker").is_some() {
+            "# not listed: the images of kinds calico-render does not render (Istio, the Gateway \
+             API's Envoy), from the same registry and path\n"
+        } else {
+            "# not listed: the images of kinds calico-render does not render (Goldmane, Whisker, \
+             Istio, the Gateway API's Envoy), from the same registry and path\n"
+        },
     );
     out
 }

@@ -375,6 +375,12 @@ impl Serialize for SpecOut<'_> {
         if !spec.calico_api_server {
             out.serialize_entry("calicoAPIServer", &false)?;
         }
+        if spec.goldmane {
+            out.serialize_entry("goldmane", &true)?;
+        }
+        if spec.whisker {
+            out.serialize_entry("whisker", &true)?;
+        }
         if let Some(mode) = spec.api_mode {
             out.serialize_entry("apiMode", &mode)?;
         }

@@ -51,6 +51,28 @@ pub(super) fn import<'a>(
         out.push((live, live.value.clone()));
     }
     cluster_network.spec.calico_api_server = api_server;
+    // Goldmane and Whisker `default` (the v3.30+ quickstart's): the switch, and a spec the
+    // switch does not say in their overrides (CN0404), as for the APIServer.
+    type Slot = fn(&mut cluster_network::Overrides) -> &mut Option<ObjectOverride>;
+    let observability: [(&str, &str, Slot); 2] = [
+        ("Goldmane", "goldmane", |o| &mut o.goldmane),
+        ("Whisker", "whisker", |o| &mut o.whisker),
+    ];
+    for (kind, place, slot) in observability {
+        for live in of(kind) {
+            set_override(
+                live,
+                live.value.get("spec"),
+                report,
+                place,
+                slot,
+                cluster_network,
+            );
+            out.push((live, live.value.clone()));
+        }
+    }
+    cluster_network.spec.goldmane = of("Goldmane").next().is_some();
+    cluster_network.spec.whisker = of("Whisker").next().is_some();
     if !api_server {
         report.push(
             &c::CN_IMPORT_ABSENT,

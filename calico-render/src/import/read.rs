@@ -199,19 +199,22 @@ fn one(value: &Value, at: At, report: &mut Report) -> Option<(Live, bool)> {
             }
             true
         }
+        (OPERATOR_V1, "Goldmane" | "Whisker") if name == DEFAULT_NAME => true,
         (OPERATOR_V1, "Goldmane" | "Whisker") => {
-            // The quickstart's observability objects: named and left as they are, so the
-            // Installation and APIServer beside them still import.
+            // Another name: the operator reconciles only `default` (the CRD refuses any other
+            // name from v3.32), so a ClusterNetwork cannot say it. Named and left as it is, so
+            // the objects beside it still import.
             report.push(
                 &c::CN_IMPORT_OUTSIDE,
                 Some(&at),
-                "",
+                "metadata.name",
                 format!(
-                    "{kind} `{name}` ({api_version}) is not rendered by a ClusterNetwork; left \
-                     out of it as it is (`patch` leaves it on the cluster)"
+                    "{kind} `{name}` ({api_version}) is not rendered by a ClusterNetwork, which \
+                     renders only {kind} `default`; left out of it as it is (`patch` leaves it \
+                     on the cluster)"
                 ),
-                "on a new cluster apply it beside the rendered bundle, or the cluster runs \
-                 without it",
+                "the operator acts only on `default`: remove it from the cluster, or apply it \
+                 beside the rendered bundle",
             );
             return None;
         }
@@ -241,8 +244,8 @@ fn one(value: &Value, at: At, report: &mut Report) -> Option<(Live, bool)> {
             Some(&at),
             "kind",
             format!("{kind} `{name}` ({api_version}) is not an object a ClusterNetwork renders"),
-            "import takes Installation and APIServer (operator.tigera.io/v1), the endpoint \
-             ConfigMap, and FelixConfiguration, BGPConfiguration, BGPPeer and IPPool; remove it \
+            "import takes Installation, APIServer, Goldmane and Whisker \
+             (operator.tigera.io/v1), the endpoint ConfigMap, and FelixConfiguration, BGPConfiguration, BGPPeer and IPPool; remove it \
              from the input",
         );
         return None;

@@ -17,6 +17,16 @@ const RESOURCES: &[(&str, &str, &str)] = &[
         "apiservers.operator.tigera.io",
     ),
     (
+        "operator.tigera.io/v1",
+        "Goldmane",
+        "goldmanes.operator.tigera.io",
+    ),
+    (
+        "operator.tigera.io/v1",
+        "Whisker",
+        "whiskers.operator.tigera.io",
+    ),
+    (
         "projectcalico.org/v3",
         "FelixConfiguration",
         "felixconfigurations.projectcalico.org",

@@ -9,6 +9,9 @@
 //!   operator's own write-back defaults ([`crate::defaults`]) so that what the operator writes
 //!   back is what we rendered and GitOps tools see no drift;
 //! - APIServer `default` with `spec: {}`, unless `calicoAPIServer: false`;
+//! - Goldmane `default` and Whisker `default`, each with `spec: {}` (as the quickstart writes
+//!   them; the operator fills in the rest at run time), only with `goldmane: true` /
+//!   `whisker: true`;
 //! - FelixConfiguration `default`, only with the Felix settings the user chose (never the
 //!   fields the operator owns);
 //! - BGPConfiguration `default`, only when BGP is on and an AS number, the mesh switch or an
@@ -144,6 +147,16 @@ pub(super) fn vocabulary_objects(cluster_network: &ClusterNetwork) -> Vec<Value>
             "spec": {},
         }));
     }
+    for (on, kind) in [(spec.goldmane, "Goldmane"), (spec.whisker, "Whisker")] {
+        if on {
+            objects.push(json!({
+                "apiVersion": "operator.tigera.io/v1",
+                "kind": kind,
+                "metadata": { "name": DEFAULT_NAME },
+                "spec": {},
+            }));
+        }
+    }
 
     if !spec.felix.is_empty() {
         objects.push(v3_object(
@@ -232,6 +245,8 @@ fn object_of(spec: &super::spec::ClusterNetworkSpec, value: Value) -> Result<Obj
             wire("Installation", &name, value)?,
         ))),
         "APIServer" => Object::APIServer(wire("APIServer", &name, value)?),
+        "Goldmane" => Object::Goldmane(wire("Goldmane", &name, value)?),
+        "Whisker" => Object::Whisker(wire("Whisker", &name, value)?),
         "FelixConfiguration" => {
             Object::FelixConfiguration(Box::new(wire("FelixConfiguration", &name, value)?))
         }
@@ -625,6 +640,8 @@ pub(super) fn origin_of(
             "spec".into()
         }
         "APIServer" => "spec.calicoAPIServer".into(),
+        "Goldmane" => "spec.goldmane".into(),
+        "Whisker" => "spec.whisker".into(),
         "FelixConfiguration" => match rest("spec") {
             Some(field) if FELIX_FIELDS.contains(&field) => format!("spec.felix.{field}"),
             _ => "spec.felix".into(),

@@ -54,6 +54,12 @@ pub struct Overrides {
     /// Merged into APIServer `default` (operator.tigera.io/v1); needs `calicoAPIServer: true`.
     #[serde(default, rename = "apiServer", skip_serializing_if = "Option::is_none")]
     pub api_server: Option<ObjectOverride>,
+    /// Merged into Goldmane `default` (operator.tigera.io/v1); needs `goldmane: true`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub goldmane: Option<ObjectOverride>,
+    /// Merged into Whisker `default` (operator.tigera.io/v1); needs `whisker: true`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub whisker: Option<ObjectOverride>,
     /// Merged into FelixConfiguration `default` (projectcalico.org/v3), which is rendered when
     /// this or `spec.felix` sets anything.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -193,6 +199,12 @@ fn entries(overrides: &Overrides) -> Vec<Entry> {
     if let Some(over) = &overrides.api_server {
         push("apiServer", "APIServer", "default", to_value(over));
     }
+    if let Some(over) = &overrides.goldmane {
+        push("goldmane", "Goldmane", "default", to_value(over));
+    }
+    if let Some(over) = &overrides.whisker {
+        push("whisker", "Whisker", "default", to_value(over));
+    }
     if let Some(over) = &overrides.felix_configuration {
         push(
             "felixConfiguration",
@@ -297,10 +309,12 @@ fn rank(kind: &str) -> u8 {
         "ConfigMap" => 0,
         "Installation" => 1,
         "APIServer" => 2,
-        "FelixConfiguration" => 3,
-        "BGPConfiguration" => 4,
-        "BGPPeer" => 5,
-        _ => 6,
+        "Goldmane" => 3,
+        "Whisker" => 4,
+        "FelixConfiguration" => 5,
+        "BGPConfiguration" => 6,
+        "BGPPeer" => 7,
+        _ => 8,
     }
 }
 
@@ -716,6 +730,8 @@ fn type_object(kind: &str, value: &Value) -> Vec<typed::Problem> {
         "ConfigMap" => read::<ConfigMap>(value),
         "Installation" => read::<v1::Installation>(value),
         "APIServer" => read::<v1::APIServer>(value),
+        "Goldmane" => read::<v1::Goldmane>(value),
+        "Whisker" => read::<v1::Whisker>(value),
         "FelixConfiguration" => read::<v3::FelixConfiguration>(value),
         "BGPConfiguration" => read::<v3::BGPConfiguration>(value),
         "BGPPeer" => read::<v3::BGPPeer>(value),
@@ -861,6 +877,14 @@ fn missing_target(
         "APIServer" => (
             "there is no APIServer to override: `spec.calicoAPIServer` is false".to_owned(),
             "set `calicoAPIServer: true` or remove `spec.overrides.apiServer`".to_owned(),
+        ),
+        "Goldmane" => (
+            "there is no Goldmane to override: `spec.goldmane` is false".to_owned(),
+            "set `goldmane: true` or remove `spec.overrides.goldmane`".to_owned(),
+        ),
+        "Whisker" => (
+            "there is no Whisker to override: `spec.whisker` is false".to_owned(),
+            "set `whisker: true` or remove `spec.overrides.whisker`".to_owned(),
         ),
         "ConfigMap" => (
             "there is no endpoint ConfigMap to override: `spec.apiEndpoint` is not set".to_owned(),

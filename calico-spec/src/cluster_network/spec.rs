@@ -154,6 +154,18 @@ pub struct ClusterNetworkSpec {
     #[serde(default = "default_true", rename = "calicoAPIServer")]
     pub calico_api_server: bool,
 
+    /// Render Goldmane `default` (`spec: {}`): the operator then runs Goldmane, which gathers
+    /// the flow logs of every node and serves them to Whisker (Calico v3.30 on; the v3.30+
+    /// quickstart and the tigera-operator chart turn it on). Default: false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub goldmane: bool,
+
+    /// Render Whisker `default` (`spec: {}`): the operator then runs Whisker, the web UI for
+    /// the flow logs Goldmane gathers (Calico v3.30 on; the quickstart and the chart turn it on
+    /// together with Goldmane). Default: false.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub whisker: bool,
+
     /// How the cluster serves projectcalico.org/v3, which decides the CRDs applied before the
     /// operator: `NativeV3` (the projectcalico.org/v3 CRDs, `v3_projectcalico_org.yaml`;
     /// v3.32 on) or `Aggregated` (the Calico API server over the crd.projectcalico.org/v1
@@ -207,6 +219,8 @@ impl Default for ClusterNetworkSpec {
             node_address_autodetection: NodeAddressAutodetection::default(),
             network: NetworkFacts::default(),
             calico_api_server: default_true(),
+            goldmane: false,
+            whisker: false,
             api_mode: None,
             mtu: None,
             felix: Felix::default(),

@@ -1445,7 +1445,8 @@ mod tests {
                 );
             }
         }
-        assert_eq!(newest().crd_rules().all().count(), 18);
+        // Goldmane's and Whisker's name rule (one each) are the last two.
+        assert_eq!(newest().crd_rules().all().count(), 20);
     }
 
     #[test]

@@ -118,14 +118,17 @@ pub struct Pulled {
 /// The images the operator of `release` pulls for the Installation `installation` (JSON, as
 /// rendered: operator defaults spelled out) at Calico version `version`, with an APIServer
 /// when `api_server` (`aggregated`: the Calico API server; else the calico-webhooks of native
-/// mode). `None` for the TigeraSecureEnterprise/CalicoEnterprise variants, whose images are
-/// Tigera's. The operator's own image comes first.
+/// mode), and with Goldmane and Whisker `default` when `goldmane` / `whisker`. `None` for the
+/// TigeraSecureEnterprise/CalicoEnterprise variants, whose images are Tigera's. The operator's
+/// own image comes first.
 pub fn pulled(
     release: &Release,
     version: &str,
     installation: &Value,
     api_server: bool,
     aggregated: bool,
+    goldmane: bool,
+    whisker: bool,
 ) -> Option<Vec<Pulled>> {
     let text = |pointer: &str| {
         installation
@@ -164,6 +167,10 @@ pub fn pulled(
                  cni.installMode All)",
             ));
         }
+        // Goldmane and Whisker's backend run from `calico` too; the UI keeps an image.
+        if whisker {
+            names.push(("whisker", "the Whisker Deployment's UI container (Whisker)"));
+        }
     } else {
         names.push(("node", "calico-node"));
         if calico_cni {
@@ -195,6 +202,16 @@ pub fn pulled(
         }
         if api_server && !aggregated && release.minor == "v3.32" {
             names.push(("webhooks", "calico-webhooks (APIServer, native v3 mode)"));
+        }
+        if goldmane {
+            names.push(("goldmane", "the Goldmane Deployment (Goldmane)"));
+        }
+        if whisker {
+            names.push(("whisker", "the Whisker Deployment's UI container (Whisker)"));
+            names.push((
+                "whisker-backend",
+                "the Whisker Deployment's backend container (Whisker)",
+            ));
         }
         if installation
             .pointer("/spec/certificateManagement")
@@ -359,7 +376,16 @@ mod tests {
             "kubeletVolumePluginPath": "None",
             "flexVolumePath": "None",
         }});
-        let v3_33 = pulled(release("v3.33.0"), "v3.33.0", &installation, true, false).unwrap();
+        let v3_33 = pulled(
+            release("v3.33.0"),
+            "v3.33.0",
+            &installation,
+            true,
+            false,
+            false,
+            false,
+        )
+        .unwrap();
         let refs: Vec<&str> = v3_33.iter().map(|p| p.reference.as_str()).collect();
         assert_eq!(
             refs,
@@ -376,6 +402,8 @@ mod tests {
             &json!({"spec": {}}),
             true,
             true,
+            false,
+            false,
         )
         .unwrap();
         let refs: Vec<&str> = v3_32.iter().map(|p| p.reference.as_str()).collect();
@@ -395,9 +423,55 @@ mod tests {
         );
         let enterprise = json!({"spec": {"variant": "TigeraSecureEnterprise"}});
         assert_eq!(
-            pulled(release("v3.32.1"), "v3.32.1", &enterprise, true, true),
+            pulled(
+                release("v3.32.1"),
+                "v3.32.1",
+                &enterprise,
+                true,
+                true,
+                false,
+                false
+            ),
             None
         );
+        // Goldmane and Whisker: their own images before v3.33 (tigera/operator's
+        // `CalicoImages` lists goldmane, whisker and whisker-backend); from v3.33 only the
+        // Whisker UI keeps one, Goldmane and the Whisker backend run from `calico`.
+        let observability = |calico: &str| -> Vec<String> {
+            let all = pulled(
+                release(calico),
+                calico,
+                &json!({"spec": {}}),
+                false,
+                false,
+                true,
+                true,
+            )
+            .unwrap();
+            let without = pulled(
+                release(calico),
+                calico,
+                &json!({"spec": {}}),
+                false,
+                false,
+                false,
+                false,
+            )
+            .unwrap();
+            all.iter()
+                .filter(|p| !without.contains(p))
+                .map(|p| p.reference.clone())
+                .collect()
+        };
+        assert_eq!(
+            observability("v3.30.7"),
+            [
+                "quay.io/calico/goldmane:v3.30.7",
+                "quay.io/calico/whisker:v3.30.7",
+                "quay.io/calico/whisker-backend:v3.30.7",
+            ]
+        );
+        assert_eq!(observability("v3.33.0"), ["quay.io/calico/whisker:v3.33.0"]);
     }
 
     #[test]

@@ -76,6 +76,10 @@ enum Known {
     },
     Installation,
     ApiServer,
+    /// An operator.tigera.io/v1 Goldmane (v3.30 on): its type and CRD schema only.
+    Goldmane,
+    /// An operator.tigera.io/v1 Whisker (v3.30 on): its type and CRD schema only.
+    Whisker,
     /// An operator.tigera.io/v1 ImageSet, judged against the target release's images.
     ImageSet,
     EndpointConfigMap,
@@ -146,6 +150,8 @@ fn classify(root: &Root<'_>) -> Option<Known> {
         (_, "FelixConfiguration", Some(crd_group)) => Some(Known::FelixConfiguration { crd_group }),
         ("operator.tigera.io/v1", "Installation", _) => Some(Known::Installation),
         ("operator.tigera.io/v1", "APIServer", _) => Some(Known::ApiServer),
+        ("operator.tigera.io/v1", "Goldmane", _) => Some(Known::Goldmane),
+        ("operator.tigera.io/v1", "Whisker", _) => Some(Known::Whisker),
         ("operator.tigera.io/v1", "ImageSet", _) => Some(Known::ImageSet),
         ("v1", "ConfigMap", _) if root.name() == Some(endpoint::ENDPOINT_NAME) => {
             Some(Known::EndpointConfigMap)
@@ -705,6 +711,18 @@ fn check_document<'a>(
             }
             endpoint::check_apiserver(sink, value);
             facts.add_name(input_idx, "APIServer", name);
+        }
+        Known::Goldmane => {
+            if check_types {
+                schema_check::<operator::Goldmane>(sink, value);
+            }
+            facts.add_name(input_idx, "Goldmane", name);
+        }
+        Known::Whisker => {
+            if check_types {
+                schema_check::<operator::Whisker>(sink, value);
+            }
+            facts.add_name(input_idx, "Whisker", name);
         }
         Known::ImageSet => crate::release::images::check_image_set(sink, ctx.release, value),
         Known::EndpointConfigMap => {
