@@ -67,8 +67,9 @@ fn describe(diagnostics: &[Diagnostic]) -> String {
 /// Parse and check a ClusterNetwork document. `file` is how the user named the input; it only
 /// appears in positions.
 ///
-/// When some fields do not read, the checks still run on the fields that did (see
-/// [`super::tolerant`]), so every problem of the file comes in one run.
+/// When some fields do not read, the checks still run on the fields that did (stand-ins take
+/// the place of the others, and only what every stand-in gives is reported), so every problem
+/// of the file comes in one run.
 pub fn parse(file: &str, text: &str) -> Result<Parsed, ParseError> {
     let Reading { spans, index, read } = read(file, text)?;
     match read {
